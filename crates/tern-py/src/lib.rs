@@ -1,0 +1,139 @@
+//! `tern._core`: the thin binding between the Rust simulator and Python.
+//!
+//! The Rust side knows nothing of Python beyond this file. A run releases the
+//! GIL while it goes, checks for Ctrl-C at each progress report, and never lets
+//! a Rust panic escape: it becomes `tern.TernBug`, naming the scenario and seed.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tern_sim::engine::SimTime;
+use tern_sim::scenario::{self, Scenario};
+use tern_sim::trace::ColumnData;
+use tern_sim::{RunError, World};
+
+create_exception!(_core, ScenarioError, PyException, "A scenario that Tern cannot run: the message names the file, line and key.");
+create_exception!(_core, TernBug, PyException, "An internal error of Tern (a bug), with the scenario and seed to reproduce it.");
+
+fn load(name: &str, text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Scenario> {
+    scenario::load(name, text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// Checks a scenario and returns it resolved (defaults filled in) as TOML.
+#[pyfunction]
+#[pyo3(signature = (text, name, overrides=Vec::new(), seed=None))]
+fn validate(text: &str, name: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    let s = load(name, text, overrides, seed)?;
+    Ok(scenario::resolved_toml(&s))
+}
+
+/// The scenario format as a JSON Schema document.
+#[pyfunction]
+fn schema() -> String {
+    scenario::json_schema()
+}
+
+/// Runs a scenario.
+///
+/// Returns `(summary_json, resolved_toml, tables)` where `tables` is a list of
+/// `(table_name, [(column_name, kind, data, labels)])`: `kind` is `"f64"`,
+/// `"u64"` or `"text"`; `data` is little-endian bytes (`u32` codes for text,
+/// with `labels` the dictionary; `labels` is `None` otherwise).
+/// `progress(now_s, end_s)` is called now and then; Ctrl-C stops the run with
+/// `KeyboardInterrupt`.
+#[pyfunction]
+#[pyo3(signature = (text, name, overrides=Vec::new(), seed=None, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    name: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let s = load(name, text, overrides, seed)?;
+    let resolved = scenario::resolved_toml(&s);
+    let end = s.sim.duration.0.as_secs_f64();
+    let mut callback_error: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            let world = World::build(&s);
+            world.run(&mut |now: SimTime| {
+                Python::with_gil(|py| {
+                    let result = py.check_signals().and_then(|()| match &progress {
+                        Some(cb) => cb.call1(py, (now.as_secs_f64(), end)).map(drop),
+                        None => Ok(()),
+                    });
+                    match result {
+                        Ok(()) => true,
+                        Err(e) => {
+                            callback_error = Some(e);
+                            false
+                        }
+                    }
+                })
+            })
+        }))
+    });
+    let output = match outcome {
+        Ok(Ok(out)) => out,
+        Ok(Err(RunError::Interrupted { at })) => {
+            return Err(callback_error.unwrap_or_else(|| {
+                PyKeyboardInterrupt::new_err(format!("run stopped at {at}"))
+            }))
+        }
+        Err(payload) => {
+            return Err(TernBug::new_err(format!(
+                "internal error in Tern (a bug, not a problem with your scenario): {}\n\
+                 scenario: {name}, seed: {}; please report it with this scenario file and seed",
+                panic_message(payload),
+                s.sim.seed
+            )))
+        }
+    };
+    let summary = serde_json::to_string_pretty(&output.summary).expect("summary serializes");
+    let tables = PyList::empty(py);
+    for table in &output.tables {
+        let cols = PyList::empty(py);
+        for col in &table.columns {
+            let item = match &col.data {
+                ColumnData::F64(v) => {
+                    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    (col.name, "f64", PyBytes::new(py, &bytes), None::<Vec<String>>)
+                }
+                ColumnData::U64(v) => {
+                    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    (col.name, "u64", PyBytes::new(py, &bytes), None)
+                }
+                ColumnData::Text { codes, labels } => {
+                    let bytes: Vec<u8> = codes.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    (col.name, "text", PyBytes::new(py, &bytes), Some(labels.clone()))
+                }
+            };
+            cols.append(item)?;
+        }
+        tables.append((table.name, cols))?;
+    }
+    PyTuple::new(py, [summary.into_pyobject(py)?.into_any(), resolved.into_pyobject(py)?.into_any(), tables.into_any()])
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("TernBug", m.py().get_type::<TernBug>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    Ok(())
+}

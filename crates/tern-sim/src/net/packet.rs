@@ -1,0 +1,132 @@
+//! Packets as they cross links: plain structs whose sizes count on the wire
+//! (IPv4 20 B + transport header + payload). No bytes are carried; real
+//! encodings are made only where needed (packet captures).
+
+use crate::engine::SimTime;
+
+/// IPv4 header without options (RFC 791 §3.1).
+pub const IPV4_HEADER: u32 = 20;
+/// UDP header (RFC 768).
+pub const UDP_HEADER: u32 = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// What a UDP datagram of one of Tern's applications carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UdpKind {
+    /// An application message (periodic, cbr).
+    Data,
+    /// A ping request, answered by the far end.
+    EchoRequest,
+    /// The answer to an [`UdpKind::EchoRequest`], with the request's seq and send time.
+    EchoReply,
+}
+
+/// The application header of Tern's UDP messages: every message carries its
+/// sequence number and send time, so the receiver can measure one-way delay and loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpMessage {
+    pub kind: UdpKind,
+    pub seq: u64,
+    pub sent_at: SimTime,
+    /// UDP payload length in bytes.
+    pub len: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    Udp(UdpMessage),
+}
+
+impl Body {
+    /// Transport header plus payload, in bytes.
+    pub fn transport_len(&self) -> u32 {
+        match self {
+            Body::Udp(m) => UDP_HEADER + m.len,
+        }
+    }
+}
+
+/// An IP packet in the simulated network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Unique within a run, in creation order.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub body: Body,
+}
+
+impl Packet {
+    /// Size on the link: IPv4 header + transport header + payload.
+    pub fn size(&self) -> u32 {
+        IPV4_HEADER + self.body.transport_len()
+    }
+}
+
+/// Handle to a packet stored in a [`PacketPool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketRef(u32);
+
+/// Storage for the packets alive in the network, so that events and queues
+/// carry a 4-byte handle instead of the packet.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Option<Packet>>,
+    free: Vec<u32>,
+    next_uid: u64,
+}
+
+impl PacketPool {
+    /// Stores a new packet, giving it the next uid.
+    pub fn insert(&mut self, flow: FlowId, src: NodeId, dst: NodeId, body: Body) -> PacketRef {
+        let packet = Packet {
+            uid: self.next_uid,
+            flow,
+            src,
+            dst,
+            body,
+        };
+        self.next_uid += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(packet);
+                PacketRef(i)
+            }
+            None => {
+                self.slots.push(Some(packet));
+                PacketRef((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    pub fn get(&self, r: PacketRef) -> &Packet {
+        self.slots[r.0 as usize]
+            .as_ref()
+            .expect("packet handle used after release")
+    }
+
+    /// Removes the packet (delivered or dropped) and returns it.
+    pub fn take(&mut self, r: PacketRef) -> Packet {
+        let p = self.slots[r.0 as usize]
+            .take()
+            .expect("packet handle used after release");
+        self.free.push(r.0);
+        p
+    }
+
+    /// Packets still in the network (queued, in service or propagating).
+    pub fn live(&self) -> impl Iterator<Item = &Packet> {
+        self.slots.iter().flatten()
+    }
+
+    /// Number of packets created so far.
+    pub fn created(&self) -> u64 {
+        self.next_uid
+    }
+}

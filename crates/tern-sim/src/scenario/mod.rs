@@ -1,0 +1,178 @@
+//! Scenario files: reading, overriding, checking, and building a world from them.
+//!
+//! [`load`] turns TOML text plus `--set` overrides into a checked [`Scenario`];
+//! every error it returns names the file, line and key (see [`ScenarioError`]).
+
+mod error;
+mod overrides;
+pub mod schema;
+pub mod units;
+mod validate;
+
+pub use error::{Origin, ScenarioError};
+pub use schema::*;
+
+use toml_edit::{ImDocument, Item, Value};
+
+/// One segment of a key path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+/// Renders a path as `links[0].queue.limit`.
+pub(crate) fn render_path(path: &[PathSeg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// The source text and name of a scenario, used to point errors at lines.
+pub(crate) struct Source<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+    doc: Option<ImDocument<&'a str>>,
+}
+
+impl<'a> Source<'a> {
+    fn new(name: &'a str, text: &'a str) -> Self {
+        let doc = ImDocument::parse(text).ok();
+        Source { name, text, doc }
+    }
+
+    /// 1-based line of byte offset `pos`.
+    fn line_of(&self, pos: usize) -> usize {
+        self.text[..pos.min(self.text.len())].matches('\n').count() + 1
+    }
+
+    /// The line where the value at `path` starts, walking down as far as the
+    /// path exists in the file (so a missing key points at its table).
+    pub fn line_of_path(&self, path: &[PathSeg]) -> Option<usize> {
+        /// A position in the parsed document.
+        #[derive(Clone, Copy)]
+        enum At<'d> {
+            Table(&'d toml_edit::Table),
+            Item(&'d Item),
+            Value(&'d Value),
+        }
+        let doc = self.doc.as_ref()?;
+        let mut at = At::Table(doc.as_table());
+        let mut best = None;
+        for seg in path {
+            let next = match (at, seg) {
+                (At::Table(t), PathSeg::Key(k)) => t.get(k).map(At::Item),
+                (At::Item(Item::Table(t)), PathSeg::Key(k)) => t.get(k).map(At::Item),
+                (At::Item(Item::ArrayOfTables(a)), PathSeg::Index(i)) => a.get(*i).map(At::Table),
+                (At::Item(Item::Value(v)) | At::Value(v), _) => match (v, seg) {
+                    (Value::InlineTable(t), PathSeg::Key(k)) => t.get(k).map(At::Value),
+                    (Value::Array(a), PathSeg::Index(i)) => a.get(*i).map(At::Value),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(next) = next else { break };
+            let span = match next {
+                At::Table(t) => t.span(),
+                At::Item(i) => i.span(),
+                At::Value(v) => v.span(),
+            };
+            if let Some(span) = span {
+                best = Some(self.line_of(span.start));
+            }
+            at = next;
+        }
+        best
+    }
+
+    pub fn error(&self, path: &[PathSeg], message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            origin: Origin::File {
+                name: self.name.to_owned(),
+                line: self.line_of_path(path),
+            },
+            key: render_path(path),
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads a scenario from TOML `text` (named `name` in errors), applies the
+/// `overrides` (`("links.access.rate", "5Mbps")`, elements of arrays picked by
+/// their `name`), and checks it. `seed`, when given, replaces `sim.seed`.
+pub fn load(
+    name: &str,
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<Scenario, ScenarioError> {
+    let source = Source::new(name, text);
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        ScenarioError {
+            origin: Origin::File {
+                name: name.to_owned(),
+                line: e.span().map(|s| source.line_of(s.start)),
+            },
+            key: String::new(),
+            message: format!("not valid TOML: {}", e.message()),
+        }
+    })?;
+    let overridden = overrides::apply(&mut doc, overrides)?;
+    let edited = doc.to_string();
+    let de = toml::Deserializer::new(&edited);
+    let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = convert_path(e.path());
+        let message = e.inner().message().to_owned();
+        let rendered = render_path(&path);
+        if overridden.iter().any(|k| rendered.starts_with(k.as_str())) {
+            ScenarioError {
+                origin: Origin::Override,
+                key: rendered,
+                message,
+            }
+        } else {
+            source.error(&path, message)
+        }
+    })?;
+    if let Some(seed) = seed {
+        scenario.sim.seed = seed;
+    }
+    validate::check(&scenario, &source)?;
+    Ok(scenario)
+}
+
+/// The resolved scenario as TOML: every default filled in, with the seed and
+/// the Tern version, so that a run can be repeated exactly.
+pub fn resolved_toml(scenario: &Scenario) -> String {
+    let mut s = scenario.clone();
+    s.sim.tern_version = Some(env!("CARGO_PKG_VERSION").to_owned());
+    let body = toml::to_string(&s).expect("a scenario always serializes");
+    format!("# Resolved by Tern {}: run it again with `tern run` on this file.\n{body}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The scenario format as a JSON Schema document.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+fn convert_path(path: &serde_path_to_error::Path) -> Vec<PathSeg> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|seg| match seg {
+            Segment::Map { key } => Some(PathSeg::Key(key.clone())),
+            Segment::Seq { index } => Some(PathSeg::Index(*index)),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        })
+        .collect()
+}

@@ -1,0 +1,197 @@
+//! Checks of a scenario that the schema alone cannot express: names that must
+//! exist or be unique, probabilities in [0, 1], reachable destinations, sizes
+//! that fit the path MTU. Everything is caught here, before a run starts.
+
+use super::{LossSpec, PathSeg, QueueSpec, Scenario, Source, ScenarioError, AppSpec};
+use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
+use crate::net::route::RouteError;
+use crate::scenario::units::QueueLimit;
+use crate::world::topology;
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_owned())
+}
+
+fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
+    vec![key(list), PathSeg::Index(i), key(field)]
+}
+
+/// Finds the first duplicate name in `names`, returning the index of its second use.
+fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, n) in names.enumerate() {
+        if seen.contains(&n) {
+            return Some((i, n));
+        }
+        seen.push(n);
+    }
+    None
+}
+
+fn check_probability(src: &Source, path: Vec<PathSeg>, p: f64) -> Result<(), ScenarioError> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(src.error(&path, format!("expected a probability between 0 and 1, got {p}")))
+    }
+}
+
+pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    if s.sim.duration.0.as_nanos() == 0 {
+        return Err(src.error(&[key("sim"), key("duration")], "expected a duration above zero"));
+    }
+    check_names(s, src)?;
+    let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
+    for (i, link) in s.links.iter().enumerate() {
+        for end in &link.ends {
+            if node(end).is_none() {
+                return Err(src.error(&at("links", i, "ends"), format!("no node named {end:?}")));
+            }
+        }
+        if link.ends[0] == link.ends[1] {
+            return Err(src.error(&at("links", i, "ends"), "a link joins two different nodes"));
+        }
+        if link.rate.0 == 0 {
+            return Err(src.error(&at("links", i, "rate"), "expected a rate above zero"));
+        }
+        if link.mtu.0 < 68 {
+            // RFC 791: every IPv4 module must forward 68-octet datagrams.
+            return Err(src.error(&at("links", i, "mtu"), "expected at least 68B (RFC 791)"));
+        }
+        let limit = match &link.queue {
+            QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
+        };
+        if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+            return Err(src.error(&at("links", i, "queue"), "expected a queue limit above zero"));
+        }
+        if let QueueSpec::Codel { interval, .. } = &link.queue {
+            if interval.0.as_nanos() == 0 {
+                return Err(src.error(&at("links", i, "queue"), "CoDel interval must be above zero"));
+            }
+        }
+        let loss_path = at("links", i, "loss");
+        match &link.loss {
+            Some(LossSpec::Bernoulli { p, .. }) => check_probability(src, loss_path, *p)?,
+            Some(LossSpec::GilbertElliott { good_to_bad, bad_to_good, loss_good, loss_bad, .. }) => {
+                for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
+                    check_probability(src, loss_path.clone(), *p)?;
+                }
+            }
+            Some(LossSpec::Outage { windows, .. }) => {
+                if let Some(w) = windows.iter().position(|w| w.length.0.as_nanos() == 0) {
+                    let mut p = loss_path;
+                    p.extend([key("windows"), PathSeg::Index(w), key("for")]);
+                    return Err(src.error(&p, "expected an outage length above zero"));
+                }
+            }
+            None => {}
+        }
+        for (j, change) in link.schedule.iter().enumerate() {
+            let mut p = at("links", i, "schedule");
+            p.push(PathSeg::Index(j));
+            if change.rate.is_none() && change.delay.is_none() {
+                return Err(src.error(&p, "a scheduled change sets rate, delay or both"));
+            }
+            if change.rate.is_some_and(|r| r.0 == 0) {
+                p.push(key("rate"));
+                return Err(src.error(&p, "expected a rate above zero"));
+            }
+        }
+    }
+    for (i, r) in s.routes.iter().enumerate() {
+        for (field, name) in [("node", &r.node), ("to", &r.to)] {
+            if node(name).is_none() {
+                return Err(src.error(&at("routes", i, field), format!("no node named {name:?}")));
+            }
+        }
+        match s.links.iter().find(|l| l.name == r.via) {
+            None => return Err(src.error(&at("routes", i, "via"), format!("no link named {:?}", r.via))),
+            Some(l) if !l.ends.contains(&r.node) => {
+                return Err(src.error(
+                    &at("routes", i, "via"),
+                    format!("link {:?} does not touch node {:?}", r.via, r.node),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    check_flows(s, src)
+}
+
+fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    let lists: [(&str, Vec<&str>); 3] = [
+        ("nodes", s.nodes.iter().map(|n| n.name.as_str()).collect()),
+        ("links", s.links.iter().map(|l| l.name.as_str()).collect()),
+        ("flows", s.flows.iter().map(|f| f.name.as_str()).collect()),
+    ];
+    for (list, names) in &lists {
+        if let Some(i) = names.iter().position(|n| n.is_empty() || n.contains('.')) {
+            return Err(src.error(&at(list, i, "name"), "expected a non-empty name without dots (dots separate --set keys)"));
+        }
+        if let Some((i, n)) = duplicate(names.iter().copied()) {
+            return Err(src.error(&at(list, i, "name"), format!("the name {n:?} is used twice in {list}")));
+        }
+    }
+    Ok(())
+}
+
+fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    let (ends, routes) = topology(s);
+    let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
+    for (i, f) in s.flows.iter().enumerate() {
+        let (Some(a), Some(b)) = (node(&f.from), node(&f.to)) else {
+            let (field, name) = if node(&f.from).is_none() { ("from", &f.from) } else { ("to", &f.to) };
+            return Err(src.error(&at("flows", i, field), format!("no node named {name:?}")));
+        };
+        if a == b {
+            return Err(src.error(&at("flows", i, "to"), "a flow goes between two different nodes"));
+        }
+        let (size, positive): (u64, Vec<(&str, u64)>) = match &f.app {
+            AppSpec::Periodic { size, interval, .. } => (size.0, vec![("interval", interval.0.as_nanos())]),
+            AppSpec::Cbr { rate, size } => (size.0, vec![("rate", rate.0)]),
+            AppSpec::Ping { size, interval } => (size.0, vec![("interval", interval.0.as_nanos())]),
+        };
+        for (field, v) in positive {
+            if v == 0 {
+                let mut p = at("flows", i, "app");
+                p.push(key(field));
+                return Err(src.error(&p, "expected a value above zero"));
+            }
+        }
+        let mut path_mtu = u64::MAX;
+        for (from, to, field) in [(a, b, "to"), (b, a, "from")] {
+            match routes.path(crate::net::packet::NodeId(from as u32), crate::net::packet::NodeId(to as u32), &ends) {
+                Ok(chans) => {
+                    for c in chans {
+                        path_mtu = path_mtu.min(s.links[c.0 as usize / 2].mtu.0);
+                    }
+                }
+                Err(RouteError::NoRoute { at: n }) => {
+                    return Err(src.error(
+                        &at("flows", i, field),
+                        format!(
+                            "no route from {:?} to {:?} (stuck at {:?})",
+                            s.nodes[from].name, s.nodes[to].name, s.nodes[n.0 as usize].name
+                        ),
+                    ))
+                }
+                Err(RouteError::Loop) => {
+                    return Err(src.error(&at("flows", i, field), "the explicit routes send this flow's packets in a loop"))
+                }
+            }
+        }
+        let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+        if size == 0 || size + headers > path_mtu {
+            let mut p = at("flows", i, "app");
+            p.push(key("size"));
+            return Err(src.error(
+                &p,
+                format!(
+                    "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
+                    path_mtu.saturating_sub(headers)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! The summary of a run: per flow and per link direction, written as `summary.json`.
+
+use crate::engine::SimTime;
+use crate::net::packet::Body;
+use crate::world::World;
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// Percentiles of a sample by the nearest-rank method: the p-th percentile
+/// is the smallest value with at least p % of the sample at or below it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Distribution {
+    pub count: u64,
+    pub mean: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Distribution {
+    /// Summarises durations in nanoseconds, reported in seconds.
+    pub fn of_nanos(values: &[u64]) -> Option<Distribution> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let n = v.len();
+        let rank = |p: u64| v[((p as usize * n).div_ceil(100)).clamp(1, n) - 1] as f64 / 1e9;
+        let sum: u128 = v.iter().map(|&x| u128::from(x)).sum();
+        Some(Distribution {
+            count: n as u64,
+            mean: (sum as f64 / n as f64) / 1e9,
+            min: v[0] as f64 / 1e9,
+            p50: rank(50),
+            p90: rank(90),
+            p99: rank(99),
+            max: v[n - 1] as f64 / 1e9,
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub app: &'static str,
+    pub transport: &'static str,
+    pub from: String,
+    pub to: String,
+    pub messages_sent: u64,
+    pub messages_delivered: u64,
+    /// Sent, not delivered, and no longer in the network at the end.
+    pub messages_lost: u64,
+    /// Still queued or propagating when the run ended.
+    pub messages_in_flight: u64,
+    pub bytes_sent: u64,
+    pub bytes_delivered: u64,
+    /// Application bytes delivered × 8 / (end of run − flow start).
+    pub goodput_bps: f64,
+    /// messages_lost / (messages_sent − messages_in_flight).
+    pub loss_rate: f64,
+    /// One-way delay of delivered messages (data flows), in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_s: Option<Distribution>,
+    /// Round-trip times (ping), in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_s: Option<Distribution>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Drops {
+    /// Arrivals to a full queue.
+    pub queue: u64,
+    /// Dropped by the queue discipline (CoDel).
+    pub aqm: u64,
+    /// Lost to the link's loss model.
+    pub loss: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ChannelSummary {
+    pub from: String,
+    pub to: String,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub delivered_packets: u64,
+    pub drops: Drops,
+    /// Time-averaged number of packets waiting (not counting the one in service).
+    pub queue_mean_packets: f64,
+    pub queue_max_packets: u64,
+    pub queue_mean_bytes: f64,
+    pub queue_max_bytes: u64,
+    /// Fraction of the run the transmitter was busy (an upper bound when the
+    /// rate changed during the run).
+    pub utilization: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub tern_version: &'static str,
+    pub seed: u64,
+    pub duration_s: f64,
+    /// Events executed by the engine.
+    pub events: u64,
+    /// Packets created (every IP packet, whatever became of it).
+    pub packets: u64,
+    pub flows: IndexMap<String, FlowSummary>,
+    /// Per link, per direction (`forward` = ends[0] → ends[1]).
+    pub links: IndexMap<String, IndexMap<&'static str, ChannelSummary>>,
+}
+
+pub(crate) fn build(w: &World, events: u64) -> Summary {
+    let end = w.end();
+    let secs = end.as_secs_f64();
+    let mut in_flight = vec![0u64; w.flows.len()];
+    for p in w.pool.live() {
+        let Body::Udp(_) = p.body;
+        in_flight[p.flow.0 as usize] += 1;
+    }
+    let flows = w
+        .flows
+        .iter()
+        .zip(&in_flight)
+        .map(|(f, &flying)| {
+            let sent = f.source.sent;
+            let delivered = f.sink.received;
+            let lost = sent.saturating_sub(delivered + flying);
+            let active = end.saturating_sub(f.start).as_secs_f64();
+            let echo = f.app == "ping";
+            let dist = Distribution::of_nanos(&f.sink.delays);
+            let summary = FlowSummary {
+                app: f.app,
+                transport: "udp",
+                from: w.node_names[f.src.0 as usize].clone(),
+                to: w.node_names[f.dst.0 as usize].clone(),
+                messages_sent: sent,
+                messages_delivered: delivered,
+                messages_lost: lost,
+                messages_in_flight: flying,
+                bytes_sent: f.source.sent_bytes,
+                bytes_delivered: f.sink.received_bytes,
+                goodput_bps: if active > 0.0 { f.sink.received_bytes as f64 * 8.0 / active } else { 0.0 },
+                loss_rate: if sent > flying { lost as f64 / (sent - flying) as f64 } else { 0.0 },
+                delay_s: if echo { None } else { dist.clone() },
+                rtt_s: if echo { dist } else { None },
+            };
+            (f.name.clone(), summary)
+        })
+        .collect();
+    let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
+    for ch in &w.channels {
+        let s = &ch.stats;
+        let busy = ch.rate.tx_time(s.tx_bytes).min(end);
+        let span = end.as_nanos().max(1) as f64;
+        let c = ChannelSummary {
+            from: w.node_names[ch.from.0 as usize].clone(),
+            to: w.node_names[ch.to.0 as usize].clone(),
+            tx_packets: s.tx_packets,
+            tx_bytes: s.tx_bytes,
+            delivered_packets: s.delivered_packets,
+            drops: Drops {
+                queue: s.drops_queue,
+                aqm: s.drops_aqm,
+                loss: s.drops_loss,
+            },
+            queue_mean_packets: s.queue_packet_ns as f64 / span,
+            queue_max_packets: s.max_queue_packets as u64,
+            queue_mean_bytes: s.queue_byte_ns as f64 / span,
+            queue_max_bytes: s.max_queue_bytes,
+            utilization: busy.as_nanos() as f64 / SimTime::max(end, SimTime(1)).as_nanos() as f64,
+        };
+        links.entry(ch.link.clone()).or_default().insert(ch.dir.as_str(), c);
+    }
+    Summary {
+        tern_version: env!("CARGO_PKG_VERSION"),
+        seed: w.seed(),
+        duration_s: secs,
+        events,
+        packets: w.pool.created(),
+        flows,
+        links,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        // 1..=100 ns: p50 = 50, p90 = 90, p99 = 99 (nearest rank).
+        let v: Vec<u64> = (1..=100).collect();
+        let d = Distribution::of_nanos(&v).unwrap();
+        assert_eq!(d.p50, 50e-9);
+        assert_eq!(d.p90, 90e-9);
+        assert_eq!(d.p99, 99e-9);
+        assert_eq!(d.min, 1e-9);
+        assert_eq!(d.max, 100e-9);
+        assert!((d.mean - 50.5e-9).abs() < 1e-18);
+        let one = Distribution::of_nanos(&[7]).unwrap();
+        assert_eq!((one.p50, one.p99), (7e-9, 7e-9));
+    }
+}

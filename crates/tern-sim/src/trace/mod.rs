@@ -1,0 +1,157 @@
+//! Trace records collected into columnar tables.
+//!
+//! Models report typed events; the run keeps only the tables the scenario
+//! asks for (`record = [...]`). A table is a set of equally long columns,
+//! handed to the front end as raw little-endian buffers and written as Parquet.
+
+use crate::scenario::RecordKind;
+
+/// The values of one column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnData {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    /// Strings stored as codes into a dictionary of distinct labels.
+    Text { codes: Vec<u32>, labels: Vec<String> },
+}
+
+impl ColumnData {
+    pub fn len(&self) -> usize {
+        match self {
+            ColumnData::F64(v) => v.len(),
+            ColumnData::U64(v) => v.len(),
+            ColumnData::Text { codes, .. } => codes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: &'static str,
+    pub data: ColumnData,
+}
+
+/// One cell of a row being appended.
+#[derive(Clone, Copy, Debug)]
+pub enum Cell<'a> {
+    F64(f64),
+    U64(u64),
+    Text(&'a str),
+}
+
+/// A table built row by row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: Vec<Column>,
+}
+
+/// The kind of a column, fixed when the table is declared.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    F64,
+    U64,
+    Text,
+}
+
+impl Table {
+    pub fn new(name: &'static str, columns: &[(&'static str, Kind)]) -> Self {
+        let columns = columns
+            .iter()
+            .map(|&(name, kind)| Column {
+                name,
+                data: match kind {
+                    Kind::F64 => ColumnData::F64(Vec::new()),
+                    Kind::U64 => ColumnData::U64(Vec::new()),
+                    Kind::Text => ColumnData::Text {
+                        codes: Vec::new(),
+                        labels: Vec::new(),
+                    },
+                },
+            })
+            .collect();
+        Table { name, columns }
+    }
+
+    /// Appends a row; cells must match the declared column kinds.
+    pub fn push(&mut self, row: &[Cell<'_>]) {
+        debug_assert_eq!(row.len(), self.columns.len());
+        for (col, cell) in self.columns.iter_mut().zip(row) {
+            match (&mut col.data, *cell) {
+                (ColumnData::F64(v), Cell::F64(x)) => v.push(x),
+                (ColumnData::U64(v), Cell::U64(x)) => v.push(x),
+                (ColumnData::Text { codes, labels }, Cell::Text(s)) => {
+                    // Few distinct labels (flow and link names): a linear scan is enough.
+                    let code = match labels.iter().position(|l| l == s) {
+                        Some(i) => i,
+                        None => {
+                            labels.push(s.to_owned());
+                            labels.len() - 1
+                        }
+                    };
+                    codes.push(code as u32);
+                }
+                (data, cell) => panic!("column {} holds {data:?}, got {cell:?}", col.name),
+            }
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |c| c.data.len())
+    }
+}
+
+/// The trace tables of a run, present only when recorded.
+#[derive(Debug, Default)]
+pub struct Traces {
+    pub queue: Option<Table>,
+    pub delay: Option<Table>,
+    pub drops: Option<Table>,
+    pub rtt: Option<Table>,
+}
+
+impl Traces {
+    pub fn new(kinds: &[RecordKind]) -> Self {
+        use Kind::*;
+        let mut t = Traces::default();
+        for kind in kinds {
+            let name = kind.table_name();
+            match kind {
+                RecordKind::Queue => {
+                    t.queue = Some(Table::new(
+                        name,
+                        &[("time", F64), ("link", Text), ("direction", Text), ("packets", U64), ("bytes", U64)],
+                    ))
+                }
+                RecordKind::Delay => {
+                    t.delay = Some(Table::new(
+                        name,
+                        &[("time", F64), ("flow", Text), ("seq", U64), ("sent", F64), ("delay", F64), ("size", U64)],
+                    ))
+                }
+                RecordKind::Drops => {
+                    t.drops = Some(Table::new(
+                        name,
+                        &[("time", F64), ("link", Text), ("direction", Text), ("reason", Text), ("flow", Text), ("uid", U64), ("size", U64)],
+                    ))
+                }
+                RecordKind::Rtt => {
+                    t.rtt = Some(Table::new(name, &[("time", F64), ("flow", Text), ("seq", U64), ("rtt", F64)]))
+                }
+            }
+        }
+        t
+    }
+
+    /// The recorded tables, in a fixed order.
+    pub fn into_tables(self) -> Vec<Table> {
+        [self.queue, self.delay, self.drops, self.rtt]
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+}

@@ -1,0 +1,13 @@
+"""Tern: a fast, deterministic packet-level simulator of transport protocols
+over mobile and wireless networks.
+
+>>> import tern
+>>> r = tern.run("scenarios/examples/p2p-udp.toml", seed=3, set={"links.access.rate": "5Mbps"})
+>>> r.summary["flows"]["video"]["goodput_bps"]
+>>> r.series("delay")   # a polars DataFrame
+"""
+
+from tern._core import ScenarioError, TernBug, __version__
+from tern.runner import Run, run, schema, validate
+
+__all__ = ["Run", "ScenarioError", "TernBug", "__version__", "run", "schema", "validate"]

@@ -1,0 +1,136 @@
+"""Running one scenario from Python: `tern.run(...)` and the `Run` it returns."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from tern import _core
+
+Overrides = Mapping[str, Any] | None
+Progress = Callable[[float, float], None] | None
+
+_DTYPES = {"f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "text": np.dtype("<u4")}
+
+
+def _source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
+    """Returns (name used in error messages, TOML text)."""
+    if isinstance(path_or_text, os.PathLike) or (
+        isinstance(path_or_text, str) and "\n" not in path_or_text and "=" not in path_or_text
+    ):
+        path = Path(path_or_text)
+        try:
+            return str(path), path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no such scenario file") from None
+    if not isinstance(path_or_text, str):
+        raise TypeError(
+            f"expected a scenario path or TOML text, got {type(path_or_text).__name__}"
+        )
+    return "<scenario>", path_or_text
+
+
+def _toml_literal(value: Any) -> str:
+    """An override value as `--set` would carry it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return str(value)
+    raise TypeError(
+        f"override values are strings, numbers or booleans, got {type(value).__name__}: {value!r}"
+    )
+
+
+def _overrides(set: Overrides) -> list[tuple[str, str]]:
+    if set is None:
+        return []
+    if not isinstance(set, Mapping):
+        raise TypeError('set= expects a mapping like {"links.access.rate": "5Mbps"}')
+    return [(str(k), _toml_literal(v)) for k, v in set.items()]
+
+
+def validate(
+    path_or_text: str | os.PathLike[str], *, seed: int | None = None, set: Overrides = None
+) -> str:
+    """Checks a scenario without running it; returns it resolved, as TOML.
+
+    Raises `tern.ScenarioError` naming file, line and key when it is not valid.
+    """
+    name, text = _source(path_or_text)
+    return _core.validate(text, name, _overrides(set), seed)
+
+
+def schema() -> dict[str, Any]:
+    """The scenario format as a JSON Schema."""
+    return json.loads(_core.schema())
+
+
+class Run:
+    """The outcome of one run: its summary, resolved scenario and trace tables."""
+
+    def __init__(self, summary: dict[str, Any], scenario: str, tables: dict[str, pl.DataFrame]):
+        self.summary = summary
+        #: The resolved scenario (defaults filled in, seed and Tern version) as TOML.
+        self.scenario = scenario
+        self._tables = tables
+
+    @property
+    def tables(self) -> list[str]:
+        """Names of the recorded trace tables."""
+        return list(self._tables)
+
+    def series(self, name: str) -> pl.DataFrame:
+        """A recorded trace as a polars DataFrame (`.to_pandas()` converts it)."""
+        try:
+            return self._tables[name]
+        except KeyError:
+            have = ", ".join(self._tables) or "none"
+            raise KeyError(
+                f"no trace {name!r} in this run (recorded: {have}); "
+                f'add it to the scenario\'s record = ["{name}", ...]'
+            ) from None
+
+    def save(self, out: str | os.PathLike[str]) -> Path:
+        """Writes summary.json, scenario.toml and one Parquet file per trace into `out`."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        (out / "scenario.toml").write_text(self.scenario)
+        for name, frame in self._tables.items():
+            frame.write_parquet(out / f"{name}.parquet", statistics=False)
+        return out
+
+
+def _frame(columns: list[tuple[str, str, bytes, list[str] | None]]) -> pl.DataFrame:
+    data = {}
+    for col, kind, raw, labels in columns:
+        values = np.frombuffer(raw, dtype=_DTYPES[kind])
+        if kind == "text":
+            data[col] = pl.Series(col, labels, dtype=pl.String).gather(values)
+        else:
+            data[col] = pl.Series(col, values)
+    return pl.DataFrame(data)
+
+
+def run(
+    path_or_text: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    set: Overrides = None,
+    progress: Progress = None,
+) -> Run:
+    """Runs a scenario given as a file path or as TOML text.
+
+    `seed` replaces `sim.seed`; `set` overrides keys, e.g.
+    `{"links.access.rate": "5Mbps"}` (array elements are picked by name).
+    `progress(now_s, end_s)` is called now and then during the run.
+    """
+    name, text = _source(path_or_text)
+    summary, resolved, tables = _core.run(text, name, _overrides(set), seed, progress)
+    return Run(json.loads(summary), resolved, {t: _frame(cols) for t, cols in tables})
