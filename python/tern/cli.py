@@ -14,8 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from tern import _core
-from tern import runner
+from tern import _core, runner
 
 app = typer.Typer(
     help="Tern: a deterministic packet-level simulator of transport protocols over "
@@ -32,9 +31,7 @@ EXIT_BAD_INPUT = 2
 #: Exit code for an internal error of Tern.
 EXIT_BUG = 3
 
-ScenarioArg = Annotated[
-    Path, typer.Argument(help="Scenario file (TOML).", show_default=False)
-]
+ScenarioArg = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
 SeedOpt = Annotated[
     int | None,
     typer.Option("--seed", help="Master seed; replaces sim.seed of the file.", min=0),
@@ -178,8 +175,11 @@ def run(
         print(json.dumps(result.summary, indent=2))
     else:
         _print_summary(result.summary)
-        err.print(f"results in {target}/ (summary.json, scenario.toml"
-                  + "".join(f", {t}.parquet" for t in result.tables) + ")")
+        err.print(
+            f"results in {target}/ (summary.json, scenario.toml"
+            + "".join(f", {t}.parquet" for t in result.tables)
+            + ")"
+        )
 
 
 @app.command()

@@ -30,9 +30,7 @@ def _source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: no such scenario file") from None
     if not isinstance(path_or_text, str):
-        raise TypeError(
-            f"expected a scenario path or TOML text, got {type(path_or_text).__name__}"
-        )
+        raise TypeError(f"expected a scenario path or TOML text, got {type(path_or_text).__name__}")
     return "<scenario>", path_or_text
 
 
@@ -71,6 +69,13 @@ def schema() -> dict[str, Any]:
     return json.loads(_core.schema())
 
 
+class TraceNotRecorded(KeyError):
+    """Asked for a trace the run did not record."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class Run:
     """The outcome of one run: its summary, resolved scenario and trace tables."""
 
@@ -91,7 +96,7 @@ class Run:
             return self._tables[name]
         except KeyError:
             have = ", ".join(self._tables) or "none"
-            raise KeyError(
+            raise TraceNotRecorded(
                 f"no trace {name!r} in this run (recorded: {have}); "
                 f'add it to the scenario\'s record = ["{name}", ...]'
             ) from None

@@ -6,4 +6,5 @@
 //! number generator; values that need randomness (initial sequence numbers)
 //! are passed in by the caller.
 
+pub mod tcp;
 pub mod time;

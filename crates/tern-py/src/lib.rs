@@ -14,10 +14,25 @@ use tern_sim::scenario::{self, Scenario};
 use tern_sim::trace::ColumnData;
 use tern_sim::{RunError, World};
 
-create_exception!(_core, ScenarioError, PyException, "A scenario that Tern cannot run: the message names the file, line and key.");
-create_exception!(_core, TernBug, PyException, "An internal error of Tern (a bug), with the scenario and seed to reproduce it.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyException,
+    "A scenario that Tern cannot run: the message names the file, line and key."
+);
+create_exception!(
+    _core,
+    TernBug,
+    PyException,
+    "An internal error of Tern (a bug), with the scenario and seed to reproduce it."
+);
 
-fn load(name: &str, text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Scenario> {
+fn load(
+    name: &str,
+    text: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<Scenario> {
     scenario::load(name, text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
@@ -32,7 +47,12 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// Checks a scenario and returns it resolved (defaults filled in) as TOML.
 #[pyfunction]
 #[pyo3(signature = (text, name, overrides=Vec::new(), seed=None))]
-fn validate(text: &str, name: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+fn validate(
+    text: &str,
+    name: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<String> {
     let s = load(name, text, overrides, seed)?;
     Ok(scenario::resolved_toml(&s))
 }
@@ -88,9 +108,8 @@ fn run<'py>(
     let output = match outcome {
         Ok(Ok(out)) => out,
         Ok(Err(RunError::Interrupted { at })) => {
-            return Err(callback_error.unwrap_or_else(|| {
-                PyKeyboardInterrupt::new_err(format!("run stopped at {at}"))
-            }))
+            return Err(callback_error
+                .unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("run stopped at {at}"))))
         }
         Err(payload) => {
             return Err(TernBug::new_err(format!(
@@ -109,7 +128,12 @@ fn run<'py>(
             let item = match &col.data {
                 ColumnData::F64(v) => {
                     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    (col.name, "f64", PyBytes::new(py, &bytes), None::<Vec<String>>)
+                    (
+                        col.name,
+                        "f64",
+                        PyBytes::new(py, &bytes),
+                        None::<Vec<String>>,
+                    )
                 }
                 ColumnData::U64(v) => {
                     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -117,14 +141,26 @@ fn run<'py>(
                 }
                 ColumnData::Text { codes, labels } => {
                     let bytes: Vec<u8> = codes.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    (col.name, "text", PyBytes::new(py, &bytes), Some(labels.clone()))
+                    (
+                        col.name,
+                        "text",
+                        PyBytes::new(py, &bytes),
+                        Some(labels.clone()),
+                    )
                 }
             };
             cols.append(item)?;
         }
         tables.append((table.name, cols))?;
     }
-    PyTuple::new(py, [summary.into_pyobject(py)?.into_any(), resolved.into_pyobject(py)?.into_any(), tables.into_any()])
+    PyTuple::new(
+        py,
+        [
+            summary.into_pyobject(py)?.into_any(),
+            resolved.into_pyobject(py)?.into_any(),
+            tables.into_any(),
+        ],
+    )
 }
 
 #[pymodule]

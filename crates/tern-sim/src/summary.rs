@@ -140,8 +140,16 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
                 messages_in_flight: flying,
                 bytes_sent: f.source.sent_bytes,
                 bytes_delivered: f.sink.received_bytes,
-                goodput_bps: if active > 0.0 { f.sink.received_bytes as f64 * 8.0 / active } else { 0.0 },
-                loss_rate: if sent > flying { lost as f64 / (sent - flying) as f64 } else { 0.0 },
+                goodput_bps: if active > 0.0 {
+                    f.sink.received_bytes as f64 * 8.0 / active
+                } else {
+                    0.0
+                },
+                loss_rate: if sent > flying {
+                    lost as f64 / (sent - flying) as f64
+                } else {
+                    0.0
+                },
                 delay_s: if echo { None } else { dist.clone() },
                 rtt_s: if echo { dist } else { None },
             };
@@ -170,7 +178,10 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
             queue_max_bytes: s.max_queue_bytes,
             utilization: busy.as_nanos() as f64 / SimTime::max(end, SimTime(1)).as_nanos() as f64,
         };
-        links.entry(ch.link.clone()).or_default().insert(ch.dir.as_str(), c);
+        links
+            .entry(ch.link.clone())
+            .or_default()
+            .insert(ch.dir.as_str(), c);
     }
     Summary {
         tern_version: env!("CARGO_PKG_VERSION"),

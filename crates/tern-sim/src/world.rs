@@ -16,7 +16,14 @@ use crate::trace::{Cell, Table, Traces};
 /// Channel ends and routes of a scenario. Link `i` has channel `2i` forward
 /// (`ends[0]` → `ends[1]`) and `2i + 1` reverse.
 pub(crate) fn topology(s: &Scenario) -> (Vec<(NodeId, NodeId)>, Routes) {
-    let node = |name: &str| NodeId(s.nodes.iter().position(|n| n.name == name).expect("checked") as u32);
+    let node = |name: &str| {
+        NodeId(
+            s.nodes
+                .iter()
+                .position(|n| n.name == name)
+                .expect("checked") as u32,
+        )
+    };
     let mut ends = Vec::with_capacity(2 * s.links.len());
     for l in &s.links {
         let (a, b) = (node(&l.ends[0]), node(&l.ends[1]));
@@ -26,8 +33,16 @@ pub(crate) fn topology(s: &Scenario) -> (Vec<(NodeId, NodeId)>, Routes) {
     let mut routes = Routes::shortest_paths(s.nodes.len(), &ends);
     for r in &s.routes {
         let from = node(&r.node);
-        let link = s.links.iter().position(|l| l.name == r.via).expect("checked");
-        let ch = if ends[2 * link].0 == from { 2 * link } else { 2 * link + 1 };
+        let link = s
+            .links
+            .iter()
+            .position(|l| l.name == r.via)
+            .expect("checked");
+        let ch = if ends[2 * link].0 == from {
+            2 * link
+        } else {
+            2 * link + 1
+        };
         routes.set(from, node(&r.to), ChanId(ch as u32));
     }
     (ends, routes)
@@ -93,20 +108,19 @@ pub struct World {
     scratch: Vec<Queued>,
 }
 
-fn channel(
-    link: &LinkSpec,
-    dir: Dir,
-    (from, to): (NodeId, NodeId),
-    seed: u64,
-) -> Channel {
+fn channel(link: &LinkSpec, dir: Dir, (from, to): (NodeId, NodeId), seed: u64) -> Channel {
     let covers = |d: Direction| match dir {
         Dir::Forward => d.covers_forward(),
         Dir::Reverse => d.covers_reverse(),
     };
-    let loss = link.loss.as_ref().filter(|l| covers(l.direction())).map(|l| {
-        let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
-        LossModel::from_spec(l, rng)
-    });
+    let loss = link
+        .loss
+        .as_ref()
+        .filter(|l| covers(l.direction()))
+        .map(|l| {
+            let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
+            LossModel::from_spec(l, rng)
+        });
     Channel::new(
         link.name.clone(),
         dir,
@@ -134,7 +148,10 @@ impl World {
                 channels.push(channel(link, dir, ends[2 * i + k], seed));
             }
             for c in &link.schedule {
-                for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()].into_iter().enumerate() {
+                for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()]
+                    .into_iter()
+                    .enumerate()
+                {
                     if covered {
                         queue.schedule(c.at.0, Event::Change(changes.len() as u32));
                         changes.push(Change {
@@ -146,15 +163,30 @@ impl World {
                 }
             }
         }
-        let node = |name: &str| NodeId(s.nodes.iter().position(|n| n.name == name).expect("checked") as u32);
+        let node = |name: &str| {
+            NodeId(
+                s.nodes
+                    .iter()
+                    .position(|n| n.name == name)
+                    .expect("checked") as u32,
+            )
+        };
         let mut flows = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
             let start = f.start.0;
             let stop = f.stop.map_or(SimTime::MAX, |d| d.0);
             let (app, source) = match &f.app {
-                AppSpec::Periodic { size, interval, count } => (
+                AppSpec::Periodic {
+                    size,
+                    interval,
+                    count,
+                } => (
                     "periodic",
-                    MessageSource::new(SourceKind::Data, size.0 as u32, SendSchedule::every(start, interval.0, stop, *count)),
+                    MessageSource::new(
+                        SourceKind::Data,
+                        size.0 as u32,
+                        SendSchedule::every(start, interval.0, stop, *count),
+                    ),
                 ),
                 AppSpec::Cbr { rate, size } => (
                     "cbr",
@@ -162,12 +194,22 @@ impl World {
                         SourceKind::Data,
                         size.0 as u32,
                         // Payload bits / rate: size * 8 * 1e9 / rate ns apart.
-                        SendSchedule::ratio(start, u128::from(size.0) * 8 * 1_000_000_000, u128::from(rate.0), stop, None),
+                        SendSchedule::ratio(
+                            start,
+                            u128::from(size.0) * 8 * 1_000_000_000,
+                            u128::from(rate.0),
+                            stop,
+                            None,
+                        ),
                     ),
                 ),
                 AppSpec::Ping { size, interval } => (
                     "ping",
-                    MessageSource::new(SourceKind::Echo, size.0 as u32, SendSchedule::every(start, interval.0, stop, None)),
+                    MessageSource::new(
+                        SourceKind::Echo,
+                        size.0 as u32,
+                        SendSchedule::every(start, interval.0, stop, None),
+                    ),
                 ),
             };
             if let Some(t) = source.schedule.next() {
@@ -210,11 +252,11 @@ impl World {
         self.seed
     }
 
-    /// Runs to the end. `progress` is called now and then with the simulated
+    /// Runs events due in `[0, duration)`. `progress` is called now and then with the simulated
     /// time; returning `false` stops the run.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime) -> bool) -> Result<RunOutput, RunError> {
         while let Some(t) = self.queue.peek_time() {
-            if t > self.end {
+            if t >= self.end {
                 break;
             }
             let (now, event) = self.queue.pop().expect("peeked");
@@ -271,7 +313,10 @@ impl World {
             self.deliver(now, pkt.flow, &pkt.body);
             return;
         }
-        let c = self.routes.next_hop(at, pkt.dst).expect("routes checked before the run");
+        let c = self
+            .routes
+            .next_hop(at, pkt.dst)
+            .expect("routes checked before the run");
         let size = pkt.size();
         let ch = &mut self.channels[c.0 as usize];
         match ch.offer(now, p, size) {
@@ -332,7 +377,10 @@ impl World {
             }
             UdpKind::EchoRequest => {
                 // The far end answers with the same payload (RFC 792 echo semantics).
-                let reply = UdpMessage { kind: UdpKind::EchoReply, ..*msg };
+                let reply = UdpMessage {
+                    kind: UdpKind::EchoReply,
+                    ..*msg
+                };
                 let (src, dst) = (flow.dst, flow.src);
                 let p = self.pool.insert(f, src, dst, Body::Udp(reply));
                 self.forward(now, src, p);

@@ -62,7 +62,13 @@ mod tests {
     #[test]
     fn cbr_spacing_does_not_drift() {
         // 1000 B at 3 Mbit/s: 8000 bit / 3e6 bit/s = 8/3 ms apart.
-        let mut s = SendSchedule::ratio(SimTime::ZERO, 8000 * 1_000_000_000, 3_000_000, SimTime::MAX, None);
+        let mut s = SendSchedule::ratio(
+            SimTime::ZERO,
+            8000 * 1_000_000_000,
+            3_000_000,
+            SimTime::MAX,
+            None,
+        );
         for _ in 0..3000 {
             s.advance();
         }
@@ -72,13 +78,23 @@ mod tests {
 
     #[test]
     fn stops_at_count_and_time() {
-        let mut s = SendSchedule::every(SimTime::ZERO, SimTime::from_millis(100), SimTime::from_millis(250), None);
+        let mut s = SendSchedule::every(
+            SimTime::ZERO,
+            SimTime::from_millis(100),
+            SimTime::from_millis(250),
+            None,
+        );
         assert_eq!(s.advance(), 0);
         assert_eq!(s.next(), Some(SimTime::from_millis(100)));
         s.advance();
         s.advance();
         assert_eq!(s.next(), None);
-        let mut c = SendSchedule::every(SimTime::ZERO, SimTime::from_millis(1), SimTime::MAX, Some(2));
+        let mut c = SendSchedule::every(
+            SimTime::ZERO,
+            SimTime::from_millis(1),
+            SimTime::MAX,
+            Some(2),
+        );
         c.advance();
         c.advance();
         assert_eq!(c.next(), None);

@@ -73,10 +73,22 @@ mod tests {
 
     #[test]
     fn streams_depend_on_seed_and_name_only() {
-        let a: Vec<u64> = (0..4).map(|_| 0).scan(RngStream::new(7, "x"), |r, _| Some(r.next_u64())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(RngStream::new(7, "x"), |r, _| Some(r.next_u64())).collect();
-        let c: Vec<u64> = (0..4).map(|_| 0).scan(RngStream::new(7, "y"), |r, _| Some(r.next_u64())).collect();
-        let d: Vec<u64> = (0..4).map(|_| 0).scan(RngStream::new(8, "x"), |r, _| Some(r.next_u64())).collect();
+        let a: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(RngStream::new(7, "x"), |r, _| Some(r.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(RngStream::new(7, "x"), |r, _| Some(r.next_u64()))
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(RngStream::new(7, "y"), |r, _| Some(r.next_u64()))
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(RngStream::new(8, "x"), |r, _| Some(r.next_u64()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -150,7 +150,10 @@ impl Channel {
         now: SimTime,
         dropped: &mut Vec<Queued>,
     ) -> (PacketRef, SimTime, Option<SimTime>) {
-        let done = self.in_service.take().expect("finish without a packet in service");
+        let done = self
+            .in_service
+            .take()
+            .expect("finish without a packet in service");
         self.account(now);
         let before = dropped.len();
         let next = self.qdisc.dequeue(now, dropped);

@@ -107,8 +107,14 @@ mod tests {
         let expect_rate = p / (p + r);
         let burst = lost as f64 / bursts as f64;
         let expect_burst = 1.0 / r;
-        assert!((rate / expect_rate - 1.0).abs() < 0.02, "rate {rate} vs {expect_rate}");
-        assert!((burst / expect_burst - 1.0).abs() < 0.02, "burst {burst} vs {expect_burst}");
+        assert!(
+            (rate / expect_rate - 1.0).abs() < 0.02,
+            "rate {rate} vs {expect_rate}"
+        );
+        assert!(
+            (burst / expect_burst - 1.0).abs() < 0.02,
+            "burst {burst} vs {expect_burst}"
+        );
     }
 
     #[test]

@@ -112,6 +112,9 @@ mod tests {
         r.set(n(1), n(2), ChanId(1)); // send it back: a loop
         assert_eq!(r.path(n(0), n(2), &chans), Err(RouteError::Loop));
         let r2 = Routes::shortest_paths(3, &chans[..2]);
-        assert_eq!(r2.path(n(0), n(2), &chans), Err(RouteError::NoRoute { at: n(0) }));
+        assert_eq!(
+            r2.path(n(0), n(2), &chans),
+            Err(RouteError::NoRoute { at: n(0) })
+        );
     }
 }

@@ -117,16 +117,16 @@ pub fn load(
     seed: Option<u64>,
 ) -> Result<Scenario, ScenarioError> {
     let source = Source::new(name, text);
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        ScenarioError {
-            origin: Origin::File {
-                name: name.to_owned(),
-                line: e.span().map(|s| source.line_of(s.start)),
-            },
-            key: String::new(),
-            message: format!("not valid TOML: {}", e.message()),
-        }
-    })?;
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ScenarioError {
+                origin: Origin::File {
+                    name: name.to_owned(),
+                    line: e.span().map(|s| source.line_of(s.start)),
+                },
+                key: String::new(),
+                message: format!("not valid TOML: {}", e.message()),
+            })?;
     let overridden = overrides::apply(&mut doc, overrides)?;
     let edited = doc.to_string();
     let de = toml::Deserializer::new(&edited);
@@ -157,7 +157,10 @@ pub fn resolved_toml(scenario: &Scenario) -> String {
     let mut s = scenario.clone();
     s.sim.tern_version = Some(env!("CARGO_PKG_VERSION").to_owned());
     let body = toml::to_string(&s).expect("a scenario always serializes");
-    format!("# Resolved by Tern {}: run it again with `tern run` on this file.\n{body}", env!("CARGO_PKG_VERSION"))
+    format!(
+        "# Resolved by Tern {}: run it again with `tern run` on this file.\n{body}",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// The scenario format as a JSON Schema document.

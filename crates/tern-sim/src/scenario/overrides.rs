@@ -74,7 +74,11 @@ fn set_in(
         _ => {
             return Err(override_error(
                 key,
-                format!("{} is a single value, it has no key {:?}", render_path(path), rest[0]),
+                format!(
+                    "{} is a single value, it has no key {:?}",
+                    render_path(path),
+                    rest[0]
+                ),
             ))
         }
     };

@@ -282,7 +282,9 @@ pub enum TransportSpec {
 }
 
 /// Trace tables a run can record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RecordKind {
     /// Queue length (packets, bytes) of every link direction at every change.

@@ -28,7 +28,11 @@ fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    let int: u64 = if int_part.is_empty() { 0 } else { int_part.parse().ok()? };
+    let int: u64 = if int_part.is_empty() {
+        0
+    } else {
+        int_part.parse().ok()?
+    };
     let mut value = int.checked_mul(mult)?;
     // Fractional digits: each must land on a whole multiple of the unit's base.
     let mut scale = mult;
@@ -272,8 +276,14 @@ mod tests {
         );
         assert_eq!(Bytes::parse("64KiB").unwrap().0, 65_536);
         assert_eq!(Bytes::parse("1500B").unwrap().0, 1500);
-        assert_eq!(QueueLimit::parse("100pkt").unwrap(), QueueLimit::Packets(100));
-        assert_eq!(QueueLimit::parse("15kB").unwrap(), QueueLimit::Bytes(15_000));
+        assert_eq!(
+            QueueLimit::parse("100pkt").unwrap(),
+            QueueLimit::Packets(100)
+        );
+        assert_eq!(
+            QueueLimit::parse("15kB").unwrap(),
+            QueueLimit::Bytes(15_000)
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! exist or be unique, probabilities in [0, 1], reachable destinations, sizes
 //! that fit the path MTU. Everything is caught here, before a run starts.
 
-use super::{LossSpec, PathSeg, QueueSpec, Scenario, Source, ScenarioError, AppSpec};
+use super::{AppSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError, Source};
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::net::route::RouteError;
 use crate::scenario::units::QueueLimit;
@@ -32,13 +32,19 @@ fn check_probability(src: &Source, path: Vec<PathSeg>, p: f64) -> Result<(), Sce
     if (0.0..=1.0).contains(&p) {
         Ok(())
     } else {
-        Err(src.error(&path, format!("expected a probability between 0 and 1, got {p}")))
+        Err(src.error(
+            &path,
+            format!("expected a probability between 0 and 1, got {p}"),
+        ))
     }
 }
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     if s.sim.duration.0.as_nanos() == 0 {
-        return Err(src.error(&[key("sim"), key("duration")], "expected a duration above zero"));
+        return Err(src.error(
+            &[key("sim"), key("duration")],
+            "expected a duration above zero",
+        ));
     }
     check_names(s, src)?;
     let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
@@ -62,17 +68,29 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
         };
         if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
-            return Err(src.error(&at("links", i, "queue"), "expected a queue limit above zero"));
+            return Err(src.error(
+                &at("links", i, "queue"),
+                "expected a queue limit above zero",
+            ));
         }
         if let QueueSpec::Codel { interval, .. } = &link.queue {
             if interval.0.as_nanos() == 0 {
-                return Err(src.error(&at("links", i, "queue"), "CoDel interval must be above zero"));
+                return Err(src.error(
+                    &at("links", i, "queue"),
+                    "CoDel interval must be above zero",
+                ));
             }
         }
         let loss_path = at("links", i, "loss");
         match &link.loss {
             Some(LossSpec::Bernoulli { p, .. }) => check_probability(src, loss_path, *p)?,
-            Some(LossSpec::GilbertElliott { good_to_bad, bad_to_good, loss_good, loss_bad, .. }) => {
+            Some(LossSpec::GilbertElliott {
+                good_to_bad,
+                bad_to_good,
+                loss_good,
+                loss_bad,
+                ..
+            }) => {
                 for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
                     check_probability(src, loss_path.clone(), *p)?;
                 }
@@ -105,7 +123,12 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             }
         }
         match s.links.iter().find(|l| l.name == r.via) {
-            None => return Err(src.error(&at("routes", i, "via"), format!("no link named {:?}", r.via))),
+            None => {
+                return Err(src.error(
+                    &at("routes", i, "via"),
+                    format!("no link named {:?}", r.via),
+                ))
+            }
             Some(l) if !l.ends.contains(&r.node) => {
                 return Err(src.error(
                     &at("routes", i, "via"),
@@ -126,10 +149,16 @@ fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     ];
     for (list, names) in &lists {
         if let Some(i) = names.iter().position(|n| n.is_empty() || n.contains('.')) {
-            return Err(src.error(&at(list, i, "name"), "expected a non-empty name without dots (dots separate --set keys)"));
+            return Err(src.error(
+                &at(list, i, "name"),
+                "expected a non-empty name without dots (dots separate --set keys)",
+            ));
         }
         if let Some((i, n)) = duplicate(names.iter().copied()) {
-            return Err(src.error(&at(list, i, "name"), format!("the name {n:?} is used twice in {list}")));
+            return Err(src.error(
+                &at(list, i, "name"),
+                format!("the name {n:?} is used twice in {list}"),
+            ));
         }
     }
     Ok(())
@@ -140,14 +169,23 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
     for (i, f) in s.flows.iter().enumerate() {
         let (Some(a), Some(b)) = (node(&f.from), node(&f.to)) else {
-            let (field, name) = if node(&f.from).is_none() { ("from", &f.from) } else { ("to", &f.to) };
+            let (field, name) = if node(&f.from).is_none() {
+                ("from", &f.from)
+            } else {
+                ("to", &f.to)
+            };
             return Err(src.error(&at("flows", i, field), format!("no node named {name:?}")));
         };
         if a == b {
-            return Err(src.error(&at("flows", i, "to"), "a flow goes between two different nodes"));
+            return Err(src.error(
+                &at("flows", i, "to"),
+                "a flow goes between two different nodes",
+            ));
         }
         let (size, positive): (u64, Vec<(&str, u64)>) = match &f.app {
-            AppSpec::Periodic { size, interval, .. } => (size.0, vec![("interval", interval.0.as_nanos())]),
+            AppSpec::Periodic { size, interval, .. } => {
+                (size.0, vec![("interval", interval.0.as_nanos())])
+            }
             AppSpec::Cbr { rate, size } => (size.0, vec![("rate", rate.0)]),
             AppSpec::Ping { size, interval } => (size.0, vec![("interval", interval.0.as_nanos())]),
         };
@@ -160,7 +198,11 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
         let mut path_mtu = u64::MAX;
         for (from, to, field) in [(a, b, "to"), (b, a, "from")] {
-            match routes.path(crate::net::packet::NodeId(from as u32), crate::net::packet::NodeId(to as u32), &ends) {
+            match routes.path(
+                crate::net::packet::NodeId(from as u32),
+                crate::net::packet::NodeId(to as u32),
+                &ends,
+            ) {
                 Ok(chans) => {
                     for c in chans {
                         path_mtu = path_mtu.min(s.links[c.0 as usize / 2].mtu.0);
@@ -176,7 +218,10 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                     ))
                 }
                 Err(RouteError::Loop) => {
-                    return Err(src.error(&at("flows", i, field), "the explicit routes send this flow's packets in a loop"))
+                    return Err(src.error(
+                        &at("flows", i, field),
+                        "the explicit routes send this flow's packets in a loop",
+                    ))
                 }
             }
         }

@@ -12,7 +12,10 @@ pub enum ColumnData {
     F64(Vec<f64>),
     U64(Vec<u64>),
     /// Strings stored as codes into a dictionary of distinct labels.
-    Text { codes: Vec<u32>, labels: Vec<String> },
+    Text {
+        codes: Vec<u32>,
+        labels: Vec<String>,
+    },
 }
 
 impl ColumnData {
@@ -124,23 +127,47 @@ impl Traces {
                 RecordKind::Queue => {
                     t.queue = Some(Table::new(
                         name,
-                        &[("time", F64), ("link", Text), ("direction", Text), ("packets", U64), ("bytes", U64)],
+                        &[
+                            ("time", F64),
+                            ("link", Text),
+                            ("direction", Text),
+                            ("packets", U64),
+                            ("bytes", U64),
+                        ],
                     ))
                 }
                 RecordKind::Delay => {
                     t.delay = Some(Table::new(
                         name,
-                        &[("time", F64), ("flow", Text), ("seq", U64), ("sent", F64), ("delay", F64), ("size", U64)],
+                        &[
+                            ("time", F64),
+                            ("flow", Text),
+                            ("seq", U64),
+                            ("sent", F64),
+                            ("delay", F64),
+                            ("size", U64),
+                        ],
                     ))
                 }
                 RecordKind::Drops => {
                     t.drops = Some(Table::new(
                         name,
-                        &[("time", F64), ("link", Text), ("direction", Text), ("reason", Text), ("flow", Text), ("uid", U64), ("size", U64)],
+                        &[
+                            ("time", F64),
+                            ("link", Text),
+                            ("direction", Text),
+                            ("reason", Text),
+                            ("flow", Text),
+                            ("uid", U64),
+                            ("size", U64),
+                        ],
                     ))
                 }
                 RecordKind::Rtt => {
-                    t.rtt = Some(Table::new(name, &[("time", F64), ("flow", Text), ("seq", U64), ("rtt", F64)]))
+                    t.rtt = Some(Table::new(
+                        name,
+                        &[("time", F64), ("flow", Text), ("seq", U64), ("rtt", F64)],
+                    ))
                 }
             }
         }

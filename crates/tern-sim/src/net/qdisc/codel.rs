@@ -71,7 +71,11 @@ impl CoDel {
     /// RFC 8289 §5.5 `dequeue`.
     pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Queued>) -> Option<Queued> {
         let (mut head, ok_to_drop) = self.dodequeue(now);
-        head?;
+        if head.is_none() {
+            // Empty queue: nothing standing, leave the dropping state.
+            self.dropping = false;
+            return None;
+        }
         if self.dropping {
             if !ok_to_drop {
                 // Sojourn fell below target: leave the dropping state.
@@ -140,14 +144,21 @@ mod tests {
 
     #[test]
     fn no_drop_below_target() {
-        let mut c = CoDel::new(SimTime::from_millis(5), SimTime::from_millis(100), QueueLimit::Packets(1000), 1500);
+        let mut c = CoDel::new(
+            SimTime::from_millis(5),
+            SimTime::from_millis(100),
+            QueueLimit::Packets(1000),
+            1500,
+        );
         let mut dropped = Vec::new();
         for i in 0..100u64 {
             c.fifo.push(pkt(SimTime::from_millis(i)));
         }
         // Each packet waits 4 ms < target.
         for i in 0..100u64 {
-            assert!(c.dequeue(SimTime::from_millis(i + 4), &mut dropped).is_some());
+            assert!(c
+                .dequeue(SimTime::from_millis(i + 4), &mut dropped)
+                .is_some());
         }
         assert!(dropped.is_empty());
     }
@@ -155,7 +166,12 @@ mod tests {
     #[test]
     fn first_drop_after_one_interval_above_target() {
         let interval = SimTime::from_millis(100);
-        let mut c = CoDel::new(SimTime::from_millis(5), interval, QueueLimit::Packets(10_000), 1500);
+        let mut c = CoDel::new(
+            SimTime::from_millis(5),
+            interval,
+            QueueLimit::Packets(10_000),
+            1500,
+        );
         let mut dropped = Vec::new();
         for _ in 0..1000 {
             c.fifo.push(pkt(SimTime::ZERO));
@@ -175,6 +191,9 @@ mod tests {
         c.dequeue(t0 + SimTime::from_millis(200), &mut dropped);
         assert_eq!(dropped.len(), 2);
         assert_eq!(c.count, 2);
-        assert_eq!(c.drop_next, t0 + SimTime::from_millis(200) + SimTime(70_710_678));
+        assert_eq!(
+            c.drop_next,
+            t0 + SimTime::from_millis(200) + SimTime(70_710_678)
+        );
     }
 }

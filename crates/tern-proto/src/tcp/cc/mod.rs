@@ -1,0 +1,76 @@
+//! Congestion control behind a small trait.
+//!
+//! A controller owns its congestion window and slow-start threshold (both in
+//! bytes). Inputs arrive as event structs so new fields can be added without
+//! touching every implementation. Loss *recovery* (which segments to resend)
+//! is a separate strategy, see [`super::recovery`].
+
+mod cubic;
+mod newreno;
+
+pub use cubic::Cubic;
+pub use newreno::NewReno;
+
+use super::config::CcKind;
+use crate::time::SimTime;
+
+/// A cumulative ACK of new data outside loss recovery.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: SimTime,
+    /// Newly acknowledged bytes.
+    pub bytes_acked: u64,
+    /// RTT sample taken from this ACK, if any.
+    pub rtt: Option<SimTime>,
+    /// Smoothed RTT after this ACK, if known.
+    pub srtt: Option<SimTime>,
+    /// Bytes in flight before this ACK was processed.
+    pub in_flight: u64,
+}
+
+/// A congestion event: entering fast recovery, or a retransmission timeout.
+#[derive(Clone, Copy, Debug)]
+pub struct LossEvent {
+    pub now: SimTime,
+    /// FlightSize (RFC 5681 §3.1): bytes sent but not cumulatively acked.
+    pub flight_size: u64,
+}
+
+/// A congestion controller (RFC 5681 §3 framework).
+pub trait CongestionControl: core::fmt::Debug + Send {
+    /// Congestion window in bytes.
+    fn cwnd(&self) -> u64;
+    /// Slow-start threshold in bytes.
+    fn ssthresh(&self) -> u64;
+    /// New data was cumulatively acknowledged while not in recovery.
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// Loss detected by duplicate ACKs or SACK: the start of fast recovery.
+    fn on_congestion_event(&mut self, ev: &LossEvent);
+    /// The retransmission timer expired.
+    fn on_rto(&mut self, ev: &LossEvent);
+}
+
+/// Builds the configured controller for sender MSS `smss` and initial
+/// window `iw` bytes.
+pub fn new_controller(
+    kind: CcKind,
+    smss: u32,
+    iw: u64,
+    fast_convergence: bool,
+) -> Box<dyn CongestionControl> {
+    match kind {
+        CcKind::NewReno => Box::new(NewReno::new(smss, iw)),
+        CcKind::Cubic => Box::new(Cubic::new(smss, iw, fast_convergence)),
+    }
+}
+
+/// Slow-start growth shared by both controllers: RFC 5681 §3.1 eq. 2,
+/// `cwnd += min(N, SMSS)` per ACK.
+pub(crate) fn slow_start_increase(bytes_acked: u64, smss: u64) -> u64 {
+    bytes_acked.min(smss)
+}
+
+/// RFC 5681 eq. 4: `ssthresh = max(FlightSize / 2, 2*SMSS)`.
+pub(crate) fn half_flight(flight_size: u64, smss: u64) -> u64 {
+    (flight_size / 2).max(2 * smss)
+}

@@ -1,0 +1,174 @@
+//! Endpoint configuration. `Config::default()` follows the RFC defaults.
+
+use crate::time::SimTime;
+
+/// Congestion controller selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Reno/NewReno (RFC 5681, RFC 6582).
+    NewReno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
+
+/// Initial congestion window (IW) policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// `n` segments, e.g. 10 per RFC 6928.
+    Segments(u32),
+    /// 1 segment (RFC 1122).
+    Rfc1122,
+    /// 2 segments (RFC 2581).
+    Rfc2581,
+    /// `min(4*MSS, max(2*MSS, 4380))` bytes (RFC 3390 §1).
+    Rfc3390,
+}
+
+impl InitialWindow {
+    /// Initial window in bytes for sender MSS `smss`.
+    pub fn bytes(self, smss: u32) -> u64 {
+        let smss = u64::from(smss);
+        match self {
+            InitialWindow::Segments(n) => u64::from(n.max(1)) * smss,
+            InitialWindow::Rfc1122 => smss,
+            InitialWindow::Rfc2581 => 2 * smss,
+            InitialWindow::Rfc3390 => (4 * smss).min((2 * smss).max(4380)),
+        }
+    }
+}
+
+/// Delayed-ACK parameters (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelayedAck {
+    /// Upper bound on how long an ACK may be withheld (200 ms; must be < 500 ms).
+    pub max_delay: SimTime,
+    /// Acknowledge at least every `every` in-order segments (2).
+    pub every: u32,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck {
+            max_delay: SimTime::from_millis(200),
+            every: 2,
+        }
+    }
+}
+
+/// Configuration of one TCP endpoint. All fields are public.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Our MSS; `None` derives it from the path MTU as `mtu - 40`.
+    pub mss: Option<u32>,
+    /// Path MTU in bytes (IPv4 + TCP headers included).
+    pub mtu: u32,
+    pub cc: CcKind,
+    /// Offer SACK (RFC 2018); used only if the peer offers it too.
+    pub sack: bool,
+    /// Offer timestamps (RFC 7323 §3); used only if the peer offers them too.
+    pub timestamps: bool,
+    /// Offer window scaling (RFC 7323 §2); used only if the peer offers it too.
+    pub window_scale: bool,
+    pub initial_window: InitialWindow,
+    /// `None` acknowledges every segment immediately.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Lower bound on the RTO (1 s per RFC 6298 §2.4; Linux uses 200 ms).
+    pub min_rto: SimTime,
+    /// Upper bound on the RTO including back-off (RFC 6298 §2.5 allows >= 60 s).
+    pub max_rto: SimTime,
+    /// RTO before any RTT sample (1 s, RFC 6298 §2.1).
+    pub initial_rto: SimTime,
+    /// Clock granularity G of RFC 6298 §2 (1 ms: the timestamp clock rate).
+    pub clock_granularity: SimTime,
+    /// Send buffer capacity in bytes (bounds [`super::Connection::write`]).
+    pub send_buffer: u64,
+    /// Receive buffer capacity in bytes (bounds the advertised window).
+    pub recv_buffer: u64,
+    /// DupThresh (RFC 5681 §3.2, RFC 6675 §2).
+    pub dupack_threshold: u32,
+    /// SYN / SYN-ACK retransmissions before giving up (Linux `tcp_syn_retries` = 6).
+    pub syn_retries: u32,
+    /// Data retransmission timeouts before aborting (Linux `tcp_retries2` = 15).
+    pub max_retries: u32,
+    /// TIME-WAIT duration. RFC 9293 §3.6 asks for 2*MSL = 4 min; the default
+    /// is shortened to Linux's 60 s, and simulations may shorten it further.
+    pub time_wait: SimTime,
+    /// CUBIC fast convergence (RFC 9438 §4.7).
+    pub cubic_fast_convergence: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mss: None,
+            mtu: 1500,
+            cc: CcKind::NewReno,
+            sack: true,
+            timestamps: true,
+            window_scale: true,
+            initial_window: InitialWindow::Rfc3390,
+            delayed_ack: Some(DelayedAck::default()),
+            min_rto: SimTime::from_secs(1),
+            max_rto: SimTime::from_secs(60),
+            initial_rto: SimTime::from_secs(1),
+            clock_granularity: SimTime::from_millis(1),
+            send_buffer: 1 << 20,
+            recv_buffer: 1 << 20,
+            dupack_threshold: 3,
+            syn_retries: 6,
+            max_retries: 15,
+            time_wait: SimTime::from_secs(60),
+            cubic_fast_convergence: true,
+        }
+    }
+}
+
+impl Config {
+    /// The MSS we advertise: configured, or `mtu - 40` (IPv4 + TCP headers).
+    pub fn own_mss(&self) -> u32 {
+        self.mss
+            .unwrap_or(self.mtu.saturating_sub(40))
+            .clamp(1, 65535)
+    }
+
+    /// Window scale shift we offer: the smallest that lets the receive
+    /// buffer fit in 16 bits, at most 14 (RFC 7323 §2.3).
+    pub fn own_window_shift(&self) -> u8 {
+        let mut shift = 0u8;
+        while shift < 14 && (self.recv_buffer >> shift) > 65535 {
+            shift += 1;
+        }
+        shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_windows() {
+        // RFC 3390: min(4*1460, max(2*1460, 4380)) = min(5840, 4380) = 4380 = 3 segments.
+        assert_eq!(InitialWindow::Rfc3390.bytes(1460), 4380);
+        // MSS 536: min(2144, max(1072, 4380)) = 2144 = 4 segments.
+        assert_eq!(InitialWindow::Rfc3390.bytes(536), 2144);
+        // MSS 4000: min(16000, max(8000, 4380)) = 8000 = 2 segments.
+        assert_eq!(InitialWindow::Rfc3390.bytes(4000), 8000);
+        assert_eq!(InitialWindow::Rfc1122.bytes(1460), 1460);
+        assert_eq!(InitialWindow::Rfc2581.bytes(1460), 2920);
+        assert_eq!(InitialWindow::Segments(10).bytes(1460), 14600);
+    }
+
+    #[test]
+    fn mss_and_shift() {
+        let c = Config::default();
+        assert_eq!(c.own_mss(), 1460);
+        // 1 MiB >> 4 = 65536 > 65535, >> 5 fits.
+        assert_eq!(c.own_window_shift(), 5);
+        let small = Config {
+            recv_buffer: 65535,
+            ..Config::default()
+        };
+        assert_eq!(small.own_window_shift(), 0);
+    }
+}

@@ -1,0 +1,372 @@
+//! Segment arrival (RFC 9293 §3.10.7).
+
+use super::cc::{AckEvent, LossEvent};
+use super::recovery::Recovery;
+use super::{Connection, Event, Segment, State};
+use crate::time::SimTime;
+
+impl Connection {
+    /// Processes one incoming segment.
+    pub fn handle_segment(&mut self, now: SimTime, seg: &Segment) {
+        self.now = now;
+        self.stats.segments_received += 1;
+        match self.state {
+            State::Closed => {
+                // RFC 9293 §3.10.7.1: answer anything but a RST with a RST.
+                if !seg.flags.rst {
+                    self.rst_reply = Some(seg.clone());
+                }
+            }
+            State::Listen => {
+                if seg.flags.syn && !seg.flags.ack && !seg.flags.rst {
+                    self.irs = seg.seq.0;
+                    self.remote_port = seg.src_port;
+                    if self.local_port == 0 {
+                        self.local_port = seg.dst_port;
+                    }
+                    self.negotiate(seg);
+                    self.syn_pending = true;
+                    self.set_state(State::SynReceived);
+                }
+            }
+            State::SynSent => self.on_syn_sent(now, seg),
+            _ => self.on_synchronized(now, seg),
+        }
+        self.update_persist(now);
+        self.report_cc();
+    }
+
+    /// Adopts the peer's SYN options: an option is used only if both sides
+    /// offered it (RFC 7323 §2.2/§3.2, RFC 2018 §2); the send MSS is the
+    /// smaller of ours and the peer's (536 if absent, RFC 9293 §3.7.1),
+    /// minus the timestamp option carried on every segment (RFC 6691).
+    fn negotiate(&mut self, seg: &Segment) {
+        let o = &seg.options;
+        self.sack_ok = self.cfg.sack && o.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
+        if let (true, Some(ws)) = (self.cfg.window_scale, o.window_scale) {
+            self.ws_ok = true;
+            self.snd_wscale = ws.min(14);
+            self.rcv_wscale = self.cfg.own_window_shift();
+        }
+        if let Some((tsval, _)) = o.timestamps {
+            self.ts_recent = tsval;
+        }
+        let peer_mss = o.mss.map_or(536, u32::from);
+        let ts_len = if self.ts_ok { 12 } else { 0 };
+        self.smss = self
+            .cfg
+            .own_mss()
+            .min(peer_mss)
+            .saturating_sub(ts_len)
+            .max(1);
+        self.recovery = Recovery::new(self.sack_ok);
+        // The window of a SYN is never scaled (RFC 7323 §2.2).
+        self.snd_wnd = u64::from(seg.window);
+        self.max_snd_wnd = self.snd_wnd;
+        self.snd_wl1 = 0;
+    }
+
+    fn on_syn_sent(&mut self, now: SimTime, seg: &Segment) {
+        let acks_syn = seg.flags.ack && seg.ack == self.local_seq(1);
+        if seg.flags.rst {
+            if acks_syn {
+                self.abort();
+            }
+            return;
+        }
+        // Simultaneous open (SYN without ACK) is not supported.
+        if !(seg.flags.syn && acks_syn) {
+            return;
+        }
+        self.irs = seg.seq.0;
+        self.negotiate(seg);
+        self.snd_wl2 = 1;
+        self.handshake_rtt_sample(now, seg);
+        self.establish();
+        self.ack.ack_now = true;
+    }
+
+    /// RTT sample from the handshake: TS echo, or the SYN's send time when
+    /// it was not retransmitted (Karn).
+    fn handshake_rtt_sample(&mut self, now: SimTime, seg: &Segment) {
+        let sample = match (self.ts_ok, seg.options.timestamps) {
+            (true, Some((_, tsecr))) => Some(self.ts_sample(now, tsecr)),
+            _ if self.syn_retries == 0 => self.syn_sent_at.map(|t| now.saturating_sub(t)),
+            _ => None,
+        };
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
+        }
+    }
+
+    fn ts_sample(&self, now: SimTime, tsecr: u32) -> SimTime {
+        SimTime::from_millis(u64::from(self.ts_now(now).wrapping_sub(tsecr)))
+    }
+
+    fn take_rtt_sample(&mut self, r: SimTime) {
+        self.rtt.on_sample(r);
+        self.events.push_back(Event::RttUpdated {
+            srtt: self.rtt.srtt().unwrap_or(r),
+            rttvar: self.rtt.rttvar(),
+            rto: self.rtt.rto(),
+        });
+    }
+
+    /// Handshake complete: build the controller for the negotiated MSS and
+    /// apply RFC 6298 §5.7 (RTO of 3 s after a SYN or SYN-ACK timeout).
+    fn establish(&mut self) {
+        self.cc = super::cc::new_controller(
+            self.cfg.cc,
+            self.smss,
+            self.cfg.initial_window.bytes(self.smss),
+            self.cfg.cubic_fast_convergence,
+        );
+        if self.syn_retries > 0 {
+            self.rtt.reinit_after_syn_timeout();
+        }
+        self.rto_deadline = None;
+        self.rto_retries = 0;
+        self.recover = 1;
+        self.set_state(if self.send.fin_queued {
+            State::FinWait1
+        } else {
+            State::Established
+        });
+    }
+
+    fn on_synchronized(&mut self, now: SimTime, seg: &Segment) {
+        if seg.flags.rst {
+            self.abort();
+            return;
+        }
+        if seg.flags.syn {
+            if self.state == State::SynReceived && !seg.flags.ack {
+                // Our SYN-ACK was lost: send it again, echoing this SYN.
+                if let Some((tsval, _)) = seg.options.timestamps {
+                    self.ts_recent = tsval;
+                }
+                self.syn_pending = true;
+            } else {
+                // Retransmitted SYN-ACK: our ACK was lost.
+                self.ack.ack_now = true;
+            }
+            return;
+        }
+        let start = self.unwrap_remote(seg.seq);
+        // RFC 7323 §4.3: TS.Recent from segments at or left of Last.ACK.sent.
+        if let (true, Some((tsval, _))) = (self.ts_ok, seg.options.timestamps) {
+            if start <= self.last_ack_sent as i64 {
+                self.ts_recent = tsval;
+            }
+        }
+        if !seg.flags.ack {
+            return;
+        }
+        if self.state == State::SynReceived {
+            if seg.ack != self.local_seq(1) {
+                return;
+            }
+            self.snd_wl2 = 1;
+            self.handshake_rtt_sample(now, seg);
+            self.establish();
+        }
+        if !self.process_ack(now, seg, start) {
+            return;
+        }
+        self.process_data(now, seg, start);
+        self.after_fin_exchange(now);
+    }
+
+    /// ACK processing (RFC 9293 §3.10.7.4 fifth check) with window update,
+    /// SACK scoreboard update, RTT sampling and loss detection. Returns
+    /// false when the segment must be dropped.
+    fn process_ack(&mut self, now: SimTime, seg: &Segment, seg_start: i64) -> bool {
+        let ack = self.unwrap_local(seg.ack);
+        if ack > self.send.snd_nxt as i64 {
+            self.ack.ack_now = true;
+            return false;
+        }
+        if ack < self.send.snd_una as i64 {
+            return true; // old duplicate ACK: ignore the ACK, keep the data
+        }
+        let ack = ack as u64;
+        let in_flight = self.sb.pipe();
+        // Window update (RFC 9293 §3.10.7.4): SND.WL1/SND.WL2 ordering.
+        let wnd = u64::from(seg.window) << self.snd_wscale;
+        let mut window_changed = false;
+        if self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= ack) {
+            window_changed = wnd != self.snd_wnd;
+            self.snd_wnd = wnd;
+            self.max_snd_wnd = self.max_snd_wnd.max(wnd);
+            self.snd_wl1 = seg_start;
+            self.snd_wl2 = ack;
+        }
+        let newly_sacked = if self.sack_ok {
+            let blocks: Vec<(u64, u64)> = seg
+                .options
+                .sack_blocks
+                .iter()
+                .filter_map(|&(l, r)| {
+                    let (l, r) = (self.unwrap_local(l), self.unwrap_local(r));
+                    (l >= ack as i64 && l < r && r <= self.send.snd_nxt as i64)
+                        .then_some((l as u64, r as u64))
+                })
+                .collect();
+            self.sb.apply_sack(&blocks)
+        } else {
+            0
+        };
+        if ack > self.send.snd_una {
+            self.on_new_ack(now, seg, ack, in_flight);
+        } else if !self.sb.is_empty()
+            && seg.payload_len == 0
+            && !seg.flags.fin
+            && (!window_changed || newly_sacked > 0)
+        {
+            // Duplicate ACK (RFC 5681 §2; with SACK, RFC 6675 §2).
+            self.dupacks += 1;
+            self.stats.dupacks_received += 1;
+            if self.in_recovery {
+                self.recovery
+                    .on_dupack(&mut self.sb, self.cfg.dupack_threshold, self.smss);
+            }
+        }
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5: enter recovery only once
+        // HighACK has passed the previous recovery point ("careful" variant).
+        if !self.in_recovery
+            && self.send.snd_una >= self.recover
+            && self.recovery.should_enter(
+                self.dupacks,
+                &self.sb,
+                self.cfg.dupack_threshold,
+                self.smss,
+            )
+        {
+            self.enter_recovery(now);
+        }
+        true
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, in_flight: u64) {
+        let acked = self.sb.ack_to(ack);
+        let bytes = ack - self.send.snd_una;
+        self.send.snd_una = ack;
+        self.stats.bytes_acked += bytes;
+        self.dupacks = 0;
+        self.rto_retries = 0;
+        // RTT: timestamps give an unambiguous echo (RFC 7323 §4.1);
+        // otherwise Karn's algorithm (RFC 6298 §3).
+        let sample = match (self.ts_ok, seg.options.timestamps) {
+            (true, Some((_, tsecr))) => Some(self.ts_sample(now, tsecr)),
+            _ => acked.karn_sample_from.map(|t| now.saturating_sub(t)),
+        };
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
+        }
+        if self.in_recovery {
+            if ack >= self.recover {
+                self.exit_recovery();
+            } else if self.recovery.on_partial_ack(
+                &mut self.sb,
+                bytes,
+                self.cfg.dupack_threshold,
+                self.smss,
+            ) {
+                self.force_retx = true;
+            }
+        } else {
+            self.cc.on_ack(&AckEvent {
+                now,
+                bytes_acked: bytes,
+                rtt: sample,
+                srtt: self.rtt.srtt(),
+                in_flight,
+            });
+        }
+        // RFC 6298 §5.2 / §5.3.
+        self.rearm_rto(now);
+    }
+
+    fn enter_recovery(&mut self, now: SimTime) {
+        self.cc.on_congestion_event(&LossEvent {
+            now,
+            flight_size: self.sb.flight_size(),
+        });
+        self.recover = self.send.snd_nxt;
+        self.in_recovery = true;
+        self.recovery
+            .on_enter(&mut self.sb, self.cfg.dupack_threshold, self.smss);
+        self.force_retx = true;
+        self.events.push_back(Event::RecoveryStarted {
+            recover: self.local_seq(self.recover),
+        });
+    }
+
+    pub(super) fn exit_recovery(&mut self) {
+        if self.in_recovery {
+            self.in_recovery = false;
+            self.recovery.on_exit();
+            self.events.push_back(Event::RecoveryEnded);
+        }
+    }
+
+    /// Payload and FIN (RFC 9293 §3.10.7.4 seventh and eighth checks), with
+    /// the ACK policy of RFC 5681 §4.2: immediate ACK for out-of-order
+    /// data, for a segment filling a hole, for duplicates and for a FIN.
+    fn process_data(&mut self, now: SimTime, seg: &Segment, start: i64) {
+        if seg.payload_len == 0 && !seg.flags.fin {
+            return;
+        }
+        let can_receive = matches!(
+            self.state,
+            State::Established | State::FinWait1 | State::FinWait2
+        );
+        if !can_receive {
+            // Retransmitted data or FIN after we already have everything.
+            self.ack.ack_now = true;
+            if self.state == State::TimeWait {
+                self.tw_deadline = Some(now + self.cfg.time_wait);
+            }
+            return;
+        }
+        // A segment starting before offset 1 can only be a stale one.
+        let (start, len) = if start < 1 {
+            let cut = (1 - start).min(i64::from(seg.payload_len));
+            (1u64, seg.payload_len - cut as u32)
+        } else {
+            (start as u64, seg.payload_len)
+        };
+        let fin_before = self.recv.fin_done();
+        let out = self.recv.on_data(start, len, seg.flags.fin);
+        if out.nothing_new
+            || out.out_of_order
+            || out.filled_hole
+            || self.recv.fin_done() != fin_before
+        {
+            self.ack.ack_now = true;
+        } else if len > 0 {
+            self.ack.on_in_order_segment(now);
+        }
+    }
+
+    /// State transitions driven by FINs (RFC 9293 §3.10.7.4).
+    fn after_fin_exchange(&mut self, now: SimTime) {
+        let peer_fin = self.recv.fin_done();
+        let our_fin_acked = self.send.fin_acked();
+        let next = match self.state {
+            State::Established if peer_fin => State::CloseWait,
+            State::FinWait1 if peer_fin && our_fin_acked => State::TimeWait,
+            State::FinWait1 if peer_fin => State::Closing,
+            State::FinWait1 if our_fin_acked => State::FinWait2,
+            State::FinWait2 if peer_fin => State::TimeWait,
+            State::Closing if our_fin_acked => State::TimeWait,
+            State::LastAck if our_fin_acked => State::Closed,
+            s => s,
+        };
+        if next == State::TimeWait && self.state != State::TimeWait {
+            self.tw_deadline = Some(now + self.cfg.time_wait);
+        }
+        self.set_state(next);
+    }
+}

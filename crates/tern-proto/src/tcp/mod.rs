@@ -1,0 +1,490 @@
+//! A sans-IO TCP endpoint (RFC 9293) with RFC 6298 timers, RFC 5681 /
+//! RFC 6582 / RFC 9438 congestion control, RFC 2018 / RFC 6675 SACK
+//! recovery and RFC 7323 window scaling and timestamps.
+//!
+//! Payload is abstract: segments carry byte counts and the application
+//! side works with counts ([`Connection::write`], [`Connection::read`]).
+//!
+//! Module map: [`wire`] (segments, sequence numbers, option sizes),
+//! [`config`], [`rtt`] (RFC 6298), [`cc`] (congestion-control trait,
+//! NewReno, CUBIC), `recovery` (NewReno vs SACK recovery strategy),
+//! `scoreboard` (retransmission queue, RFC 6675 pipe / IsLost), `send` and
+//! `recv` (buffers, reassembly, delayed ACK), `input`, `output`, `timers`
+//! (the [`Connection`] state machine split by direction).
+
+pub mod cc;
+pub mod config;
+mod input;
+mod output;
+mod recovery;
+mod recv;
+pub mod rtt;
+mod scoreboard;
+mod send;
+mod timers;
+pub mod wire;
+
+use std::collections::VecDeque;
+
+pub use config::{CcKind, Config, DelayedAck, InitialWindow};
+pub use wire::{Flags, Segment, SeqNum, TcpOptions};
+
+use cc::CongestionControl;
+use recovery::Recovery;
+use recv::{AckPolicy, RecvBuf};
+use rtt::RttEstimator;
+use scoreboard::Scoreboard;
+use send::SendBuf;
+
+use crate::time::SimTime;
+
+/// Connection states (RFC 9293 §3.3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl State {
+    /// States after the handshake in which sequence numbers are synchronized.
+    pub fn is_synchronized(self) -> bool {
+        !matches!(
+            self,
+            State::Closed | State::Listen | State::SynSent | State::SynReceived
+        )
+    }
+}
+
+/// Why a segment was sent again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RetransmitKind {
+    /// Fast retransmit (RFC 5681 §3.2) or NewReno partial ACK (RFC 6582).
+    Fast,
+    /// Retransmission timeout (RFC 6298 §5.4), including SYN retries.
+    Rto,
+    /// Lost per RFC 6675 IsLost() during SACK recovery.
+    SackRecovery,
+    /// Zero-window probe resent by the persist timer (RFC 9293 §3.8.6.1).
+    Probe,
+}
+
+/// Trace records, drained with [`Connection::poll_event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Effective congestion window (including NewReno inflation) or
+    /// ssthresh changed.
+    CwndChanged {
+        cwnd: u64,
+        ssthresh: u64,
+    },
+    RttUpdated {
+        srtt: SimTime,
+        rttvar: SimTime,
+        rto: SimTime,
+    },
+    Retransmit {
+        kind: RetransmitKind,
+        seq: SeqNum,
+        len: u32,
+    },
+    /// The retransmission timer fired; `backoff` counts consecutive expiries
+    /// and `rto` is the new, backed-off timeout.
+    RtoExpired {
+        backoff: u32,
+        rto: SimTime,
+    },
+    StateChanged(State),
+    /// Fast recovery started; it ends once `recover` is acknowledged.
+    RecoveryStarted {
+        recover: SeqNum,
+    },
+    RecoveryEnded,
+    /// A new zero-window probe was sent.
+    WindowProbe {
+        seq: SeqNum,
+    },
+    /// The connection was reset or gave up after too many retries.
+    Aborted,
+}
+
+/// Counters for reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub segments_sent: u64,
+    pub segments_received: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    pub retransmits_fast: u64,
+    pub retransmits_rto: u64,
+    pub retransmits_sack: u64,
+    pub retransmits_probe: u64,
+    pub rto_expiries: u64,
+    pub window_probes: u64,
+    pub dupacks_received: u64,
+    /// Sequence space newly acknowledged by the peer (FIN included).
+    pub bytes_acked: u64,
+    /// Stream bytes received in order.
+    pub bytes_delivered: u64,
+}
+
+/// One TCP endpoint.
+///
+/// # Driving a connection
+///
+/// The connection never reads a clock; every call that depends on time
+/// takes `now`, which must never decrease. After creating it and after
+/// **every** call to [`handle_segment`](Self::handle_segment),
+/// [`handle_timeout`](Self::handle_timeout), [`write`](Self::write),
+/// [`read`](Self::read) or [`close`](Self::close), the driver must:
+///
+/// 1. call [`poll_transmit`](Self::poll_transmit) until it returns `None`,
+///    sending each segment;
+/// 2. drain [`poll_event`](Self::poll_event);
+/// 3. re-read [`poll_timeout`](Self::poll_timeout) and call
+///    [`handle_timeout`](Self::handle_timeout) once that time is reached
+///    (calling it early or spuriously is harmless).
+///
+/// `poll_transmit` returning `None` means "nothing more right now" (window
+/// or cwnd limited, or idle); new sending opportunities only arise from the
+/// calls above.
+#[derive(Debug)]
+pub struct Connection {
+    cfg: Config,
+    state: State,
+    iss: u32,
+    irs: u32,
+    local_port: u16,
+    remote_port: u16,
+    /// Latest time seen, for calls that take no `now`.
+    now: SimTime,
+
+    send: SendBuf,
+    recv: RecvBuf,
+    ack: AckPolicy,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    cc: Box<dyn CongestionControl>,
+    recovery: Recovery,
+    in_recovery: bool,
+    /// `recover` / RecoveryPoint (RFC 6582 §3.2, RFC 6675 §5) as an offset.
+    recover: u64,
+    dupacks: u32,
+
+    /// Payload bytes per segment (effective send MSS minus fixed options).
+    smss: u32,
+    snd_wnd: u64,
+    max_snd_wnd: u64,
+    /// SND.WL1 as a peer-side offset (signed: may precede RCV.NXT).
+    snd_wl1: i64,
+    snd_wl2: u64,
+    snd_wscale: u8,
+    rcv_wscale: u8,
+    ws_ok: bool,
+    sack_ok: bool,
+    ts_ok: bool,
+    ts_recent: u32,
+    /// RCV.NXT carried by the last segment we sent (RFC 7323 §4.3).
+    last_ack_sent: u64,
+    /// Right edge of the window we last advertised.
+    adv_right: u64,
+
+    /// SYN (active) or SYN-ACK (passive) waiting to be (re)sent.
+    syn_pending: bool,
+    syn_sent_at: Option<SimTime>,
+    syn_retries: u32,
+    force_retx: bool,
+    probe_pending: bool,
+    rst_reply: Option<Segment>,
+
+    rto_deadline: Option<SimTime>,
+    rto_retries: u32,
+    persist_deadline: Option<SimTime>,
+    persist_backoff: u32,
+    tw_deadline: Option<SimTime>,
+
+    events: VecDeque<Event>,
+    last_cc: (u64, u64),
+    stats: Stats,
+}
+
+impl Connection {
+    fn new(cfg: Config, isn: u32, state: State, now: SimTime) -> Self {
+        let smss = cfg.own_mss();
+        let cc = cc::new_controller(
+            cfg.cc,
+            smss,
+            cfg.initial_window.bytes(smss),
+            cfg.cubic_fast_convergence,
+        );
+        Connection {
+            state,
+            iss: isn,
+            irs: 0,
+            local_port: 0,
+            remote_port: 0,
+            now,
+            send: SendBuf::new(cfg.send_buffer),
+            recv: RecvBuf::new(cfg.recv_buffer),
+            ack: AckPolicy::new(cfg.delayed_ack),
+            sb: Scoreboard::default(),
+            rtt: RttEstimator::new(
+                cfg.initial_rto,
+                cfg.min_rto,
+                cfg.max_rto,
+                cfg.clock_granularity,
+            ),
+            cc,
+            recovery: Recovery::new(false),
+            in_recovery: false,
+            recover: 0,
+            dupacks: 0,
+            smss,
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            snd_wl1: 0,
+            snd_wl2: 0,
+            snd_wscale: 0,
+            rcv_wscale: 0,
+            ws_ok: false,
+            sack_ok: false,
+            ts_ok: false,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            adv_right: 0,
+            syn_pending: state == State::SynSent,
+            syn_sent_at: None,
+            syn_retries: 0,
+            force_retx: false,
+            probe_pending: false,
+            rst_reply: None,
+            rto_deadline: None,
+            rto_retries: 0,
+            persist_deadline: None,
+            persist_backoff: 0,
+            tw_deadline: None,
+            events: VecDeque::new(),
+            last_cc: (0, 0),
+            stats: Stats::default(),
+            cfg,
+        }
+    }
+
+    /// Active open: the SYN is emitted by the next `poll_transmit`.
+    pub fn connect(cfg: Config, isn: u32, now: SimTime) -> Connection {
+        Connection::new(cfg, isn, State::SynSent, now)
+    }
+
+    /// Passive open: waits for a SYN.
+    pub fn listen(cfg: Config, isn: u32) -> Connection {
+        Connection::new(cfg, isn, State::Listen, SimTime::ZERO)
+    }
+
+    /// Sets the ports used in emitted segments (a listener learns the remote
+    /// port, and its local port if 0, from the SYN).
+    pub fn with_ports(mut self, local: u16, remote: u16) -> Self {
+        self.local_port = local;
+        self.remote_port = remote;
+        self
+    }
+
+    /// Appends `bytes` to the send stream; returns how many fit into the
+    /// send buffer. Nothing is accepted after [`close`](Self::close).
+    pub fn write(&mut self, bytes: u64) -> u64 {
+        let n = self.send.write(bytes);
+        self.update_persist(self.now);
+        n
+    }
+
+    /// Queues a FIN after all written data (RFC 9293 §3.10.4).
+    pub fn close(&mut self) {
+        match self.state {
+            State::Listen | State::SynSent => self.set_state(State::Closed),
+            State::Established => {
+                self.send.fin_queued = true;
+                self.set_state(State::FinWait1);
+            }
+            State::CloseWait => {
+                self.send.fin_queued = true;
+                self.set_state(State::LastAck);
+            }
+            // SYN-RECEIVED: FIN goes out once established.
+            _ => self.send.fin_queued = true,
+        }
+    }
+
+    /// Consumes up to `max` in-order bytes. Freeing buffer space sends a
+    /// window update when the right edge can move by at least
+    /// min(buffer/2, MSS) (receiver SWS avoidance, RFC 9293 §3.8.6.2.2)
+    /// and the window at least doubles (as Linux does); smaller updates
+    /// ride on the next ACK.
+    pub fn read(&mut self, max: u64) -> u64 {
+        let n = self.recv.read(max);
+        if n > 0 && self.state.is_synchronized() && !self.recv.fin_done() {
+            let threshold = (self.cfg.recv_buffer / 2).min(u64::from(self.cfg.own_mss()));
+            let edge = self.advertised_right_edge();
+            let nxt = self.recv.rcv_nxt();
+            let offered = self.adv_right.saturating_sub(nxt);
+            if edge >= self.adv_right + threshold && edge - nxt >= 2 * offered {
+                self.ack.ack_now = true;
+            }
+        }
+        n
+    }
+
+    /// In-order bytes ready for [`read`](Self::read).
+    pub fn readable(&self) -> u64 {
+        self.recv.readable()
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
+    /// The peer's FIN has been received (end of the inbound stream).
+    pub fn peer_closed(&self) -> bool {
+        self.recv.fin_done()
+    }
+
+    /// Effective congestion window in bytes (NewReno inflation and
+    /// deflation included, never below one segment).
+    pub fn cwnd(&self) -> u64 {
+        (self.cc.cwnd() as i64 + self.recovery.inflation()).max(i64::from(self.smss)) as u64
+    }
+
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.rtt.srtt()
+    }
+
+    pub fn rttvar(&self) -> SimTime {
+        self.rtt.rttvar()
+    }
+
+    /// Current retransmission timeout, back-off included.
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+
+    /// RFC 6675 `pipe`: bytes believed in flight.
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.sb.pipe()
+    }
+
+    /// Payload bytes per full-sized segment.
+    pub fn smss(&self) -> u32 {
+        self.smss
+    }
+
+    /// Peer's send window in bytes (scaled).
+    pub fn send_window(&self) -> u64 {
+        self.snd_wnd
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Whether SACK / timestamps were negotiated.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+
+    pub fn timestamps_enabled(&self) -> bool {
+        self.ts_ok
+    }
+
+    /// Bytes written but not yet acknowledged by the peer.
+    pub fn unacked_bytes(&self) -> u64 {
+        self.send.fin_offset().saturating_sub(self.send.snd_una)
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats;
+        s.bytes_delivered = self.recv.delivered();
+        s
+    }
+
+    /// Next trace record.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn set_state(&mut self, s: State) {
+        if self.state != s {
+            self.state = s;
+            self.events.push_back(Event::StateChanged(s));
+            if s == State::Closed {
+                self.rto_deadline = None;
+                self.persist_deadline = None;
+                self.tw_deadline = None;
+                self.ack.on_ack_sent();
+            }
+        }
+    }
+
+    fn abort(&mut self) {
+        self.events.push_back(Event::Aborted);
+        self.set_state(State::Closed);
+    }
+
+    /// Emits `CwndChanged` when the effective window or ssthresh moved.
+    fn report_cc(&mut self) {
+        let now = (self.cwnd(), self.ssthresh());
+        if now != self.last_cc {
+            self.last_cc = now;
+            self.events.push_back(Event::CwndChanged {
+                cwnd: now.0,
+                ssthresh: now.1,
+            });
+        }
+    }
+
+    /// Our sequence number for a local offset.
+    fn local_seq(&self, off: u64) -> SeqNum {
+        SeqNum(self.iss) + off as u32
+    }
+
+    /// The peer's sequence number for a remote offset.
+    fn remote_seq(&self, off: u64) -> SeqNum {
+        SeqNum(self.irs) + off as u32
+    }
+
+    /// Local offset of an acknowledgment number, relative to SND.UNA.
+    fn unwrap_local(&self, seq: SeqNum) -> i64 {
+        self.send.snd_una as i64 + i64::from(seq.diff(self.local_seq(self.send.snd_una)))
+    }
+
+    /// Remote offset of a peer sequence number, relative to RCV.NXT.
+    fn unwrap_remote(&self, seq: SeqNum) -> i64 {
+        let nxt = self.recv.rcv_nxt();
+        nxt as i64 + i64::from(seq.diff(self.remote_seq(nxt)))
+    }
+
+    /// TSval clock: milliseconds (RFC 7323 §5.4), offset by the ISN so each
+    /// connection starts at a different value.
+    fn ts_now(&self, now: SimTime) -> u32 {
+        ((now.0 / 1_000_000) as u32).wrapping_add(self.iss)
+    }
+
+    /// Right edge of the window we would advertise now.
+    fn advertised_right_edge(&self) -> u64 {
+        let wnd = (self.recv.window() >> self.rcv_wscale).min(65535);
+        self.recv.rcv_nxt() + (wnd << self.rcv_wscale)
+    }
+}

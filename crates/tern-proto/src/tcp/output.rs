@@ -1,0 +1,262 @@
+//! Segment emission: what to send next and how it is framed.
+
+use super::scoreboard::SentSeg;
+use super::wire::{Flags, Segment, TcpOptions, MAX_SACK_BLOCKS};
+use super::{Connection, Event, RetransmitKind, State};
+use crate::time::SimTime;
+
+impl Connection {
+    /// The next segment to send at `now`, or `None`.
+    ///
+    /// Priority: RST reply, SYN/SYN-ACK, forced retransmission (fast
+    /// retransmit / partial ACK), zero-window probe, lost segments within
+    /// cwnd (NextSeg rule 1), new data within cwnd and the peer's window
+    /// (rule 2), FIN, then a pure ACK if one is due.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        self.now = now;
+        if let Some(bad) = self.rst_reply.take() {
+            return Some(self.rst_for(&bad));
+        }
+        if matches!(self.state, State::Closed | State::Listen) {
+            return None;
+        }
+        if self.syn_pending {
+            return Some(self.emit_syn(now));
+        }
+        if self.state == State::SynSent || self.state == State::SynReceived {
+            return None;
+        }
+        if std::mem::take(&mut self.force_retx) {
+            if let Some(seg) = self.retransmit_lost(now) {
+                return Some(seg);
+            }
+        }
+        if std::mem::take(&mut self.probe_pending) {
+            if let Some(seg) = self.emit_probe(now) {
+                return Some(seg);
+            }
+        }
+        let room = self.cwnd().saturating_sub(self.sb.pipe());
+        if self
+            .sb
+            .iter()
+            .find(|s| s.lost.is_some())
+            .is_some_and(|s| room >= u64::from(s.len.max(1)))
+        {
+            return self.retransmit_lost(now);
+        }
+        if let Some(seg) = self.emit_new_data(now, room) {
+            return Some(seg);
+        }
+        if self.ack.ack_now {
+            let seq = self.local_seq(self.send.snd_nxt);
+            return Some(self.frame(now, seq, 0, Flags::default()));
+        }
+        None
+    }
+
+    fn rst_for(&self, bad: &Segment) -> Segment {
+        let mut seg = Segment {
+            src_port: bad.dst_port,
+            dst_port: bad.src_port,
+            ..Segment::default()
+        };
+        seg.flags.rst = true;
+        if bad.flags.ack {
+            seg.seq = bad.ack;
+        } else {
+            seg.flags.ack = true;
+            seg.ack = bad.seq + bad.seq_len();
+        }
+        seg
+    }
+
+    /// SYN or SYN-ACK with our options (RFC 9293 §3.5). A SYN-ACK carries
+    /// an option only if the peer's SYN did.
+    fn emit_syn(&mut self, now: SimTime) -> Segment {
+        self.syn_pending = false;
+        let active = self.state == State::SynSent;
+        let cfg = &self.cfg;
+        let options = TcpOptions {
+            mss: Some(cfg.own_mss().min(65535) as u16),
+            window_scale: (if active { cfg.window_scale } else { self.ws_ok })
+                .then(|| cfg.own_window_shift()),
+            sack_permitted: if active { cfg.sack } else { self.sack_ok },
+            timestamps: (if active { cfg.timestamps } else { self.ts_ok })
+                .then(|| (self.ts_now(now), if active { 0 } else { self.ts_recent })),
+            sack_blocks: Vec::new(),
+        };
+        let mut seg = Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.local_seq(0),
+            flags: Flags {
+                syn: true,
+                ack: !active,
+                ..Flags::default()
+            },
+            window: self.recv.window().min(65535) as u16,
+            options,
+            ..Segment::default()
+        };
+        if !active {
+            seg.ack = self.remote_seq(self.recv.rcv_nxt());
+            self.last_ack_sent = self.recv.rcv_nxt();
+        }
+        self.adv_right = self.recv.rcv_nxt() + u64::from(seg.window);
+        if self.syn_sent_at.is_none() {
+            self.syn_sent_at = Some(now);
+            self.rto_deadline = Some(now + self.rtt.rto());
+        } else {
+            self.note_retransmit(RetransmitKind::Rto, seg.seq, 0);
+        }
+        self.stats.segments_sent += 1;
+        seg
+    }
+
+    /// Resends the lowest segment marked lost.
+    fn retransmit_lost(&mut self, now: SimTime) -> Option<Segment> {
+        let s = self.sb.next_lost()?;
+        let kind = s.lost.take().unwrap_or(RetransmitKind::Rto);
+        s.retransmitted = true;
+        s.sent_at = now;
+        let (start, len, fin) = (s.start, s.len, s.fin);
+        let seq = self.local_seq(start);
+        self.note_retransmit(kind, seq, len);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        Some(self.frame(
+            now,
+            seq,
+            len,
+            Flags {
+                fin,
+                ..Flags::default()
+            },
+        ))
+    }
+
+    fn note_retransmit(&mut self, kind: RetransmitKind, seq: super::SeqNum, len: u32) {
+        let counter = match kind {
+            RetransmitKind::Fast => &mut self.stats.retransmits_fast,
+            RetransmitKind::Rto => &mut self.stats.retransmits_rto,
+            RetransmitKind::SackRecovery => &mut self.stats.retransmits_sack,
+            RetransmitKind::Probe => &mut self.stats.retransmits_probe,
+        };
+        *counter += 1;
+        self.events.push_back(Event::Retransmit { kind, seq, len });
+    }
+
+    /// Zero-window probe (RFC 9293 §3.8.6.1): resend the outstanding probe
+    /// byte, or send one new byte beyond the closed window.
+    fn emit_probe(&mut self, now: SimTime) -> Option<Segment> {
+        if self.sb.first().is_some_and(|s| s.probe) {
+            self.sb.mark_first_lost(RetransmitKind::Probe);
+            return self.retransmit_lost(now);
+        }
+        if self.send.unsent() == 0 || !self.sb.is_empty() {
+            return None;
+        }
+        self.stats.window_probes += 1;
+        let seq = self.local_seq(self.send.snd_nxt);
+        self.events.push_back(Event::WindowProbe { seq });
+        Some(self.send_new(now, 1, false, true))
+    }
+
+    /// New data (and possibly the FIN) within cwnd `room` and the peer's
+    /// window. Small segments are sent only when they carry the last of the
+    /// data, or when nothing is in flight (sender SWS avoidance, RFC 9293
+    /// §3.8.6.2.1, without Nagle: the application writes whole chunks).
+    fn emit_new_data(&mut self, now: SimTime, room: u64) -> Option<Segment> {
+        if !self.state.is_synchronized() || !self.send.fin_pending() && self.send.unsent() == 0 {
+            return None;
+        }
+        let unsent = self.send.unsent();
+        if unsent == 0 {
+            // Bare FIN: needs no window space.
+            return Some(self.send_new(now, 0, true, false));
+        }
+        let wnd_room = (self.send.snd_una + self.snd_wnd).saturating_sub(self.send.snd_nxt);
+        let want = unsent.min(u64::from(self.smss));
+        let len = want.min(wnd_room).min(room);
+        let idle = self.sb.is_empty();
+        if len == 0 || (len < want && !idle && (room < want || wnd_room < self.max_snd_wnd / 2)) {
+            return None;
+        }
+        let fin = self.send.fin_queued && len == unsent;
+        Some(self.send_new(now, len as u32, fin, false))
+    }
+
+    fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool) -> Segment {
+        let start = self.send.snd_nxt;
+        self.sb.push(SentSeg {
+            start,
+            len,
+            fin,
+            sent_at: now,
+            retransmitted: false,
+            sacked: false,
+            lost: None,
+            probe,
+        });
+        self.send.snd_nxt += u64::from(len) + u64::from(fin);
+        // RFC 6298 §5.1 (probes are timed by the persist timer instead).
+        if self.rto_deadline.is_none() && !probe {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        let seq = self.local_seq(start);
+        self.frame(
+            now,
+            seq,
+            len,
+            Flags {
+                fin,
+                ..Flags::default()
+            },
+        )
+    }
+
+    /// Frames a synchronized-state segment: ACK, window, timestamps and
+    /// SACK blocks (3 with timestamps, else 4; RFC 2018 §3).
+    fn frame(&mut self, now: SimTime, seq: super::SeqNum, len: u32, mut flags: Flags) -> Segment {
+        flags.ack = true;
+        flags.psh = len > 0;
+        let rcv_nxt = self.recv.rcv_nxt();
+        let wnd = (self.advertised_right_edge() - rcv_nxt) >> self.rcv_wscale;
+        let max_blocks = if self.ts_ok {
+            MAX_SACK_BLOCKS - 1
+        } else {
+            MAX_SACK_BLOCKS
+        };
+        let sack_blocks = if self.sack_ok {
+            self.recv
+                .sack_blocks(max_blocks)
+                .into_iter()
+                .map(|(l, r)| (self.remote_seq(l), self.remote_seq(r)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let seg = Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack: self.remote_seq(rcv_nxt),
+            flags,
+            window: wnd as u16,
+            options: TcpOptions {
+                timestamps: self.ts_ok.then(|| (self.ts_now(now), self.ts_recent)),
+                sack_blocks,
+                ..TcpOptions::default()
+            },
+            payload_len: len,
+        };
+        self.last_ack_sent = rcv_nxt;
+        self.adv_right = rcv_nxt + (wnd << self.rcv_wscale);
+        self.ack.on_ack_sent();
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += u64::from(len);
+        seg
+    }
+}

@@ -1,0 +1,133 @@
+//! Timers: retransmission (RFC 6298 §5), persist (RFC 9293 §3.8.6.1),
+//! delayed ACK (RFC 1122 §4.2.3.2) and TIME-WAIT (RFC 9293 §3.6).
+
+use super::cc::LossEvent;
+use super::{Connection, Event, RetransmitKind, State};
+use crate::time::SimTime;
+
+impl Connection {
+    /// Earliest pending deadline, if any.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        [
+            self.rto_deadline,
+            self.persist_deadline,
+            self.ack.deadline,
+            self.tw_deadline,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Fires every timer whose deadline is at or before `now`; harmless
+    /// when nothing is due.
+    pub fn handle_timeout(&mut self, now: SimTime) {
+        self.now = now;
+        if self.tw_deadline.is_some_and(|d| d <= now) {
+            self.tw_deadline = None;
+            self.set_state(State::Closed);
+            return;
+        }
+        self.ack.on_timeout(now);
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_rto(now);
+        }
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            // Back off like the RTO (RFC 9293 §3.8.6.1), capped at max_rto.
+            self.persist_backoff = self.persist_backoff.saturating_add(1);
+            self.probe_pending = true;
+            self.persist_deadline = Some(now + self.persist_interval());
+        }
+        self.update_persist(now);
+        self.report_cc();
+    }
+
+    fn persist_interval(&self) -> SimTime {
+        let factor = 1u64
+            .checked_shl(self.persist_backoff.min(63))
+            .unwrap_or(u64::MAX);
+        self.rtt.rto().saturating_mul(factor).min(self.cfg.max_rto)
+    }
+
+    /// Retransmission timeout (RFC 6298 §5.4-5.6): retransmit the earliest
+    /// unacknowledged segment, double the RTO, restart the timer. For data,
+    /// RFC 5681 §3.1 collapses cwnd to one segment and RFC 6675 §5.1 /
+    /// RFC 2018 §8 end SACK recovery and discard SACK state; everything
+    /// outstanding is resent, paced by slow start.
+    fn on_rto(&mut self, now: SimTime) {
+        let handshake = matches!(self.state, State::SynSent | State::SynReceived);
+        let data_outstanding = self.sb.iter().any(|s| !s.probe);
+        if !handshake && !data_outstanding {
+            self.rto_deadline = None;
+            return;
+        }
+        let retries = if handshake {
+            self.syn_retries += 1;
+            self.syn_retries > self.cfg.syn_retries
+        } else {
+            self.rto_retries += 1;
+            self.rto_retries > self.cfg.max_retries
+        };
+        if retries {
+            self.abort();
+            return;
+        }
+        self.rtt.on_expiry();
+        self.stats.rto_expiries += 1;
+        self.events.push_back(Event::RtoExpired {
+            backoff: self.rtt.backoff(),
+            rto: self.rtt.rto(),
+        });
+        self.rto_deadline = Some(now + self.rtt.rto());
+        if handshake {
+            self.syn_pending = true;
+            return;
+        }
+        self.cc.on_rto(&LossEvent {
+            now,
+            flight_size: self.sb.flight_size(),
+        });
+        self.exit_recovery();
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no new recovery until
+        // everything sent so far is acknowledged.
+        self.recover = self.send.snd_nxt;
+        self.dupacks = 0;
+        self.sb.clear_sacks();
+        self.sb.mark_all_lost(RetransmitKind::Rto);
+        self.force_retx = true;
+    }
+
+    /// RFC 6298 §5.2/§5.3: stop the timer when nothing is outstanding,
+    /// otherwise restart it on an ACK of new data.
+    pub(super) fn rearm_rto(&mut self, now: SimTime) {
+        self.rto_deadline = self
+            .sb
+            .iter()
+            .any(|s| !s.probe)
+            .then(|| now + self.rtt.rto());
+    }
+
+    /// Starts the persist timer when the peer's window is closed with data
+    /// waiting and nothing else outstanding; stops it when the window
+    /// opens, resending an unanswered probe byte at once.
+    pub(super) fn update_persist(&mut self, now: SimTime) {
+        if !self.state.is_synchronized() {
+            return;
+        }
+        let data_outstanding = self.sb.iter().any(|s| !s.probe);
+        if self.snd_wnd == 0 && self.send.unsent() > 0 && !data_outstanding {
+            if self.persist_deadline.is_none() {
+                self.persist_backoff = 0;
+                self.persist_deadline = Some(now + self.persist_interval());
+                self.rto_deadline = None;
+            }
+        } else if self.snd_wnd > 0 && self.persist_deadline.is_some() {
+            self.persist_deadline = None;
+            self.persist_backoff = 0;
+            if self.sb.end_probing() {
+                self.sb.mark_first_lost(RetransmitKind::Probe);
+                self.force_retx = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Property: over random impairments, a transfer is delivered exactly once
+//! and in order, both sides finish, and nothing deadlocks.
+
+mod util;
+
+use proptest::prelude::*;
+use tern_proto::tcp::{CcKind, Config, DelayedAck, State};
+use tern_proto::time::SimTime;
+use util::{Pair, Wire};
+
+fn config(sack: bool, cc: CcKind, timestamps: bool) -> Config {
+    Config {
+        sack,
+        cc,
+        timestamps,
+        min_rto: SimTime::from_millis(200),
+        send_buffer: 64 * 1024,
+        recv_buffer: 32 * 1024,
+        time_wait: SimTime::from_secs(2),
+        delayed_ack: Some(DelayedAck::default()),
+        ..Config::default()
+    }
+}
+
+/// Runs one transfer; returns an error message on a violated property.
+#[allow(clippy::too_many_arguments)]
+pub fn transfer(
+    seed: u64,
+    bytes: u64,
+    back: u64,
+    wire: Wire,
+    sack: bool,
+    cc: CcKind,
+    ts: bool,
+    stall: SimTime,
+) -> Result<(), String> {
+    let mut p = Pair::new(config(sack, cc, ts), config(sack, cc, ts), wire, seed);
+    let (mut to_write, mut back_to_write) = (bytes, back);
+    let (mut client_closed, mut server_closed) = (false, false);
+    for _ in 0..2_000_000 {
+        if p.client.state().is_synchronized() && to_write > 0 {
+            to_write -= p.client.write(to_write);
+        }
+        if p.client.state().is_synchronized() && to_write == 0 && !client_closed {
+            p.client.close();
+            client_closed = true;
+        }
+        if p.server.state().is_synchronized() && back_to_write > 0 {
+            back_to_write -= p.server.write(back_to_write);
+        }
+        if p.server.peer_closed() && back_to_write == 0 && !server_closed {
+            p.server.close();
+            server_closed = true;
+        }
+        // The server application stops reading until `stall` (zero window).
+        p.auto_read = p.now >= stall;
+        p.client_read += p.client.read(u64::MAX);
+        p.drive();
+        // No deadlock: outstanding data implies a timer or a segment on the wire.
+        for c in [&p.client, &p.server] {
+            if c.state() != State::Closed
+                && c.unacked_bytes() > 0
+                && c.poll_timeout().is_none()
+                && p.wire_is_empty()
+            {
+                return Err(format!("deadlock at {}: {:?}", p.now, c.state()));
+            }
+        }
+        if p.client.state() == State::Closed && p.server.state() == State::Closed {
+            break;
+        }
+        if !p.step() {
+            return Err(format!(
+                "idle at {} in {:?}/{:?}",
+                p.now,
+                p.client.state(),
+                p.server.state()
+            ));
+        }
+    }
+    // Data stays readable after the connection closed.
+    p.server_read += p.server.read(u64::MAX);
+    if p.server_read != bytes || p.server.stats().bytes_delivered != bytes {
+        return Err(format!(
+            "server read {} delivered {} of {bytes}",
+            p.server_read,
+            p.server.stats().bytes_delivered
+        ));
+    }
+    if p.client_read != back || p.client.stats().bytes_delivered != back {
+        return Err(format!("client read {} of {back}", p.client_read));
+    }
+    if p.client.state() != State::Closed || p.server.state() != State::Closed {
+        return Err(format!(
+            "not closed: {:?}/{:?}",
+            p.client.state(),
+            p.server.state()
+        ));
+    }
+    Ok(())
+}
+
+fn arb_wire() -> impl Strategy<Value = Wire> {
+    (
+        1u64..100,
+        0u64..30,
+        0.0f64..0.25,
+        0.0f64..0.05,
+        prop::option::of((0u64..3000, 0u64..4000)),
+    )
+        .prop_map(|(delay, jitter, loss, dup, outage)| Wire {
+            delay: SimTime::from_millis(delay),
+            jitter: SimTime::from_millis(jitter),
+            loss,
+            duplicate: dup,
+            outage: outage.map(|(a, d)| (SimTime::from_millis(a), SimTime::from_millis(a + d))),
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn transfer_is_exact_and_terminates(
+        seed in any::<u64>(),
+        bytes in 0u64..200_000,
+        back in 0u64..20_000,
+        wire in arb_wire(),
+        sack in any::<bool>(),
+        cubic in any::<bool>(),
+        ts in any::<bool>(),
+        stall in 0u64..4000,
+    ) {
+        let cc = if cubic { CcKind::Cubic } else { CcKind::NewReno };
+        if let Err(e) = transfer(seed, bytes, back, wire, sack, cc, ts, SimTime::from_millis(stall)) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+#[test]
+fn clean_transfer_all_variants() {
+    for sack in [false, true] {
+        for cc in [CcKind::NewReno, CcKind::Cubic] {
+            transfer(
+                1,
+                500_000,
+                10_000,
+                Wire::default(),
+                sack,
+                cc,
+                true,
+                SimTime::ZERO,
+            )
+            .unwrap();
+        }
+    }
+}
+
+#[test]
+fn lossy_transfer_all_variants() {
+    for (i, (sack, cc)) in [
+        (false, CcKind::NewReno),
+        (true, CcKind::NewReno),
+        (false, CcKind::Cubic),
+        (true, CcKind::Cubic),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let wire = Wire {
+            loss: 0.1,
+            jitter: SimTime::from_millis(20),
+            duplicate: 0.02,
+            outage: Some((SimTime::from_millis(500), SimTime::from_millis(2500))),
+            ..Wire::default()
+        };
+        transfer(
+            i as u64,
+            300_000,
+            5_000,
+            wire,
+            sack,
+            cc,
+            i % 2 == 0,
+            SimTime::from_secs(3),
+        )
+        .unwrap();
+    }
+}

@@ -1,0 +1,139 @@
+"""Bad input gets a clear error naming file, line and key, exit code 2, no traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+import tern
+from conftest import P2P, tern_cli
+
+# (description, edit of the valid scenario, expected fragment of the error)
+CASES = [
+    (
+        "rate with an unknown unit",
+        lambda s: s.replace('rate = "10Mbps"', 'rate = "10 parsecs"'),
+        'bad.toml:16: links[0].rate: expected a data rate like "10Mbps", got "10 parsecs"',
+    ),
+    (
+        "duration without a unit",
+        lambda s: s.replace('duration = "5s"', "duration = 5"),
+        'bad.toml:4: sim.duration: expected a duration with its unit written out, like "20ms"',
+    ),
+    (
+        "misspelt key",
+        lambda s: s.replace('delay = "20ms"', 'dealy = "20ms"'),
+        "bad.toml:17: links[0].dealy: unknown field `dealy`, expected one of `name`, `ends`",
+    ),
+    (
+        "missing key",
+        lambda s: s.replace('delay = "20ms"\n', ""),
+        "bad.toml:13: links[0]: missing field `delay`",
+    ),
+    (
+        "link to a node that does not exist",
+        lambda s: s.replace('ends = ["a", "b"]', 'ends = ["a", "c"]'),
+        'bad.toml:15: links[0].ends: no node named "c"',
+    ),
+    (
+        "duplicate node name",
+        lambda s: s.replace('name = "b"', 'name = "a"', 1),
+        'bad.toml:11: nodes[1].name: the name "a" is used twice in nodes',
+    ),
+    (
+        "probability above one",
+        lambda s: s.replace("p = 0.05", "p = 1.5"),
+        "bad.toml:18: links[0].loss: expected a probability between 0 and 1, got 1.5",
+    ),
+    (
+        "not TOML at all",
+        lambda s: s.replace('name = "msgs"', 'name = "msgs'),
+        "bad.toml:21: not valid TOML",
+    ),
+    (
+        "unknown queue discipline",
+        lambda s: s.replace(
+            'loss = { kind = "bernoulli", p = 0.05 }',
+            'queue = { kind = "red", limit = "10pkt" }',
+        ),
+        "bad.toml:18: links[0].queue.kind: unknown variant `red`, expected `droptail` or `codel`",
+    ),
+    (
+        "flow from an unknown node",
+        lambda s: s.replace('from = "a"', 'from = "ue"'),
+        'bad.toml:22: flows[0].from: no node named "ue"',
+    ),
+    (
+        "message larger than the MTU",
+        lambda s: s.replace('size = "1000B"', 'size = "1500B"'),
+        "bad.toml:24: flows[0].app.size: expected 1 to 1472 bytes",
+    ),
+    (
+        "unknown trace kind",
+        lambda s: s.replace('record = ["delay", "queue"]', 'record = ["delay", "cwnd2"]'),
+        "bad.toml:1: record[1]: unknown variant `cwnd2`",
+    ),
+    (
+        "unreachable destination",
+        lambda s: s.replace('to = "b"', 'to = "c"') + '\n[[nodes]]\nname = "c"\n',
+        'flows[0].to: no route from "a" to "c"',
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_bad_scenario_gives_a_clear_error(tmp_path, what, edit, expected):
+    path = tmp_path / "bad.toml"
+    path.write_text(edit(P2P))
+    for command in ("validate", "run"):
+        res = (
+            tern_cli(command, str(path), "--out", str(tmp_path / "o"))
+            if command == "run"
+            else tern_cli(command, str(path))
+        )
+        assert res.returncode == 2, (what, res.stdout, res.stderr)
+        message = " ".join(res.stderr.split())
+        assert expected in message, (what, res.stderr)
+        assert "Traceback" not in res.stderr
+
+
+def test_bad_set_overrides(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(P2P)
+    cases = [
+        (
+            ["--set", "links.acces.rate=5Mbps"],
+            'no element named "acces" in links (names there: access)',
+        ),
+        (
+            ["--set", "links.access.rate=5"],
+            "--set links[0].rate: expected a data rate with its unit",
+        ),
+        (["--set", "links.access.rate"], "expected KEY=VALUE"),
+        (["--set", "links.access=5"], "is a whole element"),
+    ]
+    for args, expected in cases:
+        res = tern_cli("run", str(path), *args, "--out", str(tmp_path / "o"))
+        assert res.returncode == 2, res.stderr
+        assert expected in " ".join(res.stderr.split())
+        assert "Traceback" not in res.stderr
+
+
+def test_missing_file_and_bad_flag(tmp_path):
+    res = tern_cli("run", str(tmp_path / "nope.toml"))
+    assert res.returncode == 2
+    assert "nope.toml: no such scenario file" in res.stderr
+    res = tern_cli("run", str(tmp_path / "nope.toml"), "--seed", "minus one")
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+
+
+def test_python_api_errors_are_typed():
+    with pytest.raises(tern.ScenarioError, match=r"links\[0\].rate: expected a data rate"):
+        tern.run(P2P.replace('"10Mbps"', '"fast"'))
+    with pytest.raises(TypeError, match="override values are strings"):
+        tern.run(P2P, set={"links.access.rate": [1, 2]})
+    with pytest.raises(FileNotFoundError, match="no such scenario file"):
+        tern.run("does-not-exist.toml")
+    r = tern.run(P2P)
+    with pytest.raises(KeyError, match="no trace 'cwnd' in this run"):
+        r.series("cwnd")
