@@ -11,6 +11,7 @@ pub mod net;
 pub mod scenario;
 pub mod summary;
 pub mod trace;
+pub mod transport;
 pub mod world;
 
 pub use world::{RunError, RunOutput, World};

@@ -2,7 +2,8 @@
 
 use crate::engine::SimTime;
 use crate::net::packet::Body;
-use crate::world::World;
+use crate::transport::tcp::{Side, TcpFlow};
+use crate::world::{Flow, Transport, World};
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -66,6 +67,25 @@ pub struct FlowSummary {
     /// Round-trip times (ping), in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<Distribution>,
+    /// The sending TCP endpoint's counters (TCP flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSummary>,
+}
+
+/// Counters of a flow's sending TCP endpoint.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpSummary {
+    /// When the last byte of a bounded bulk transfer reached the receiving application.
+    pub completion_time_s: Option<f64>,
+    pub segments_sent: u64,
+    pub retransmits_fast: u64,
+    pub retransmits_rto: u64,
+    pub retransmits_sack: u64,
+    pub rto_expiries: u64,
+    pub final_cwnd: u64,
+    pub final_srtt_s: Option<f64>,
+    /// Connection state at the end of the run.
+    pub state: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -110,51 +130,90 @@ pub struct Summary {
     pub links: IndexMap<String, IndexMap<&'static str, ChannelSummary>>,
 }
 
+fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
+    let end = w.end();
+    let active = end.saturating_sub(f.start).as_secs_f64();
+    let (transport, sent, sent_bytes, sink, tcp) = match &f.transport {
+        Transport::Udp { source, sink } => ("udp", source.sent, source.sent_bytes, sink, None),
+        Transport::Tcp(t) => (
+            "tcp",
+            t.messages_sent(),
+            t.written,
+            &t.sink,
+            Some(tcp_summary(t)),
+        ),
+    };
+    let delivered = sink.received;
+    let lost = sent.saturating_sub(delivered + flying);
+    // Over TCP a message is never lost: what is not delivered is still on its way.
+    let (lost, flying) = if tcp.is_some() {
+        (0, sent - delivered)
+    } else {
+        (lost, flying)
+    };
+    let echo = f.app == "ping";
+    let dist = Distribution::of_nanos(&sink.delays);
+    let bytes_delivered = match &f.transport {
+        Transport::Udp { sink, .. } => sink.received_bytes,
+        Transport::Tcp(t) => t.read,
+    };
+    FlowSummary {
+        app: f.app,
+        transport,
+        from: w.node_names[f.src.0 as usize].clone(),
+        to: w.node_names[f.dst.0 as usize].clone(),
+        messages_sent: sent,
+        messages_delivered: delivered,
+        messages_lost: lost,
+        messages_in_flight: flying,
+        bytes_sent: sent_bytes,
+        bytes_delivered,
+        goodput_bps: if active > 0.0 {
+            bytes_delivered as f64 * 8.0 / active
+        } else {
+            0.0
+        },
+        loss_rate: if sent > flying {
+            lost as f64 / (sent - flying) as f64
+        } else {
+            0.0
+        },
+        delay_s: if echo { None } else { dist.clone() },
+        rtt_s: if echo { dist } else { None },
+        tcp,
+    }
+}
+
+fn tcp_summary(t: &TcpFlow) -> TcpSummary {
+    let client = &t.ends[Side::Client.index()].conn;
+    let st = client.stats();
+    TcpSummary {
+        completion_time_s: t.completed_at.map(SimTime::as_secs_f64),
+        segments_sent: st.segments_sent,
+        retransmits_fast: st.retransmits_fast,
+        retransmits_rto: st.retransmits_rto,
+        retransmits_sack: st.retransmits_sack,
+        rto_expiries: st.rto_expiries,
+        final_cwnd: client.cwnd(),
+        final_srtt_s: client.srtt().map(SimTime::as_secs_f64),
+        state: format!("{:?}", client.state()),
+    }
+}
+
 pub(crate) fn build(w: &World, events: u64) -> Summary {
     let end = w.end();
     let secs = end.as_secs_f64();
     let mut in_flight = vec![0u64; w.flows.len()];
     for p in w.pool.live() {
-        let Body::Udp(_) = p.body;
-        in_flight[p.flow.0 as usize] += 1;
+        if let Body::Udp(_) = p.body {
+            in_flight[p.flow.0 as usize] += 1;
+        }
     }
     let flows = w
         .flows
         .iter()
         .zip(&in_flight)
-        .map(|(f, &flying)| {
-            let sent = f.source.sent;
-            let delivered = f.sink.received;
-            let lost = sent.saturating_sub(delivered + flying);
-            let active = end.saturating_sub(f.start).as_secs_f64();
-            let echo = f.app == "ping";
-            let dist = Distribution::of_nanos(&f.sink.delays);
-            let summary = FlowSummary {
-                app: f.app,
-                transport: "udp",
-                from: w.node_names[f.src.0 as usize].clone(),
-                to: w.node_names[f.dst.0 as usize].clone(),
-                messages_sent: sent,
-                messages_delivered: delivered,
-                messages_lost: lost,
-                messages_in_flight: flying,
-                bytes_sent: f.source.sent_bytes,
-                bytes_delivered: f.sink.received_bytes,
-                goodput_bps: if active > 0.0 {
-                    f.sink.received_bytes as f64 * 8.0 / active
-                } else {
-                    0.0
-                },
-                loss_rate: if sent > flying {
-                    lost as f64 / (sent - flying) as f64
-                } else {
-                    0.0
-                },
-                delay_s: if echo { None } else { dist.clone() },
-                rtt_s: if echo { dist } else { None },
-            };
-            (f.name.clone(), summary)
-        })
+        .map(|(f, &flying)| (f.name.clone(), flow_summary(w, f, flying)))
         .collect();
     let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
     for ch in &w.channels {

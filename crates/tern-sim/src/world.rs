@@ -9,9 +9,21 @@ use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, UdpKind, U
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
-use crate::scenario::{AppSpec, Direction, LinkSpec, Scenario};
+use crate::scenario::{AppSpec, Direction, LinkSpec, Scenario, TransportSpec};
 use crate::summary::{self, Summary};
 use crate::trace::{Cell, Table, Traces};
+use crate::transport::tcp::{self, Side, TcpApp, TcpFlow};
+use tern_proto::tcp::{Event as TcpEvent, RetransmitKind};
+
+/// The smallest MTU on the paths between `a` and `b`, both ways.
+fn path_mtu(s: &Scenario, ends: &[(NodeId, NodeId)], routes: &Routes, a: NodeId, b: NodeId) -> u32 {
+    [(a, b), (b, a)]
+        .into_iter()
+        .flat_map(|(x, y)| routes.path(x, y, ends).expect("routes checked"))
+        .map(|c| s.links[c.0 as usize / 2].mtu.0 as u32)
+        .min()
+        .unwrap_or(1500)
+}
 
 /// Channel ends and routes of a scenario. Link `i` has channel `2i` forward
 /// (`ends[0]` → `ends[1]`) and `2i + 1` reverse.
@@ -56,6 +68,8 @@ enum Event {
     Arrive(ChanId, PacketRef),
     /// A flow's source is due to send.
     Send(FlowId),
+    /// A TCP endpoint's timer may be due (it checks itself).
+    TcpWake(FlowId, Side),
     /// A scheduled change of a link (index into `World::changes`).
     Change(u32),
 }
@@ -73,9 +87,16 @@ pub(crate) struct Flow {
     pub src: NodeId,
     pub dst: NodeId,
     pub start: SimTime,
-    pub source: MessageSource,
-    /// Data: one-way delays at the receiver. Echo: round-trip times at the sender.
-    pub sink: MessageSink,
+    pub transport: Transport,
+}
+
+pub(crate) enum Transport {
+    Udp {
+        source: MessageSource,
+        /// Data: one-way delays at the receiver. Echo: round-trip times at the sender.
+        sink: MessageSink,
+    },
+    Tcp(Box<TcpFlow>),
 }
 
 /// How a run ended early.
@@ -173,8 +194,10 @@ impl World {
         };
         let mut flows = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
+            let id = FlowId(i as u32);
             let start = f.start.0;
             let stop = f.stop.map_or(SimTime::MAX, |d| d.0);
+            let (src, dst) = (node(&f.from), node(&f.to));
             let (app, source) = match &f.app {
                 AppSpec::Periodic {
                     size,
@@ -182,15 +205,15 @@ impl World {
                     count,
                 } => (
                     "periodic",
-                    MessageSource::new(
+                    Some(MessageSource::new(
                         SourceKind::Data,
                         size.0 as u32,
                         SendSchedule::every(start, interval.0, stop, *count),
-                    ),
+                    )),
                 ),
                 AppSpec::Cbr { rate, size } => (
                     "cbr",
-                    MessageSource::new(
+                    Some(MessageSource::new(
                         SourceKind::Data,
                         size.0 as u32,
                         // Payload bits / rate: size * 8 * 1e9 / rate ns apart.
@@ -201,28 +224,60 @@ impl World {
                             stop,
                             None,
                         ),
-                    ),
+                    )),
                 ),
                 AppSpec::Ping { size, interval } => (
                     "ping",
-                    MessageSource::new(
+                    Some(MessageSource::new(
                         SourceKind::Echo,
                         size.0 as u32,
                         SendSchedule::every(start, interval.0, stop, None),
-                    ),
+                    )),
                 ),
+                AppSpec::Bulk { .. } => ("bulk", None),
             };
-            if let Some(t) = source.schedule.next() {
-                queue.schedule(t, Event::Send(FlowId(i as u32)));
+            if let Some(t) = source.as_ref().and_then(|src| src.schedule.next()) {
+                queue.schedule(t, Event::Send(id));
             }
+            let transport = match &f.transport {
+                TransportSpec::Udp => Transport::Udp {
+                    source: source.expect("validated: UDP apps have a message source"),
+                    sink: MessageSink::default(),
+                },
+                TransportSpec::Tcp(spec) => {
+                    let mtu = path_mtu(s, &ends, &routes, src, dst);
+                    let app = match (&f.app, source) {
+                        (AppSpec::Bulk { bytes }, _) => TcpApp::Bulk {
+                            total: bytes.map(|b| b.0),
+                        },
+                        (_, Some(source)) => TcpApp::Messages {
+                            source,
+                            backlog: 0,
+                            pending: Default::default(),
+                            stream_end: 0,
+                        },
+                        (_, None) => unreachable!("every app but bulk has a source"),
+                    };
+                    // The client opens the connection when the flow starts.
+                    queue.schedule(start, Event::TcpWake(id, Side::Client));
+                    Transport::Tcp(Box::new(TcpFlow::new(
+                        &f.name,
+                        i as u32,
+                        seed,
+                        tcp::config(spec, mtu),
+                        spec.tsq.0,
+                        start,
+                        app,
+                    )))
+                }
+            };
             flows.push(Flow {
                 name: f.name.clone(),
                 app,
-                src: node(&f.from),
-                dst: node(&f.to),
+                src,
+                dst,
                 start,
-                source,
-                sink: MessageSink::default(),
+                transport,
             });
         }
         World {
@@ -281,6 +336,7 @@ impl World {
             Event::TxDone(c) => self.tx_done(now, c),
             Event::Arrive(c, p) => self.arrive(now, c, p),
             Event::Send(f) => self.send(now, f),
+            Event::TcpWake(f, side) => self.tcp_wake(now, f, side),
             Event::Change(i) => {
                 let change = &self.changes[i as usize];
                 let ch = &mut self.channels[change.chan.0 as usize];
@@ -296,22 +352,194 @@ impl World {
 
     fn send(&mut self, now: SimTime, f: FlowId) {
         let flow = &mut self.flows[f.0 as usize];
-        let msg = flow.source.emit(now);
         let (src, dst) = (flow.src, flow.dst);
-        if let Some(t) = flow.source.schedule.next() {
-            self.queue.schedule(t, Event::Send(f));
+        match &mut flow.transport {
+            Transport::Udp { source, .. } => {
+                let msg = source.emit(now);
+                if let Some(t) = source.schedule.next() {
+                    self.queue.schedule(t, Event::Send(f));
+                }
+                let p = self.pool.insert(f, src, dst, Body::Udp(msg));
+                self.forward(now, src, p);
+            }
+            Transport::Tcp(tcp) => {
+                tcp.emit_message(now);
+                if let TcpApp::Messages { source, .. } = &tcp.app {
+                    if let Some(t) = source.schedule.next() {
+                        self.queue.schedule(t, Event::Send(f));
+                    }
+                }
+                self.tcp_pump(now, f, Side::Client);
+            }
         }
-        let p = self.pool.insert(f, src, dst, Body::Udp(msg));
-        self.forward(now, src, p);
+    }
+
+    fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
+        match &mut self.flows[f.0 as usize].transport {
+            Transport::Tcp(t) => t,
+            Transport::Udp { .. } => unreachable!("TCP event for a UDP flow"),
+        }
+    }
+
+    fn tcp_wake(&mut self, now: SimTime, f: FlowId, side: Side) {
+        let end = &mut self.tcp_flow(f).ends[side.index()];
+        if end.wake_at == Some(now) {
+            end.wake_at = None;
+        }
+        if end.conn.poll_timeout().is_some_and(|t| t <= now) {
+            end.conn.handle_timeout(now);
+        }
+        self.tcp_pump(now, f, side);
+    }
+
+    /// Drives one TCP endpoint after an input: application I/O, transmit
+    /// (bounded by TCP Small Queues), trace events, and its next wake-up.
+    fn tcp_pump(&mut self, now: SimTime, f: FlowId, side: Side) {
+        let flow = &mut self.flows[f.0 as usize];
+        let (src, dst) = match side {
+            Side::Client => (flow.src, flow.dst),
+            Side::Server => (flow.dst, flow.src),
+        };
+        let name = &flow.name;
+        let Transport::Tcp(tcp) = &mut flow.transport else {
+            unreachable!("TCP pump on a UDP flow")
+        };
+        match side {
+            Side::Client => tcp.app_write(),
+            Side::Server => {
+                let delay_table = &mut self.traces.delay;
+                tcp.app_read(now, |d| {
+                    if let Some(t) = delay_table {
+                        t.push(&[
+                            Cell::F64(now.as_secs_f64()),
+                            Cell::Text(name),
+                            Cell::U64(d.seq),
+                            Cell::F64(d.sent_at.as_secs_f64()),
+                            Cell::F64(d.delay.as_secs_f64()),
+                            Cell::U64(u64::from(d.len)),
+                        ]);
+                    }
+                });
+            }
+        }
+        // Transmit while TSQ allows (Linux lets at least one packet through).
+        let limit = tcp.tsq_limit;
+        let mut segments = Vec::new();
+        {
+            let end = &mut tcp.ends[side.index()];
+            let mut below = end.below;
+            while below < limit || below == 0 {
+                let Some(seg) = end.conn.poll_transmit(now) else {
+                    break;
+                };
+                below += u64::from(crate::net::packet::IPV4_HEADER + seg.wire_len());
+                segments.push(seg);
+            }
+        }
+        self.tcp_events(now, f, side);
+        for seg in segments {
+            let p = self.pool.insert(f, src, dst, Body::Tcp(seg));
+            let size = self.pool.get(p).size();
+            if self.forward(now, src, p) {
+                self.tcp_flow(f).ends[side.index()].below += u64::from(size);
+            }
+        }
+        let end = &mut self.tcp_flow(f).ends[side.index()];
+        if let Some(t) = end.conn.poll_timeout() {
+            if end.wake_at.is_none_or(|w| t < w) {
+                end.wake_at = Some(t);
+                self.queue.schedule(t.max(now), Event::TcpWake(f, side));
+            }
+        }
+    }
+
+    /// Drains a TCP endpoint's trace events into the recorded tables.
+    fn tcp_events(&mut self, now: SimTime, f: FlowId, side: Side) {
+        let flow = &mut self.flows[f.0 as usize];
+        let Transport::Tcp(tcp) = &mut flow.transport else {
+            return;
+        };
+        let conn = &mut tcp.ends[side.index()].conn;
+        let t = now.as_secs_f64();
+        while let Some(ev) = conn.poll_event() {
+            let base = [
+                Cell::F64(t),
+                Cell::Text(&flow.name),
+                Cell::Text(side.as_str()),
+            ];
+            match ev {
+                TcpEvent::CwndChanged { cwnd, ssthresh } => {
+                    if let Some(table) = &mut self.traces.cwnd {
+                        let in_flight = conn.bytes_in_flight();
+                        table.push(&[
+                            base[0],
+                            base[1],
+                            base[2],
+                            Cell::U64(cwnd),
+                            Cell::U64(ssthresh),
+                            Cell::U64(in_flight),
+                        ]);
+                    }
+                }
+                TcpEvent::RttUpdated { srtt, rttvar, rto } => {
+                    if let Some(table) = &mut self.traces.rto {
+                        table.push(&[
+                            base[0],
+                            base[1],
+                            base[2],
+                            Cell::F64(srtt.as_secs_f64()),
+                            Cell::F64(rttvar.as_secs_f64()),
+                            Cell::F64(rto.as_secs_f64()),
+                        ]);
+                    }
+                }
+                TcpEvent::Retransmit { kind, seq, len } => {
+                    if let Some(table) = &mut self.traces.retransmits {
+                        let kind = match kind {
+                            RetransmitKind::Fast => "fast",
+                            RetransmitKind::Rto => "rto",
+                            RetransmitKind::SackRecovery => "sack",
+                            RetransmitKind::Probe => "probe",
+                        };
+                        table.push(&[
+                            base[0],
+                            base[1],
+                            base[2],
+                            Cell::Text(kind),
+                            Cell::U64(u64::from(seq.0)),
+                            Cell::U64(u64::from(len)),
+                            Cell::U64(0),
+                            Cell::F64(0.0),
+                        ]);
+                    }
+                }
+                TcpEvent::RtoExpired { backoff, rto } => {
+                    if let Some(table) = &mut self.traces.retransmits {
+                        table.push(&[
+                            base[0],
+                            base[1],
+                            base[2],
+                            Cell::Text("rto_expiry"),
+                            Cell::U64(0),
+                            Cell::U64(0),
+                            Cell::U64(u64::from(backoff)),
+                            Cell::F64(rto.as_secs_f64()),
+                        ]);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Hands packet `p` to node `at`: delivers it there or sends it on.
-    fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
+    /// Returns whether the packet was accepted (not dropped at a full queue).
+    fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
             let pkt = self.pool.take(p);
-            self.deliver(now, pkt.flow, &pkt.body);
-            return;
+            self.deliver(now, pkt);
+            return true;
         }
         let c = self
             .routes
@@ -322,8 +550,12 @@ impl World {
         match ch.offer(now, p, size) {
             Offer::Transmitting(done) => self.queue.schedule(done, Event::TxDone(c)),
             Offer::Queued => self.trace_queue(now, c),
-            Offer::Dropped => self.drop_packet(now, c, p, "queue"),
+            Offer::Dropped => {
+                self.drop_packet(now, c, p, "queue");
+                return false;
+            }
         }
+        true
     }
 
     fn tx_done(&mut self, now: SimTime, c: ChanId) {
@@ -336,12 +568,36 @@ impl World {
         if let Some(done) = next {
             self.queue.schedule(done, Event::TxDone(c));
         }
+        self.left_first_hop(now, c, p);
         for q in dropped.drain(..) {
+            self.left_first_hop(now, c, q.packet);
             self.drop_packet(now, c, q.packet, "aqm");
         }
         self.scratch = dropped;
         if changed {
             self.trace_queue(now, c);
+        }
+    }
+
+    /// TCP Small Queues: a TCP packet left its sender's first-hop device
+    /// (serialized or dropped there); the endpoint may send more.
+    fn left_first_hop(&mut self, now: SimTime, c: ChanId, p: PacketRef) {
+        let pkt = self.pool.get(p);
+        if !matches!(pkt.body, Body::Tcp(_)) || self.channels[c.0 as usize].from != pkt.src {
+            return;
+        }
+        let (f, size) = (pkt.flow, u64::from(pkt.size()));
+        let side = if pkt.src == self.flows[f.0 as usize].src {
+            Side::Client
+        } else {
+            Side::Server
+        };
+        let tcp = self.tcp_flow(f);
+        let end = &mut tcp.ends[side.index()];
+        let throttled = end.below >= tcp.tsq_limit;
+        end.below -= size;
+        if throttled && end.below < tcp.tsq_limit {
+            self.tcp_pump(now, f, side);
         }
     }
 
@@ -358,44 +614,57 @@ impl World {
     }
 
     /// A packet reached its destination node.
-    fn deliver(&mut self, now: SimTime, f: FlowId, body: &Body) {
-        let Body::Udp(msg) = body;
+    fn deliver(&mut self, now: SimTime, pkt: crate::net::packet::Packet) {
+        let f = pkt.flow;
         let flow = &mut self.flows[f.0 as usize];
-        match msg.kind {
-            UdpKind::Data => {
-                let delay = flow.sink.receive(now, msg);
-                if let Some(t) = &mut self.traces.delay {
-                    t.push(&[
-                        Cell::F64(now.as_secs_f64()),
-                        Cell::Text(&flow.name),
-                        Cell::U64(msg.seq),
-                        Cell::F64(msg.sent_at.as_secs_f64()),
-                        Cell::F64(delay.as_secs_f64()),
-                        Cell::U64(u64::from(msg.len)),
-                    ]);
-                }
-            }
-            UdpKind::EchoRequest => {
-                // The far end answers with the same payload (RFC 792 echo semantics).
-                let reply = UdpMessage {
-                    kind: UdpKind::EchoReply,
-                    ..*msg
+        let to_server = pkt.dst == flow.dst;
+        match (pkt.body, &mut flow.transport) {
+            (Body::Tcp(seg), Transport::Tcp(tcp)) => {
+                let side = if to_server {
+                    Side::Server
+                } else {
+                    Side::Client
                 };
-                let (src, dst) = (flow.dst, flow.src);
-                let p = self.pool.insert(f, src, dst, Body::Udp(reply));
-                self.forward(now, src, p);
+                tcp.ends[side.index()].conn.handle_segment(now, &seg);
+                self.tcp_pump(now, f, side);
             }
-            UdpKind::EchoReply => {
-                let rtt = flow.sink.receive(now, msg);
-                if let Some(t) = &mut self.traces.rtt {
-                    t.push(&[
-                        Cell::F64(now.as_secs_f64()),
-                        Cell::Text(&flow.name),
-                        Cell::U64(msg.seq),
-                        Cell::F64(rtt.as_secs_f64()),
-                    ]);
+            (Body::Udp(msg), Transport::Udp { sink, .. }) => match msg.kind {
+                UdpKind::Data => {
+                    let delay = sink.receive(now, &msg);
+                    if let Some(t) = &mut self.traces.delay {
+                        t.push(&[
+                            Cell::F64(now.as_secs_f64()),
+                            Cell::Text(&flow.name),
+                            Cell::U64(msg.seq),
+                            Cell::F64(msg.sent_at.as_secs_f64()),
+                            Cell::F64(delay.as_secs_f64()),
+                            Cell::U64(u64::from(msg.len)),
+                        ]);
+                    }
                 }
-            }
+                UdpKind::EchoRequest => {
+                    // The far end answers with the same payload (RFC 792 echo semantics).
+                    let reply = UdpMessage {
+                        kind: UdpKind::EchoReply,
+                        ..msg
+                    };
+                    let (src, dst) = (flow.dst, flow.src);
+                    let p = self.pool.insert(f, src, dst, Body::Udp(reply));
+                    self.forward(now, src, p);
+                }
+                UdpKind::EchoReply => {
+                    let rtt = sink.receive(now, &msg);
+                    if let Some(t) = &mut self.traces.rtt {
+                        t.push(&[
+                            Cell::F64(now.as_secs_f64()),
+                            Cell::Text(&flow.name),
+                            Cell::U64(msg.seq),
+                            Cell::F64(rtt.as_secs_f64()),
+                        ]);
+                    }
+                }
+            },
+            _ => unreachable!("packet body does not match its flow's transport"),
         }
     }
 

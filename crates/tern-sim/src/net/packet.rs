@@ -3,6 +3,7 @@
 //! encodings are made only where needed (packet captures).
 
 use crate::engine::SimTime;
+use tern_proto::tcp::Segment;
 
 /// IPv4 header without options (RFC 791 §3.1).
 pub const IPV4_HEADER: u32 = 20;
@@ -40,6 +41,7 @@ pub struct UdpMessage {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Body {
     Udp(UdpMessage),
+    Tcp(Segment),
 }
 
 impl Body {
@@ -47,6 +49,7 @@ impl Body {
     pub fn transport_len(&self) -> u32 {
         match self {
             Body::Udp(m) => UDP_HEADER + m.len,
+            Body::Tcp(s) => s.wire_len(),
         }
     }
 }

@@ -253,8 +253,15 @@ pub enum AppSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         count: Option<u64>,
     },
-    /// Constant bit rate: messages of `size` spaced `size * 8 / rate` apart.
+    /// Constant bit rate: messages of `size` spaced `size * 8 / rate` apart
+    /// (the rate counts application payload, as iperf does).
     Cbr { rate: DataRate, size: Bytes },
+    /// Bulk transfer over TCP (like iperf): `bytes` in all, or unlimited.
+    /// The completion time is recorded.
+    Bulk {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<Bytes>,
+    },
     /// Echo request every `interval`, answered by the far end; RTTs are recorded.
     Ping {
         /// Payload size (default 56 B, as iputils ping).
@@ -279,6 +286,125 @@ pub enum TransportSpec {
     /// UDP (RFC 768): 8-byte header, no delivery guarantee.
     #[default]
     Udp,
+    /// TCP (RFC 9293) with the options below.
+    Tcp(TcpSpec),
+}
+
+/// A TCP endpoint's settings; both ends of a flow use them. Defaults follow
+/// the RFCs, not a particular operating system.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Congestion control: "newreno" (RFC 5681, RFC 6582) or "cubic" (RFC 9438).
+    #[serde(default)]
+    pub cc: CcSpec,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery.
+    #[serde(default = "yes")]
+    pub sack: bool,
+    /// Timestamps option (RFC 7323 §3) for RTT samples.
+    #[serde(default = "yes")]
+    pub timestamps: bool,
+    /// Window scale option (RFC 7323 §2).
+    #[serde(default = "yes")]
+    pub window_scale: bool,
+    /// Maximum segment size; default: path MTU − 40 B (RFC 9293 §3.7.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    /// Initial window: a number of segments (RFC 6928 uses 10) or "rfc1122"
+    /// (1 segment), "rfc2581" (2), "rfc3390" (min(4·MSS, max(2·MSS, 4380 B))).
+    #[serde(default)]
+    pub initial_window: InitialWindowSpec,
+    /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    /// Longest an ACK is delayed (RFC 1122 allows up to 500 ms; 200 ms is usual).
+    #[serde(default = "ms200")]
+    pub delayed_ack_timeout: Duration,
+    /// ACK at least every this many full-sized segments (RFC 5681 §4.2: 2).
+    #[serde(default = "two")]
+    pub delayed_ack_segments: u32,
+    /// Lower bound of the RTO (RFC 6298 §2.4: 1 s; Linux uses 200 ms).
+    #[serde(default = "s1")]
+    pub min_rto: Duration,
+    /// Upper bound of the backed-off RTO (RFC 6298 §2.5 allows ≥ 60 s; Linux 120 s).
+    #[serde(default = "s60")]
+    pub max_rto: Duration,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    #[serde(default = "s1")]
+    pub initial_rto: Duration,
+    /// Send buffer (bytes the application may have written but not yet acknowledged).
+    #[serde(default = "mib1")]
+    pub send_buffer: Bytes,
+    /// Receive buffer; bounds the advertised window (e.g. 8460B for Windows 98,
+    /// 16KiB for FreeBSD 2.2.8, per the wcdma-profile study).
+    #[serde(default = "mib1")]
+    pub recv_buffer: Bytes,
+    /// Most bytes of this connection queued below TCP in the sender's first-hop
+    /// device, as Linux TCP Small Queues (128 KiB, the original
+    /// `tcp_limit_output_bytes`). Set it huge (e.g. "1GB") to turn it off.
+    #[serde(default = "kib128")]
+    pub tsq: Bytes,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("every TCP field has a default")
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+fn two() -> u32 {
+    2
+}
+fn ms200() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(200))
+}
+fn s1() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(1))
+}
+fn s60() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(60))
+}
+fn mib1() -> Bytes {
+    Bytes(1 << 20)
+}
+fn kib128() -> Bytes {
+    Bytes(128 * 1024)
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CcSpec {
+    #[default]
+    Newreno,
+    Cubic,
+}
+
+/// TCP's initial window: segments, or the rule of an RFC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum InitialWindowSpec {
+    Segments(u32),
+    Rule(IwRule),
+}
+
+impl Default for InitialWindowSpec {
+    fn default() -> Self {
+        InitialWindowSpec::Rule(IwRule::Rfc3390)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IwRule {
+    /// One segment (RFC 1122).
+    Rfc1122,
+    /// Two segments (RFC 2581).
+    Rfc2581,
+    /// min(4·MSS, max(2·MSS, 4380 B)) (RFC 2414, RFC 3390).
+    Rfc3390,
 }
 
 /// Trace tables a run can record.
@@ -295,6 +421,12 @@ pub enum RecordKind {
     Drops,
     /// Round-trip times of ping replies.
     Rtt,
+    /// TCP congestion window, ssthresh and bytes in flight at every change.
+    Cwnd,
+    /// TCP SRTT, RTTVAR and RTO at every RTT sample.
+    Rto,
+    /// Every TCP retransmission (fast, RTO, SACK recovery, probe) and RTO expiry.
+    Retransmits,
 }
 
 impl RecordKind {
@@ -304,6 +436,9 @@ impl RecordKind {
             RecordKind::Delay => "delay",
             RecordKind::Drops => "drops",
             RecordKind::Rtt => "rtt",
+            RecordKind::Cwnd => "cwnd",
+            RecordKind::Rto => "rto",
+            RecordKind::Retransmits => "retransmits",
         }
     }
 }

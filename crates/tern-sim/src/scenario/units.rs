@@ -164,8 +164,8 @@ quantity!(
 
 quantity!(
     /// A size in bytes (`"B"`, `"kB"`/`"KB"` = 1000 B, `"KiB"` = 1024 B, `"MB"`, `"MiB"`).
-    Bytes(u64), "a size", "1500B", r"^\s*[0-9]*\.?[0-9]+\s*(B|kB|KB|KiB|MB|MiB)\s*$",
-    &[("B", 1), ("kB", 1_000), ("KB", 1_000), ("KiB", 1_024), ("MB", 1_000_000), ("MiB", 1_048_576)],
+    Bytes(u64), "a size", "1500B", r"^\s*[0-9]*\.?[0-9]+\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\s*$",
+    &[("B", 1), ("kB", 1_000), ("KB", 1_000), ("KiB", 1_024), ("MB", 1_000_000), ("MiB", 1_048_576), ("GB", 1_000_000_000), ("GiB", 1_073_741_824)],
     wrap: Bytes, unwrap: |b: Bytes| b.0
 );
 

@@ -2,7 +2,10 @@
 //! exist or be unique, probabilities in [0, 1], reachable destinations, sizes
 //! that fit the path MTU. Everything is caught here, before a run starts.
 
-use super::{AppSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError, Source};
+use super::{
+    AppSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError, Source,
+    TcpSpec, TransportSpec,
+};
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::net::route::RouteError;
 use crate::scenario::units::QueueLimit;
@@ -182,18 +185,41 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 "a flow goes between two different nodes",
             ));
         }
+        let app_path = |field: &str| {
+            let mut p = at("flows", i, "app");
+            p.push(key(field));
+            p
+        };
+        let tcp = match &f.transport {
+            TransportSpec::Tcp(spec) => Some(spec),
+            TransportSpec::Udp => None,
+        };
         let (size, positive): (u64, Vec<(&str, u64)>) = match &f.app {
             AppSpec::Periodic { size, interval, .. } => {
                 (size.0, vec![("interval", interval.0.as_nanos())])
             }
             AppSpec::Cbr { rate, size } => (size.0, vec![("rate", rate.0)]),
             AppSpec::Ping { size, interval } => (size.0, vec![("interval", interval.0.as_nanos())]),
+            AppSpec::Bulk { bytes } => (1, vec![("bytes", bytes.map_or(1, |b| b.0))]),
         };
+        match (&f.app, tcp) {
+            (AppSpec::Bulk { .. }, None) => {
+                return Err(src.error(
+                    &at("flows", i, "transport"),
+                    "a bulk transfer runs over TCP: add transport = { kind = \"tcp\" }",
+                ))
+            }
+            (AppSpec::Ping { .. }, Some(_)) => {
+                return Err(src.error(
+                    &at("flows", i, "transport"),
+                    "ping runs over UDP (echo request/reply): remove the transport",
+                ))
+            }
+            _ => {}
+        }
         for (field, v) in positive {
             if v == 0 {
-                let mut p = at("flows", i, "app");
-                p.push(key(field));
-                return Err(src.error(&p, "expected a value above zero"));
+                return Err(src.error(&app_path(field), "expected a value above zero"));
             }
         }
         let mut path_mtu = u64::MAX;
@@ -225,17 +251,67 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 }
             }
         }
-        let headers = u64::from(IPV4_HEADER + UDP_HEADER);
-        if size == 0 || size + headers > path_mtu {
-            let mut p = at("flows", i, "app");
-            p.push(key("size"));
+        match tcp {
+            Some(spec) => check_tcp(spec, path_mtu, src, at("flows", i, "transport"))?,
+            None => {
+                let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+                if size == 0 || size + headers > path_mtu {
+                    return Err(src.error(
+                        &app_path("size"),
+                        format!(
+                            "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
+                            path_mtu.saturating_sub(headers)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_tcp(
+    spec: &TcpSpec,
+    path_mtu: u64,
+    src: &Source,
+    base: Vec<PathSeg>,
+) -> Result<(), ScenarioError> {
+    let field = |name: &str| {
+        let mut p = base.clone();
+        p.push(key(name));
+        p
+    };
+    if let Some(mss) = spec.mss {
+        // 20 B IPv4 + 20 B TCP without options (RFC 9293 §3.7.1).
+        if mss.0 == 0 || mss.0 + 40 > path_mtu {
             return Err(src.error(
-                &p,
-                format!(
-                    "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
-                    path_mtu.saturating_sub(headers)
-                ),
+                &field("mss"),
+                format!("expected 1 to {} bytes: MSS + 40 B of headers must fit the path MTU of {path_mtu} B", path_mtu.saturating_sub(40)),
             ));
+        }
+    }
+    if spec.initial_window == InitialWindowSpec::Segments(0) {
+        return Err(src.error(&field("initial_window"), "expected at least 1 segment"));
+    }
+    if spec.delayed_ack_segments == 0 {
+        return Err(src.error(&field("delayed_ack_segments"), "expected at least 1"));
+    }
+    if spec.min_rto.0 > spec.max_rto.0 {
+        return Err(src.error(
+            &field("min_rto"),
+            format!(
+                "min_rto ({}) is above max_rto ({})",
+                spec.min_rto, spec.max_rto
+            ),
+        ));
+    }
+    for (name, b) in [
+        ("send_buffer", spec.send_buffer),
+        ("recv_buffer", spec.recv_buffer),
+        ("tsq", spec.tsq),
+    ] {
+        if b.0 == 0 {
+            return Err(src.error(&field(name), "expected a size above zero"));
         }
     }
     Ok(())

@@ -115,6 +115,9 @@ pub struct Traces {
     pub delay: Option<Table>,
     pub drops: Option<Table>,
     pub rtt: Option<Table>,
+    pub cwnd: Option<Table>,
+    pub rto: Option<Table>,
+    pub retransmits: Option<Table>,
 }
 
 impl Traces {
@@ -169,6 +172,47 @@ impl Traces {
                         &[("time", F64), ("flow", Text), ("seq", U64), ("rtt", F64)],
                     ))
                 }
+                RecordKind::Cwnd => {
+                    t.cwnd = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("flow", Text),
+                            ("endpoint", Text),
+                            ("cwnd", U64),
+                            ("ssthresh", U64),
+                            ("in_flight", U64),
+                        ],
+                    ))
+                }
+                RecordKind::Rto => {
+                    t.rto = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("flow", Text),
+                            ("endpoint", Text),
+                            ("srtt", F64),
+                            ("rttvar", F64),
+                            ("rto", F64),
+                        ],
+                    ))
+                }
+                RecordKind::Retransmits => {
+                    t.retransmits = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("flow", Text),
+                            ("endpoint", Text),
+                            ("kind", Text),
+                            ("seq", U64),
+                            ("len", U64),
+                            ("backoff", U64),
+                            ("rto", F64),
+                        ],
+                    ))
+                }
             }
         }
         t
@@ -176,9 +220,17 @@ impl Traces {
 
     /// The recorded tables, in a fixed order.
     pub fn into_tables(self) -> Vec<Table> {
-        [self.queue, self.delay, self.drops, self.rtt]
-            .into_iter()
-            .flatten()
-            .collect()
+        [
+            self.queue,
+            self.delay,
+            self.drops,
+            self.rtt,
+            self.cwnd,
+            self.rto,
+            self.retransmits,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
