@@ -11,7 +11,7 @@ use crate::app::{MessageSink, MessageSource};
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, TcpSpec};
 use std::collections::VecDeque;
-use tern_proto::tcp::{CcKind, Config, Connection, DelayedAck, InitialWindow};
+use tern_proto::tcp::{CcKind, Config, Connection, DelayedAck, InitialWindow, State};
 
 /// Which end of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,9 +178,13 @@ impl TcpFlow {
         }
     }
 
-    /// The sending application hands TCP what it can take.
+    /// The sending application hands TCP what it can take. Like a program
+    /// on a blocking socket, it writes only once the connection is open.
     pub fn app_write(&mut self) {
         let conn = &mut self.ends[Side::Client.index()].conn;
+        if !matches!(conn.state(), State::Established | State::CloseWait) {
+            return;
+        }
         match &mut self.app {
             TcpApp::Bulk { total } => {
                 let want = total.map_or(u64::MAX, |t| t - self.written);
@@ -207,10 +211,16 @@ impl TcpFlow {
     pub fn app_read(&mut self, now: SimTime, mut delivered: impl FnMut(Delivered)) {
         let conn = &mut self.ends[Side::Server.index()].conn;
         let n = conn.readable();
+        if n > 0 {
+            self.read += conn.read(n);
+        }
+        if conn.state() == State::CloseWait && conn.readable() == 0 {
+            // End of stream read: the receiving application closes too.
+            conn.close();
+        }
         if n == 0 {
             return;
         }
-        self.read += conn.read(n);
         match &mut self.app {
             TcpApp::Bulk { total } => {
                 if self.completed_at.is_none() && total.is_some_and(|t| self.read >= t) {

@@ -1,0 +1,179 @@
+//! TCP over simulated links, checked against ns-3 and against theory.
+//!
+//! ns-3 reference values come from `../shared/bench/ns3/` run with the
+//! `ns3` 3.44.post0 wheel; the command is quoted beside each value.
+
+mod common;
+use common::*;
+use tern_sim::RunOutput;
+
+fn example(overrides: &[(&str, &str)]) -> RunOutput {
+    let text = include_str!("../../../scenarios/examples/p2p-bulk.toml");
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    tern_sim::run_text("p2p-bulk.toml", text, &overrides, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn bulk_goodput_matches_ns3_within_5_percent() {
+    // `python p2p_bulk.py --duration 60` (ns-3.44): goodput_mbps 9.619160533333334.
+    let ns3 = 9.619160533333334e6;
+    let out = example(&[]);
+    let g = out.summary.flows["bulk"].goodput_bps;
+    assert!((g / ns3 - 1.0).abs() < 0.05, "Tern {g} bit/s vs ns-3 {ns3}");
+    // The 100-packet queue overflows now and then, as in ns-3 (71 drops there).
+    assert!(out.summary.links["access"]["forward"].drops.queue > 0);
+}
+
+#[test]
+fn goodput_under_random_loss_follows_the_mathis_formula() {
+    // Mathis et al. 1997: throughput = MSS / RTT · sqrt(3 / (2p)), for
+    // periodic loss and an ACK per segment. p = 1 % on data packets, SACK on,
+    // delayed ACK off. RTT with no queue: 2 × 20 ms + 1500 B and 52 B
+    // serialized at 10 Mbit/s = 41.2416 ms. Average over 4 seeds.
+    let mss = 1448.0 * 8.0;
+    let rtt = 0.040 + 1500.0 * 8.0 / 10e6 + 52.0 * 8.0 / 10e6;
+    let expected = mss / rtt * (3.0f64 / (2.0 * 0.01)).sqrt();
+    let mut total = 0.0;
+    for seed in 1..=4 {
+        let text = include_str!("../../../scenarios/examples/p2p-bulk.toml");
+        let overrides: Vec<(String, String)> = [
+            ("links.access.loss.kind", "bernoulli"),
+            ("links.access.loss.p", "0.01"),
+            ("links.access.loss.direction", "forward"),
+            ("flows.bulk.transport.delayed_ack", "false"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let out = tern_sim::run_text("p2p-bulk.toml", text, &overrides, Some(seed)).unwrap();
+        total += out.summary.flows["bulk"].goodput_bps;
+    }
+    let g = total / 4.0;
+    assert!(
+        (g / expected - 1.0).abs() < 0.20,
+        "Tern {g} bit/s vs Mathis {expected}"
+    );
+}
+
+#[test]
+fn rto_backoff_through_an_outage_matches_rfc6298_and_ns3() {
+    // Everything dropped from 20 s to 23 s, both directions
+    // (`python p2p_bulk_outage.py --duration 60` in ns-3.44: RTO expiries at
+    // 20.9994624 s and 22.9994624 s, delivery resumes at 23.0619088 s).
+    // RFC 6298: the last ACK arrives just before 20 s; the timer (RTO = 1 s,
+    // the minimum, §2.4) expires 1 s later; the retransmission is lost, the
+    // RTO doubles (§5.5) and expires 2 s later, just before the outage ends;
+    // that retransmission gets through and its ACK returns one RTT later.
+    let out = example(&[
+        ("links.access.loss.kind", "outage"),
+        (
+            "links.access.loss.windows",
+            r#"[{ at = "20s", for = "3s" }]"#,
+        ),
+        ("record", r#"["retransmits", "rto"]"#),
+    ]);
+    let t = table(&out, "retransmits");
+    let kinds = match &t.columns.iter().find(|c| c.name == "kind").unwrap().data {
+        tern_sim::trace::ColumnData::Text { codes, labels } => codes
+            .iter()
+            .map(|&c| labels[c as usize].clone())
+            .collect::<Vec<_>>(),
+        _ => unreachable!(),
+    };
+    let times = f64s(t, "time");
+    let backoffs = u64s(t, "backoff");
+    let expiries: Vec<(f64, u64)> = kinds
+        .iter()
+        .zip(times.iter().zip(&backoffs))
+        .filter(|(k, _)| *k == "rto_expiry")
+        .map(|(_, (t, b))| (*t, *b))
+        .collect();
+    assert_eq!(expiries.len(), 2, "{expiries:?}");
+    assert!(
+        (expiries[0].0 - 20.9994624).abs() < 0.01 && expiries[0].1 == 1,
+        "{expiries:?}"
+    );
+    assert!(
+        (expiries[1].0 - 22.9994624).abs() < 0.01 && expiries[1].1 == 2,
+        "{expiries:?}"
+    );
+    assert_eq!(
+        out.summary.flows["bulk"].tcp.as_ref().unwrap().rto_expiries,
+        2
+    );
+    // ns-3: overall goodput 8.8745024 Mbit/s with the outage.
+    let g = out.summary.flows["bulk"].goodput_bps;
+    assert!((g / 8.8745024e6 - 1.0).abs() < 0.05, "{g}");
+}
+
+#[test]
+fn codel_keeps_tcp_queueing_delay_near_target() {
+    // With one responsive NewReno flow, CoDel (RFC 8289) holds the standing
+    // queue near its 5 ms target, where the 100-packet DropTail queue sits
+    // near full (~100 ms): the mean queueing delay stays under 3 × target.
+    let out = example(&[("links.access.queue", r#"{ kind = "codel" }"#)]);
+    let ch = &out.summary.links["access"]["forward"];
+    let mean_delay = ch.queue_mean_bytes * 8.0 / 10e6;
+    assert!(mean_delay < 0.015, "mean queueing delay {mean_delay} s");
+    assert!(ch.drops.aqm > 0);
+    let droptail = example(&[]);
+    let dt = droptail.summary.links["access"]["forward"].queue_mean_bytes * 8.0 / 10e6;
+    assert!(
+        dt > 5.0 * mean_delay,
+        "DropTail {dt} s vs CoDel {mean_delay} s"
+    );
+    // A queue of target × rate is smaller than the bandwidth-delay product, so
+    // the Reno sawtooth (W from W_max/2 to W_max = BDP + B, growing one
+    // segment per RTT) leaves the link idle while W < BDP. Utilisation is the
+    // time average of min(W, BDP) / BDP over one linear tooth.
+    let pkt = 1500.0 * 8.0 / 10e6;
+    let bdp = (0.040 + pkt + 52.0 * 8.0 / 10e6) / pkt; // packets
+    let b = 0.005 / pkt;
+    let (w_max, w_min) = (bdp + b, (bdp + b) / 2.0);
+    let below = (bdp - w_min) * (w_min + bdp) / 2.0 / bdp;
+    let utilisation = (below + (w_max - bdp)) / (w_max - w_min);
+    let expected = utilisation * 10e6 * 1448.0 / 1500.0;
+    let g = out.summary.flows["bulk"].goodput_bps;
+    assert!(
+        (g / expected - 1.0).abs() < 0.05,
+        "goodput {g} vs Reno sawtooth {expected}"
+    );
+}
+
+#[test]
+fn bounded_transfer_completes_and_closes() {
+    // 1 MB over an idle 10 Mbit/s link: completion after at least the
+    // serialization time of the data (1e6 / 1448 segments of 1500 B).
+    let out = example(&[("flows.bulk.app.bytes", "1MB")]);
+    let f = &out.summary.flows["bulk"];
+    assert_eq!(f.bytes_delivered, 1_000_000);
+    let tcp = f.tcp.as_ref().unwrap();
+    let done = tcp.completion_time_s.expect("completed");
+    let min = (1_000_000f64 / 1448.0).ceil() * 1500.0 * 8.0 / 10e6 + 0.040;
+    assert!(done > min && done < 2.0, "{done}");
+    // Both sides closed; the client waits out TIME-WAIT (RFC 9293 §3.6).
+    assert_eq!(tcp.state, "TimeWait");
+}
+
+#[test]
+fn same_seed_same_outputs_under_loss() {
+    let o = [
+        ("links.access.loss.kind", "bernoulli"),
+        ("links.access.loss.p", "0.02"),
+    ];
+    let a = example(&o);
+    let b = example(&o);
+    let sa = serde_json::to_string(&a.summary).unwrap();
+    assert_eq!(sa, serde_json::to_string(&b.summary).unwrap());
+    assert_eq!(a.tables, b.tables);
+    let text = include_str!("../../../scenarios/examples/p2p-bulk.toml");
+    let o: Vec<(String, String)> = o
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let c = tern_sim::run_text("x", text, &o, Some(99)).unwrap();
+    assert_ne!(sa, serde_json::to_string(&c.summary).unwrap());
+}
