@@ -39,10 +39,20 @@ fn main() {
         .flat_map(|d| d.values())
         .map(|c| c.tx_packets)
         .sum();
+    // Peak resident memory of this process (Linux: VmHWM in /proc/self/status).
+    let peak_kib = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        })
+        .unwrap_or(0);
     eprintln!(
-        "wall {wall:.3} s, {} events ({:.0} events/s), {hops} link transmissions ({:.0} packets/s)",
+        "wall {wall:.3} s, {} events ({:.0} events/s), {hops} link transmissions ({:.0} packets/s), peak RSS {:.1} MiB",
         out.summary.events,
         out.summary.events as f64 / wall,
-        hops as f64 / wall
+        hops as f64 / wall,
+        peak_kib as f64 / 1024.0
     );
 }
