@@ -23,7 +23,9 @@ def main() -> None:
         'delay = "10ms"\nqueue = { kind = "droptail", limit = "100pkt" }\n'
     )
     for i in range(10):
-        parts.append(f'[[links]]\nname = "up{i}"\nends = ["s{i}", "left"]\nrate = "1Gbps"\ndelay = "1ms"\n')
+        parts.append(
+            f'[[links]]\nname = "up{i}"\nends = ["s{i}", "left"]\nrate = "1Gbps"\ndelay = "1ms"\n'
+        )
         parts.append(
             f'[[links]]\nname = "down{i}"\nends = ["right", "r{i}"]\nrate = "1Gbps"\ndelay = "1ms"\n'
         )
