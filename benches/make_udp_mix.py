@@ -22,13 +22,10 @@ def main() -> None:
         '[[links]]\nname = "bottleneck"\nends = ["left", "right"]\nrate = "100Mbps"\n'
         'delay = "10ms"\nqueue = { kind = "droptail", limit = "100pkt" }\n'
     )
+    access = '[[links]]\nname = "{}"\nends = ["{}", "{}"]\nrate = "1Gbps"\ndelay = "1ms"\n'
     for i in range(10):
-        parts.append(
-            f'[[links]]\nname = "up{i}"\nends = ["s{i}", "left"]\nrate = "1Gbps"\ndelay = "1ms"\n'
-        )
-        parts.append(
-            f'[[links]]\nname = "down{i}"\nends = ["right", "r{i}"]\nrate = "1Gbps"\ndelay = "1ms"\n'
-        )
+        parts.append(access.format(f"up{i}", f"s{i}", "left"))
+        parts.append(access.format(f"down{i}", "right", f"r{i}"))
     for k in range(100):
         src, dst = k % 10, (k * 3) % 10
         if k % 10 == 9:
