@@ -6,6 +6,7 @@ import hashlib
 import json
 
 import polars as pl
+import pytest
 
 import tern
 from conftest import EXAMPLES, P2P, tern_cli
@@ -107,3 +108,28 @@ def test_cli_json_and_schema(tmp_path):
     res = tern_cli("--help")
     for command in ("run", "validate", "schema"):
         assert command in res.stdout
+
+
+def test_tcp_traces_and_progress_callback():
+    calls = []
+    r = tern.run(
+        EXAMPLES / "p2p-bulk.toml",
+        set={"sim.duration": "10s"},
+        progress=lambda now, end: calls.append((now, end)),
+    )
+    assert calls[-1] == (10.0, 10.0)
+    cwnd = r.series("cwnd")
+    assert cwnd.columns == ["time", "flow", "endpoint", "cwnd", "ssthresh", "in_flight"]
+    # IW 10 with MSS 1448 B (RFC 6928): the first cwnd record of the sender.
+    first = cwnd.filter(cwnd["endpoint"] == "client").row(0, named=True)
+    assert first["cwnd"] == 10 * 1448
+    assert r.summary["flows"]["bulk"]["transport"] == "tcp"
+
+
+def test_an_exception_in_the_progress_callback_stops_the_run():
+    def boom(now, end):
+        raise RuntimeError("stop here")
+
+    # 600 s of bulk TCP: long enough for a progress report before the end.
+    with pytest.raises(RuntimeError, match="stop here"):
+        tern.run(EXAMPLES / "p2p-bulk.toml", set={"sim.duration": "600s"}, progress=boom)

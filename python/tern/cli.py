@@ -102,20 +102,25 @@ class _LiveProgress:
 
 def _print_summary(summary: dict) -> None:
     flows = Table(title="Flows", title_justify="left")
-    for col in ("flow", "app", "sent", "delivered", "lost", "goodput", "delay p50", "delay p99"):
+    for col in ("flow", "app", "delivered", "goodput", "loss / retx", "p50", "p99"):
         flows.add_column(col, justify="left" if col in ("flow", "app") else "right")
     for name, f in summary["flows"].items():
         d = f.get("delay_s") or f.get("rtt_s")
-        label = "rtt" if "rtt_s" in f else "delay"
+        tcp = f.get("tcp")
+        if tcp:
+            retx = tcp["retransmits_fast"] + tcp["retransmits_rto"] + tcp["retransmits_sack"]
+            loss = f"{retx} retx, {tcp['rto_expiries']} RTO"
+        else:
+            loss = f"{f['messages_lost']} ({100 * f['loss_rate']:.2f} %)"
+        kind = "rtt" if "rtt_s" in f else "delay"
         flows.add_row(
             name,
-            f["app"],
-            str(f["messages_sent"]),
-            str(f["messages_delivered"]),
-            f"{f['messages_lost']} ({100 * f['loss_rate']:.2f} %)",
+            f"{f['app']}/{f['transport']}",
+            f"{f['bytes_delivered'] / 1e6:.3f} MB",
             f"{f['goodput_bps'] / 1e6:.3f} Mbit/s",
-            f"{label} {1e3 * d['p50']:.2f} ms" if d else "-",
-            f"{1e3 * d['p99']:.2f} ms" if d else "-",
+            loss,
+            f"{kind} {1e3 * d['p50']:.1f} ms" if d else "-",
+            f"{1e3 * d['p99']:.1f} ms" if d else "-",
         )
     links = Table(title="Links", title_justify="left")
     for col in ("link", "direction", "sent", "drops q/aqm/loss", "queue mean", "queue max", "util"):

@@ -75,8 +75,12 @@ pub struct FlowSummary {
 /// Counters of a flow's sending TCP endpoint.
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpSummary {
-    /// When the last byte of a bounded bulk transfer reached the receiving application.
+    /// When the last byte of a bounded bulk transfer (or of a file response)
+    /// reached the receiving application.
     pub completion_time_s: Option<f64>,
+    /// `completion_time_s` less the flow's start: the transfer time,
+    /// connection set-up included.
+    pub transfer_time_s: Option<f64>,
     pub segments_sent: u64,
     pub retransmits_fast: u64,
     pub retransmits_rto: u64,
@@ -140,7 +144,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
             t.messages_sent(),
             t.written,
             &t.sink,
-            Some(tcp_summary(t)),
+            Some(tcp_summary(t, f.start)),
         ),
     };
     let delivered = sink.received;
@@ -155,7 +159,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     let dist = Distribution::of_nanos(&sink.delays);
     let bytes_delivered = match &f.transport {
         Transport::Udp { sink, .. } => sink.received_bytes,
-        Transport::Tcp(t) => t.read,
+        Transport::Tcp(t) => t.delivered_bytes(),
     };
     FlowSummary {
         app: f.app,
@@ -184,11 +188,14 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     }
 }
 
-fn tcp_summary(t: &TcpFlow) -> TcpSummary {
+fn tcp_summary(t: &TcpFlow, start: SimTime) -> TcpSummary {
     let client = &t.ends[Side::Client.index()].conn;
     let st = client.stats();
     TcpSummary {
         completion_time_s: t.completed_at.map(SimTime::as_secs_f64),
+        transfer_time_s: t
+            .completed_at
+            .map(|c| c.saturating_sub(start).as_secs_f64()),
         segments_sent: st.segments_sent,
         retransmits_fast: st.retransmits_fast,
         retransmits_rto: st.retransmits_rto,

@@ -235,6 +235,7 @@ impl World {
                     )),
                 ),
                 AppSpec::Bulk { .. } => ("bulk", None),
+                AppSpec::File { .. } => ("file", None),
             };
             if let Some(t) = source.as_ref().and_then(|src| src.schedule.next()) {
                 queue.schedule(t, Event::Send(id));
@@ -250,13 +251,19 @@ impl World {
                         (AppSpec::Bulk { bytes }, _) => TcpApp::Bulk {
                             total: bytes.map(|b| b.0),
                         },
+                        (AppSpec::File { size, request }, _) => TcpApp::File {
+                            request: request.0,
+                            size: size.0,
+                            answered: 0,
+                            received: 0,
+                        },
                         (_, Some(source)) => TcpApp::Messages {
                             source,
                             backlog: 0,
                             pending: Default::default(),
                             stream_end: 0,
                         },
-                        (_, None) => unreachable!("every app but bulk has a source"),
+                        (_, None) => unreachable!("every app but bulk and file has a source"),
                     };
                     // The client opens the connection when the flow starts.
                     queue.schedule(start, Event::TcpWake(id, Side::Client));
@@ -405,7 +412,7 @@ impl World {
             unreachable!("TCP pump on a UDP flow")
         };
         match side {
-            Side::Client => tcp.app_write(),
+            Side::Client => tcp.client_io(now),
             Side::Server => {
                 let delay_table = &mut self.traces.delay;
                 tcp.app_read(now, |d| {
@@ -420,6 +427,7 @@ impl World {
                         ]);
                     }
                 });
+                tcp.server_write();
             }
         }
         // Transmit while TSQ allows (Linux lets at least one packet through).

@@ -177,3 +177,90 @@ fn same_seed_same_outputs_under_loss() {
     let c = tern_sim::run_text("x", text, &o, Some(99)).unwrap();
     assert_ne!(sa, serde_json::to_string(&c.summary).unwrap());
 }
+
+/// Two nodes on a fast link (1 Gbit/s, so serialization is negligible) with
+/// the given one-way delay, and one TCP flow.
+fn fast_link(delay: &str, duration: &str, flow: &str) -> String {
+    p2p(
+        "1Gbps",
+        delay,
+        r#"{ kind = "droptail", limit = "1000pkt" }"#,
+        duration,
+        flow,
+    )
+}
+
+#[test]
+fn initial_window_sets_the_slow_start_rounds_of_a_page_download() {
+    // A 100 KB page (70 segments of 1448 B) over a 200 ms RTT, an ACK per
+    // segment. Connection set-up takes one RTT, the request half of one, and
+    // each slow-start round one RTT (RFC 5681 §3.1: cwnd grows by one SMSS per
+    // ACK, so it doubles per round). The last byte arrives after
+    // (1 + k) RTTs, k the rounds needed: with IW = 1 segment (RFC 1122)
+    // 1+2+4+…: k = 7; with RFC 3390's 4380 B (3 segments), 3+6+12+24+48: k = 5.
+    let rtt = 0.200;
+    for (iw, rounds) in [("\"rfc1122\"", 7.0), ("\"rfc3390\"", 5.0), ("10", 3.0)] {
+        let flow = format!(
+            r#"
+[[flows]]
+name = "page"
+from = "b"
+to = "a"
+app = {{ kind = "file", size = "100KB" }}
+transport = {{ kind = "tcp", delayed_ack = false, initial_window = {iw} }}
+"#
+        );
+        let out = run(&fast_link("100ms", "10s", &flow));
+        let tcp = out.summary.flows["page"].tcp.clone().unwrap();
+        let t = tcp.transfer_time_s.expect("page completed");
+        let expected = (1.0 + rounds) * rtt;
+        assert!(
+            (t - expected).abs() < 0.005,
+            "IW {iw}: {t} s vs {expected} s"
+        );
+        assert_eq!(out.summary.flows["page"].bytes_delivered, 100_000);
+    }
+}
+
+#[test]
+fn head_of_line_blocking_after_an_outage_follows_the_rto_backoff() {
+    // A 1000 B message every 100 ms over TCP (no delayed ACK), everything lost
+    // from 10 s to 13 s. RFC 6298: the message sent at 10.0 s is lost; the
+    // RTO (1 s, the minimum) fires at 11.0 s and the retransmission is lost;
+    // the doubled RTO fires at 13.0 s and that copy gets through, 1048 B...
+    // 1500 B serialized at 10 Mbit/s plus 20 ms later. Its application
+    // delay is therefore 3 s + 1.2 ms + 20 ms, where UDP would give 21 ms.
+    let text = p2p(
+        "10Mbps",
+        "20ms",
+        r#"{ kind = "droptail", limit = "100pkt" }"#,
+        "20s",
+        "",
+    ) + "loss = { kind = \"outage\", windows = [{ at = \"10s\", for = \"3s\" }] }\n"
+        + r#"
+[[flows]]
+name = "msgs"
+from = "a"
+to = "b"
+app = { kind = "periodic", size = "1000B", interval = "100ms" }
+transport = { kind = "tcp", delayed_ack = false }
+"#;
+    let out = run(&text);
+    let t = table(&out, "delay");
+    let seqs = u64s(t, "seq");
+    let delays = f64s(t, "delay");
+    let at = |seq: u64| delays[seqs.iter().position(|&s| s == seq).expect("delivered")];
+    assert!(at(99) < 0.05, "the message before the outage: {}", at(99));
+    let first_lost = at(100);
+    let expected = 3.0 + 1500.0 * 8.0 / 10e6 + 0.020;
+    assert!(
+        (first_lost - expected).abs() < 0.002,
+        "{first_lost} vs {expected}"
+    );
+    // Every message is delivered exactly once and in order (TCP).
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
+    assert_eq!(
+        seqs.len() as u64,
+        out.summary.flows["msgs"].messages_delivered
+    );
+}

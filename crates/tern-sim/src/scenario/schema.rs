@@ -262,6 +262,15 @@ pub enum AppSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bytes: Option<Bytes>,
     },
+    /// A page download over TCP: the client sends a request, the server
+    /// answers with `size` bytes and closes. The transfer time runs from the
+    /// flow's start (connection set-up included) to the last byte read.
+    File {
+        size: Bytes,
+        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one).
+        #[serde(default = "request_size")]
+        request: Bytes,
+    },
     /// Echo request every `interval`, answered by the far end; RTTs are recorded.
     Ping {
         /// Payload size (default 56 B, as iputils ping).
@@ -271,6 +280,10 @@ pub enum AppSpec {
         #[serde(default = "ping_interval")]
         interval: Duration,
     },
+}
+
+fn request_size() -> Bytes {
+    Bytes(100)
 }
 
 fn ping_size() -> Bytes {

@@ -201,6 +201,7 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             AppSpec::Cbr { rate, size } => (size.0, vec![("rate", rate.0)]),
             AppSpec::Ping { size, interval } => (size.0, vec![("interval", interval.0.as_nanos())]),
             AppSpec::Bulk { bytes } => (1, vec![("bytes", bytes.map_or(1, |b| b.0))]),
+            AppSpec::File { size, request } => (1, vec![("size", size.0), ("request", request.0)]),
         };
         match (&f.app, tcp) {
             (AppSpec::Bulk { .. }, None) => {

@@ -102,6 +102,15 @@ pub enum TcpApp {
         /// Stream offset after the last message written.
         stream_end: u64,
     },
+    /// Sends a `request`; the server answers with `size` bytes and closes.
+    File {
+        request: u64,
+        size: u64,
+        /// Response bytes the server's TCP has accepted.
+        answered: u64,
+        /// Response bytes the client has read.
+        received: u64,
+    },
 }
 
 /// A message delivered to the receiving application.
@@ -121,7 +130,8 @@ pub struct TcpFlow {
     pub written: u64,
     /// Bytes the receiving application read.
     pub read: u64,
-    /// When the last byte of a bounded bulk transfer reached the receiver.
+    /// When the last byte of a bounded bulk transfer reached the receiver, or
+    /// the last byte of a file response reached the client.
     pub completed_at: Option<SimTime>,
     /// Application-level delays of delivered messages.
     pub sink: MessageSink,
@@ -178,10 +188,21 @@ impl TcpFlow {
         }
     }
 
-    /// The sending application hands TCP what it can take. Like a program
-    /// on a blocking socket, it writes only once the connection is open.
-    pub fn app_write(&mut self) {
+    /// The client application's I/O: it hands TCP what it can take (like a
+    /// program on a blocking socket, only once the connection is open) and,
+    /// for a file transfer, reads the response.
+    pub fn client_io(&mut self, now: SimTime) {
         let conn = &mut self.ends[Side::Client.index()].conn;
+        if let TcpApp::File { size, received, .. } = &mut self.app {
+            let n = conn.readable();
+            if n > 0 {
+                *received += conn.read(n);
+                if *received >= *size && self.completed_at.is_none() {
+                    self.completed_at = Some(now);
+                    conn.close();
+                }
+            }
+        }
         if !matches!(conn.state(), State::Established | State::CloseWait) {
             return;
         }
@@ -203,6 +224,40 @@ impl TcpFlow {
                     self.written += n;
                 }
             }
+            TcpApp::File { request, .. } => {
+                if self.written < *request {
+                    self.written += conn.write(*request - self.written);
+                }
+            }
+        }
+    }
+
+    /// The server application answers a complete file request, then closes.
+    pub fn server_write(&mut self) {
+        let conn = &mut self.ends[Side::Server.index()].conn;
+        if let TcpApp::File {
+            request,
+            size,
+            answered,
+            ..
+        } = &mut self.app
+        {
+            let open = matches!(conn.state(), State::Established | State::CloseWait);
+            if open && self.read >= *request && *answered < *size {
+                *answered += conn.write(*size - *answered);
+                if *answered == *size {
+                    conn.close();
+                }
+            }
+        }
+    }
+
+    /// Application bytes delivered: the response for a file transfer, the
+    /// data read by the server otherwise.
+    pub fn delivered_bytes(&self) -> u64 {
+        match &self.app {
+            TcpApp::File { received, .. } => *received,
+            _ => self.read,
         }
     }
 
@@ -227,6 +282,7 @@ impl TcpFlow {
                     self.completed_at = Some(now);
                 }
             }
+            TcpApp::File { .. } => {}
             TcpApp::Messages { pending, .. } => {
                 while let Some(&(end, seq, sent_at, len)) = pending.front() {
                     if end > self.read {
@@ -252,7 +308,7 @@ impl TcpFlow {
     pub fn messages_sent(&self) -> u64 {
         match &self.app {
             TcpApp::Messages { source, .. } => source.sent,
-            TcpApp::Bulk { .. } => 0,
+            TcpApp::Bulk { .. } | TcpApp::File { .. } => 0,
         }
     }
 }
