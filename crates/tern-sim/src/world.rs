@@ -414,18 +414,9 @@ impl World {
         match side {
             Side::Client => tcp.client_io(now),
             Side::Server => {
-                let delay_table = &mut self.traces.delay;
+                let traces = &mut self.traces;
                 tcp.app_read(now, |d| {
-                    if let Some(t) = delay_table {
-                        t.push(&[
-                            Cell::F64(now.as_secs_f64()),
-                            Cell::Text(name),
-                            Cell::U64(d.seq),
-                            Cell::F64(d.sent_at.as_secs_f64()),
-                            Cell::F64(d.delay.as_secs_f64()),
-                            Cell::U64(u64::from(d.len)),
-                        ]);
-                    }
+                    traces.message_delivered(now, name, d.seq, d.sent_at, d.len);
                 });
                 tcp.server_write();
             }
@@ -638,17 +629,9 @@ impl World {
             }
             (Body::Udp(msg), Transport::Udp { sink, .. }) => match msg.kind {
                 UdpKind::Data => {
-                    let delay = sink.receive(now, &msg);
-                    if let Some(t) = &mut self.traces.delay {
-                        t.push(&[
-                            Cell::F64(now.as_secs_f64()),
-                            Cell::Text(&flow.name),
-                            Cell::U64(msg.seq),
-                            Cell::F64(msg.sent_at.as_secs_f64()),
-                            Cell::F64(delay.as_secs_f64()),
-                            Cell::U64(u64::from(msg.len)),
-                        ]);
-                    }
+                    sink.receive(now, &msg);
+                    self.traces
+                        .message_delivered(now, &flow.name, msg.seq, msg.sent_at, msg.len);
                 }
                 UdpKind::EchoRequest => {
                     // The far end answers with the same payload (RFC 792 echo semantics).
@@ -662,14 +645,7 @@ impl World {
                 }
                 UdpKind::EchoReply => {
                     let rtt = sink.receive(now, &msg);
-                    if let Some(t) = &mut self.traces.rtt {
-                        t.push(&[
-                            Cell::F64(now.as_secs_f64()),
-                            Cell::Text(&flow.name),
-                            Cell::U64(msg.seq),
-                            Cell::F64(rtt.as_secs_f64()),
-                        ]);
-                    }
+                    self.traces.ping_reply(now, &flow.name, msg.seq, rtt);
                 }
             },
             _ => unreachable!("packet body does not match its flow's transport"),

@@ -4,6 +4,7 @@
 //! asks for (`record = [...]`). A table is a set of equally long columns,
 //! handed to the front end as raw little-endian buffers and written as Parquet.
 
+use crate::engine::SimTime;
 use crate::scenario::RecordKind;
 
 /// The values of one column.
@@ -216,6 +217,39 @@ impl Traces {
             }
         }
         t
+    }
+
+    /// A message reached its receiving application `delay` after it was sent.
+    pub fn message_delivered(
+        &mut self,
+        now: SimTime,
+        flow: &str,
+        seq: u64,
+        sent_at: SimTime,
+        len: u32,
+    ) {
+        if let Some(t) = &mut self.delay {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(flow),
+                Cell::U64(seq),
+                Cell::F64(sent_at.as_secs_f64()),
+                Cell::F64(now.saturating_sub(sent_at).as_secs_f64()),
+                Cell::U64(u64::from(len)),
+            ]);
+        }
+    }
+
+    /// A ping reply came back `rtt` after its request left.
+    pub fn ping_reply(&mut self, now: SimTime, flow: &str, seq: u64, rtt: SimTime) {
+        if let Some(t) = &mut self.rtt {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(flow),
+                Cell::U64(seq),
+                Cell::F64(rtt.as_secs_f64()),
+            ]);
+        }
     }
 
     /// The recorded tables, in a fixed order.

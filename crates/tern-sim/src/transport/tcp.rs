@@ -118,7 +118,6 @@ pub struct Delivered {
     pub seq: u64,
     pub sent_at: SimTime,
     pub len: u32,
-    pub delay: SimTime,
 }
 
 #[derive(Debug)]
@@ -293,12 +292,7 @@ impl TcpFlow {
                     self.sink.received += 1;
                     self.sink.received_bytes += u64::from(len);
                     self.sink.delays.push(delay.as_nanos());
-                    delivered(Delivered {
-                        seq,
-                        sent_at,
-                        len,
-                        delay,
-                    });
+                    delivered(Delivered { seq, sent_at, len });
                 }
             }
         }
