@@ -118,7 +118,7 @@ fn arb_wire() -> impl Strategy<Value = Wire> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
     fn transfer_is_exact_and_terminates(
