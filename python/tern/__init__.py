@@ -9,5 +9,18 @@ over mobile and wireless networks.
 
 from tern._core import ScenarioError, TernBug, __version__
 from tern.runner import Run, run, schema, validate
+from tern.store import connect, open_results
+from tern.sweeps import sweep
 
-__all__ = ["Run", "ScenarioError", "TernBug", "__version__", "run", "schema", "validate"]
+__all__ = [
+    "Run",
+    "ScenarioError",
+    "TernBug",
+    "__version__",
+    "connect",
+    "open_results",
+    "run",
+    "schema",
+    "sweep",
+    "validate",
+]

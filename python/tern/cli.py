@@ -188,6 +188,131 @@ def run(
 
 
 @app.command()
+def sweep(
+    scenario: ScenarioArg,
+    grid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grid",
+            help="A swept key and its values, e.g. --grid links.access.rate=5Mbps,10Mbps. "
+            "Repeatable: runs the cartesian product.",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        int, typer.Option("--seeds", min=1, help="Seeds 1..N for every grid point.")
+    ] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: all cores)."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Sweep folder (default: sweeps/<scenario name>)."),
+    ] = None,
+    set: SetOpt = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help='Run on a Ray cluster at this address ("local" starts Ray on this machine); '
+            "needs `pip install tern[ray]`.",
+        ),
+    ] = None,
+) -> None:
+    """Run a scenario over a grid of parameters and seeds; resumes where it stopped."""
+    from tern import sweeps as sweep_mod
+
+    _read(scenario)
+    folder = out_dir or Path("sweeps") / scenario.stem
+    try:
+        grids = sweep_mod.parse_grid(grid or [])
+        bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} runs"),
+            TextColumn("{task.fields[failed]} failed"),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not sys.stderr.isatty(),
+        )
+        task = None
+
+        def progress(r: sweep_mod.SweepResult) -> None:
+            nonlocal task
+            if task is None:
+                task = bar.add_task(scenario.stem, total=r.total, failed=0)
+            bar.update(task, completed=r.skipped + r.done + len(r.failures), failed=len(r.failures))
+
+        with bar:
+            result = sweep_mod.run_sweep(
+                scenario,
+                grids,
+                seeds=seeds,
+                out=folder,
+                jobs=jobs,
+                set=_parse_sets(set),
+                ray_address=ray,
+                on_progress=progress,
+            )
+    except (ValueError, _core.ScenarioError) as e:
+        raise _fail(str(e)) from None
+    except ImportError as e:
+        raise _fail(f"{e}: install Ray with `pip install tern[ray]`") from None
+    err.print(
+        f"{result.total} runs: {result.done} run now, {result.skipped} already done, "
+        f"{len(result.failures)} failed; results in {folder}/ (query with `tern query {folder} "
+        '"SELECT * FROM runs"`)'
+    )
+    if result.failures:
+        for key, error in result.failures.items():
+            meta = json.loads((folder / "failed" / f"{key}.json").read_text())
+            sets = " ".join(f"--set {k}={v}" for k, v in meta["params"].items())
+            err.print(
+                f"  failed: {error}\n    re-run: tern run {scenario} --seed {meta['seed']} {sets}"
+            )
+        raise typer.Exit(1)
+
+
+@app.command()
+def query(
+    folder: Annotated[Path, typer.Argument(help="A sweep folder.", show_default=False)],
+    sql: Annotated[
+        str,
+        typer.Argument(
+            help="SQL over the table `runs` (one row per run and flow) and one view per trace "
+            "(cwnd, delay, queue, ...).",
+            show_default=False,
+        ),
+    ],
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+) -> None:
+    """Query a sweep's results with DuckDB SQL."""
+    import duckdb
+
+    from tern.store import connect
+
+    try:
+        frame = connect(folder).sql(sql).pl()
+    except FileNotFoundError as e:
+        raise _fail(str(e)) from None
+    except duckdb.Error as e:
+        raise _fail(f"query: {e}") from None
+    if as_csv:
+        print(frame.write_csv(), end="")
+    else:
+        with pl_config():
+            print(frame)
+
+
+def pl_config():
+    """Prints whole frames, as a query user expects."""
+    import polars as pl
+
+    return pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60)
+
+
+@app.command()
 def validate(scenario: ScenarioArg, seed: SeedOpt = None, set: SetOpt = None) -> None:
     """Check a scenario without running it; print it resolved (defaults filled in)."""
     _read(scenario)

@@ -1,0 +1,75 @@
+"""The results store: a sweep folder queried with DuckDB.
+
+Each run keeps its own files (`runs/<key>/summary.json`, `*.parquet`). The
+connection returned by `connect` has
+
+* a table `runs`: one row per run and flow — the grid values (one column per
+  swept key), `seed`, `key`, and the flow's summary flattened
+  (`goodput_bps`, `delay_s_p50`, `tcp_rto_expiries`, ...);
+* a view per trace (`cwnd`, `delay`, `queue`, ...) over every run's Parquet
+  file of that name, with the run's `key` as a column to join on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+
+def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}_{k}" if prefix else k, v, row)
+    else:
+        row[prefix] = value
+
+
+def summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
+    """One row per finished run and flow."""
+    rows = []
+    for run_dir in sorted((Path(folder) / "runs").iterdir()):
+        meta_file = run_dir / "params.json"
+        if not meta_file.is_file():
+            continue
+        meta = json.loads(meta_file.read_text())
+        summary = json.loads((run_dir / "summary.json").read_text())
+        for flow, stats in summary["flows"].items():
+            row: dict[str, Any] = dict(meta["params"])
+            row.update(key=meta["key"], seed=meta["seed"], flow=flow)
+            _flatten("", stats, row)
+            rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def connect(folder: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection over a sweep folder (see the module docs)."""
+    root = Path(folder)
+    if not (root / "runs").is_dir():
+        raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
+    con = duckdb.connect()
+    frame = summaries(root)
+    if frame.is_empty():
+        con.execute("CREATE TABLE runs (key VARCHAR, seed BIGINT, flow VARCHAR)")
+    else:
+        con.register("summaries_frame", frame)
+        con.execute("CREATE TABLE runs AS SELECT * FROM summaries_frame")
+        con.unregister("summaries_frame")
+    traces = sorted({p.stem for p in root.glob("runs/*/*.parquet")})
+    for name in traces:
+        pattern = str(root / "runs" / "*" / f"{name}.parquet").replace("'", "''")
+        con.execute(
+            f'CREATE VIEW "{name}" AS SELECT * EXCLUDE (filename), '
+            f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
+            f"FROM read_parquet('{pattern}', filename = true, union_by_name = true)"
+        )
+    return con
+
+
+def open_results(folder: str | os.PathLike[str]) -> duckdb.DuckDBPyRelation:
+    """All runs of a sweep as a DuckDB relation (`.pl()` gives a polars frame)."""
+    return connect(folder).sql("SELECT * FROM runs ORDER BY key, flow")
