@@ -72,6 +72,17 @@ enum Event {
     TcpWake(FlowId, Side),
     /// A scheduled change of a link (index into `World::changes`).
     Change(u32),
+    /// A cellular handover completes (index into `World::handovers`).
+    Handover(u32),
+}
+
+/// A handover of an LTE cell link, known from the scenario.
+struct Handover {
+    link: u32,
+    ue: NodeId,
+    /// 1 for the first handover of the link (the UE starts in cell 0).
+    cell: u32,
+    loss_start: SimTime,
 }
 
 /// A scheduled change of one channel.
@@ -126,31 +137,56 @@ pub struct World {
     queue: EventQueue<Event>,
     traces: Traces,
     changes: Vec<Change>,
+    handovers: Vec<Handover>,
     scratch: Vec<Queued>,
 }
 
-fn channel(link: &LinkSpec, dir: Dir, (from, to): (NodeId, NodeId), seed: u64) -> Channel {
+fn channel(
+    link: &LinkSpec,
+    dir: Dir,
+    (from, to): (NodeId, NodeId),
+    seed: u64,
+    end: SimTime,
+) -> Channel {
     let covers = |d: Direction| match dir {
         Dir::Forward => d.covers_forward(),
         Dir::Reverse => d.covers_reverse(),
     };
-    let loss = link
+    let mut loss: Vec<LossModel> = link
         .loss
-        .as_ref()
+        .iter()
         .filter(|l| covers(l.direction()))
         .map(|l| {
             let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
             LossModel::from_spec(l, rng)
-        });
+        })
+        .collect();
+    if let Some(cell) = &link.cell {
+        let windows: Vec<_> = cell
+            .all_handovers(end)
+            .iter()
+            .filter(|h| covers(h.loss_direction))
+            .map(|h| (h.at.0.saturating_sub(h.burst_loss.0), h.at.0))
+            .collect();
+        if !windows.is_empty() {
+            loss.push(LossModel::Outage { windows });
+        }
+    }
+    let reverse = link.reverse.as_ref().filter(|_| dir == Dir::Reverse);
+    let rate = reverse.and_then(|r| r.rate).unwrap_or(link.rate);
+    let delay = reverse.and_then(|r| r.delay).unwrap_or(link.delay);
+    let queue = reverse
+        .and_then(|r| r.queue.as_ref())
+        .unwrap_or(&link.queue);
     Channel::new(
         link.name.clone(),
         dir,
         from,
         to,
         link.mtu.0 as u32,
-        link.rate,
-        link.delay.0,
-        Qdisc::from_spec(&link.queue, link.mtu.0 as u32),
+        rate,
+        delay.0,
+        Qdisc::from_spec(queue, link.mtu.0 as u32),
         loss,
     )
 }
@@ -163,10 +199,11 @@ impl World {
         let (ends, routes) = topology(s);
         let mut channels = Vec::with_capacity(ends.len());
         let mut changes = Vec::new();
+        let mut handovers = Vec::new();
         let mut queue = EventQueue::new();
         for (i, link) in s.links.iter().enumerate() {
             for (k, dir) in [Dir::Forward, Dir::Reverse].into_iter().enumerate() {
-                channels.push(channel(link, dir, ends[2 * i + k], seed));
+                channels.push(channel(link, dir, ends[2 * i + k], seed, end));
             }
             for c in &link.schedule {
                 for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()]
@@ -182,6 +219,28 @@ impl World {
                         });
                     }
                 }
+            }
+            let Some(cell) = &link.cell else { continue };
+            for (k, h) in cell.all_handovers(end).iter().enumerate() {
+                // The new cell's bearers take effect at completion: uplink is
+                // the forward channel, downlink the reverse one.
+                for (d, bearer) in [&h.uplink, &h.downlink].into_iter().enumerate() {
+                    if let Some(b) = bearer {
+                        queue.schedule(h.at.0, Event::Change(changes.len() as u32));
+                        changes.push(Change {
+                            chan: ChanId((2 * i + d) as u32),
+                            rate: b.rate,
+                            delay: b.delay.map(|d| d.0),
+                        });
+                    }
+                }
+                queue.schedule(h.at.0, Event::Handover(handovers.len() as u32));
+                handovers.push(Handover {
+                    link: i as u32,
+                    ue: ends[2 * i].0,
+                    cell: k as u32 + 1,
+                    loss_start: h.at.0.saturating_sub(h.burst_loss.0),
+                });
             }
         }
         let node = |name: &str| {
@@ -298,6 +357,7 @@ impl World {
             queue,
             traces: Traces::new(&s.record),
             changes,
+            handovers,
             scratch: Vec::new(),
         }
     }
@@ -354,6 +414,22 @@ impl World {
                     ch.delay = d;
                 }
             }
+            Event::Handover(i) => self.handover_complete(now, i),
+        }
+    }
+
+    /// A UE's handover completed: the new cell's bearers are in place (the
+    /// changes scheduled at the same time ran first).
+    fn handover_complete(&mut self, now: SimTime, i: u32) {
+        let h = &self.handovers[i as usize];
+        if let Some(t) = &mut self.traces.handovers {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&self.channels[2 * h.link as usize].link),
+                Cell::Text(&self.node_names[h.ue.0 as usize]),
+                Cell::U64(u64::from(h.cell)),
+                Cell::F64(h.loss_start.as_secs_f64()),
+            ]);
         }
     }
 
@@ -602,7 +678,7 @@ impl World {
 
     fn arrive(&mut self, now: SimTime, c: ChanId, p: PacketRef) {
         let ch = &mut self.channels[c.0 as usize];
-        if ch.loss.as_mut().is_some_and(|l| l.is_lost(now)) {
+        if ch.is_lost(now) {
             ch.stats.drops_loss += 1;
             self.drop_packet(now, c, p, "loss");
             return;

@@ -56,7 +56,10 @@ pub struct Channel {
     pub rate: DataRate,
     pub delay: SimTime,
     qdisc: Qdisc,
-    pub loss: Option<LossModel>,
+    /// Loss models applied in order; a packet is lost if any of them loses it
+    /// (every model is consulted, so each one's random stream advances the same
+    /// way whatever the others decide).
+    pub loss: Vec<LossModel>,
     in_service: Option<PacketRef>,
     pub stats: ChannelStats,
 }
@@ -81,7 +84,7 @@ impl Channel {
         rate: DataRate,
         delay: SimTime,
         qdisc: Qdisc,
-        loss: Option<LossModel>,
+        loss: Vec<LossModel>,
     ) -> Self {
         Channel {
             link,
@@ -160,6 +163,13 @@ impl Channel {
         self.stats.drops_aqm += (dropped.len() - before) as u64;
         let next_end = next.map(|q| self.start(now, q.packet, q.size));
         (done, now + self.delay, next_end)
+    }
+
+    /// Whether the packet whose last bit arrives at `now` is lost.
+    pub fn is_lost(&mut self, now: SimTime) -> bool {
+        self.loss
+            .iter_mut()
+            .fold(false, |lost, m| m.is_lost(now) | lost)
     }
 
     /// Closes the queue-length integral at the end of the run.

@@ -52,7 +52,8 @@ pub struct NodeSpec {
 }
 
 /// A full-duplex point-to-point link; each direction has its own queue.
-/// "forward" is `ends[0]` → `ends[1]`.
+/// "forward" is `ends[0]` → `ends[1]`. With `cell`, the link is an LTE cell
+/// bearer whose UE is `ends[0]` (forward = uplink).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -73,6 +74,119 @@ pub struct LinkSpec {
     /// Changes of rate or delay at given times.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<LinkChange>,
+    /// The reverse direction's own rate, delay or queue, for asymmetric links
+    /// (e.g. an LTE downlink faster than its uplink); unset fields follow the forward direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<ReverseSpec>,
+    /// Makes the link an LTE cell bearer with handovers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<CellSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReverseSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<DataRate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+}
+
+/// An LTE cell bearer between a UE (`ends[0]`) and the network (`ends[1]`):
+/// the uplink and downlink bearers are the link's two directions, and the UE
+/// hands over between cells. Each handover is a burst-loss period (radio link
+/// failure and re-establishment, in which every packet of the affected
+/// directions is lost) ending when the handover completes; at completion the
+/// new cell's rate and delay take effect and the UE gets a "handover
+/// complete" event (the cell-id change the lte-switch study watches).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handovers: Vec<HandoverSpec>,
+    /// A train passing cells: handovers at `first`, `first + every`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<TrainSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HandoverSpec {
+    /// When the handover completes.
+    pub at: Duration,
+    /// Length of the burst-loss period that ends at `at` (default 3 s, the
+    /// loss period measured on a train in the lte-switch study, Fig. 2).
+    #[serde(default = "s3")]
+    pub burst_loss: Duration,
+    /// Directions that lose packets during the burst (default both).
+    #[serde(default)]
+    pub loss_direction: Direction,
+    /// The target cell's uplink bearer, where it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<BearerSpec>,
+    /// The target cell's downlink bearer, where it differs (a congested
+    /// target cell has a large delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink: Option<BearerSpec>,
+}
+
+/// Rate and/or delay of a bearer in a new cell.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BearerSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<DataRate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+}
+
+/// Handovers at regular intervals, as on a train passing cells.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrainSpec {
+    /// Completion time of the first handover.
+    pub first: Duration,
+    pub every: Duration,
+    /// Number of handovers (default: until the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Burst-loss period before each completion (default 3 s, as `handovers`).
+    #[serde(default = "s3")]
+    pub burst_loss: Duration,
+    #[serde(default)]
+    pub loss_direction: Direction,
+}
+
+impl CellSpec {
+    /// Every handover, from the list and the train, in order of completion;
+    /// the train's stop at the first whose burst loss starts at or after `end`.
+    pub fn all_handovers(&self, end: tern_proto::time::SimTime) -> Vec<HandoverSpec> {
+        let mut all = self.handovers.clone();
+        if let Some(t) = &self.train {
+            let count = t.count.map_or(u64::MAX, u64::from);
+            let mut at = t.first.0;
+            let mut k = 0;
+            while k < count && at.saturating_sub(t.burst_loss.0) < end {
+                all.push(HandoverSpec {
+                    at: Duration(at),
+                    burst_loss: t.burst_loss,
+                    loss_direction: t.loss_direction,
+                    uplink: None,
+                    downlink: None,
+                });
+                at = at + t.every.0;
+                k += 1;
+            }
+        }
+        all.sort_by_key(|h| h.at.0);
+        all
+    }
+}
+
+fn s3() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(3))
 }
 
 fn default_mtu() -> Bytes {
@@ -440,6 +554,8 @@ pub enum RecordKind {
     Rto,
     /// Every TCP retransmission (fast, RTO, SACK recovery, probe) and RTO expiry.
     Retransmits,
+    /// Every completed handover of a cellular link.
+    Handovers,
 }
 
 impl RecordKind {
@@ -452,6 +568,7 @@ impl RecordKind {
             RecordKind::Cwnd => "cwnd",
             RecordKind::Rto => "rto",
             RecordKind::Retransmits => "retransmits",
+            RecordKind::Handovers => "handovers",
         }
     }
 }

@@ -3,8 +3,8 @@
 //! that fit the path MTU. Everything is caught here, before a run starts.
 
 use super::{
-    AppSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError, Source,
-    TcpSpec, TransportSpec,
+    AppSpec, CellSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError,
+    Source, TcpSpec, TransportSpec,
 };
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::net::route::RouteError;
@@ -67,22 +67,22 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             // RFC 791: every IPv4 module must forward 68-octet datagrams.
             return Err(src.error(&at("links", i, "mtu"), "expected at least 68B (RFC 791)"));
         }
-        let limit = match &link.queue {
-            QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
-        };
-        if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
-            return Err(src.error(
-                &at("links", i, "queue"),
-                "expected a queue limit above zero",
-            ));
-        }
-        if let QueueSpec::Codel { interval, .. } = &link.queue {
-            if interval.0.as_nanos() == 0 {
-                return Err(src.error(
-                    &at("links", i, "queue"),
-                    "CoDel interval must be above zero",
-                ));
+        check_queue(src, at("links", i, "queue"), &link.queue)?;
+        if let Some(r) = &link.reverse {
+            let path = |field: &str| {
+                let mut p = at("links", i, "reverse");
+                p.push(key(field));
+                p
+            };
+            if r.rate.is_some_and(|r| r.0 == 0) {
+                return Err(src.error(&path("rate"), "expected a rate above zero"));
             }
+            if let Some(q) = &r.queue {
+                check_queue(src, path("queue"), q)?;
+            }
+        }
+        if let Some(cell) = &link.cell {
+            check_cell(src, at("links", i, "cell"), cell)?;
         }
         let loss_path = at("links", i, "loss");
         match &link.loss {
@@ -142,6 +142,60 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
     }
     check_flows(s, src)
+}
+
+fn check_queue(src: &Source, path: Vec<PathSeg>, queue: &QueueSpec) -> Result<(), ScenarioError> {
+    let limit = match queue {
+        QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
+    };
+    if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+        return Err(src.error(&path, "expected a queue limit above zero"));
+    }
+    if let QueueSpec::Codel { interval, .. } = queue {
+        if interval.0.as_nanos() == 0 {
+            return Err(src.error(&path, "CoDel interval must be above zero"));
+        }
+    }
+    Ok(())
+}
+
+fn check_cell(src: &Source, path: Vec<PathSeg>, cell: &CellSpec) -> Result<(), ScenarioError> {
+    let sub = |segs: &[PathSeg]| {
+        let mut p = path.clone();
+        p.extend_from_slice(segs);
+        p
+    };
+    if let Some(t) = &cell.train {
+        if t.every.0.as_nanos() == 0 {
+            return Err(src.error(
+                &sub(&[key("train"), key("every")]),
+                "expected a handover interval above zero",
+            ));
+        }
+    }
+    for (j, h) in cell.handovers.iter().enumerate() {
+        if h.burst_loss.0 > h.at.0 {
+            return Err(src.error(
+                &sub(&[key("handovers"), PathSeg::Index(j), key("burst_loss")]),
+                format!(
+                    "the burst-loss period would start before 0 s (handover at {})",
+                    h.at.0
+                ),
+            ));
+        }
+        for (name, bearer) in [("uplink", &h.uplink), ("downlink", &h.downlink)] {
+            if bearer
+                .as_ref()
+                .is_some_and(|b| b.rate.is_some_and(|r| r.0 == 0))
+            {
+                return Err(src.error(
+                    &sub(&[key("handovers"), PathSeg::Index(j), key(name), key("rate")]),
+                    "expected a rate above zero",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {

@@ -119,6 +119,7 @@ pub struct Traces {
     pub cwnd: Option<Table>,
     pub rto: Option<Table>,
     pub retransmits: Option<Table>,
+    pub handovers: Option<Table>,
 }
 
 impl Traces {
@@ -214,6 +215,18 @@ impl Traces {
                         ],
                     ))
                 }
+                RecordKind::Handovers => {
+                    t.handovers = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("link", Text),
+                            ("ue", Text),
+                            ("cell", U64),
+                            ("loss_start", F64),
+                        ],
+                    ))
+                }
             }
         }
         t
@@ -262,6 +275,7 @@ impl Traces {
             self.cwnd,
             self.rto,
             self.retransmits,
+            self.handovers,
         ]
         .into_iter()
         .flatten()

@@ -62,3 +62,18 @@ queue = {queue}
 "#
     )
 }
+
+pub fn texts(t: &Table, col: &str) -> Vec<String> {
+    match &t
+        .columns
+        .iter()
+        .find(|c| c.name == col)
+        .expect("column")
+        .data
+    {
+        ColumnData::Text { labels, codes } => {
+            codes.iter().map(|&c| labels[c as usize].clone()).collect()
+        }
+        other => panic!("{col} is {other:?}"),
+    }
+}

@@ -1,0 +1,125 @@
+//! LTE cell bearers with handovers, checked against timings computed by hand.
+
+mod common;
+use common::*;
+
+/// IPv4 (20 B) + UDP (8 B) headers.
+const HDR: u64 = 28;
+
+/// Uplink 5 Mbit/s / 20 ms, downlink 20 Mbit/s / 10 ms; one 100 B message
+/// each way every 100 ms; a handover completes at 10 s after a 3 s burst
+/// loss, into a congested cell whose downlink delay is 500 ms.
+fn lte(extra: &str) -> String {
+    format!(
+        r#"
+record = ["delay", "handovers", "drops"]
+[sim]
+duration = "20s"
+[[nodes]]
+name = "ue"
+[[nodes]]
+name = "enb"
+[[links]]
+name = "radio"
+ends = ["ue", "enb"]
+rate = "5Mbps"
+delay = "20ms"
+reverse = {{ rate = "20Mbps", delay = "10ms" }}
+[[flows]]
+name = "up"
+from = "ue"
+to = "enb"
+app = {{ kind = "periodic", size = "100B", interval = "100ms" }}
+[[flows]]
+name = "down"
+from = "enb"
+to = "ue"
+app = {{ kind = "periodic", size = "100B", interval = "100ms" }}
+start = "50ms"
+{extra}
+"#
+    )
+}
+
+fn delays(out: &tern_sim::RunOutput, flow: &str) -> Vec<(f64, f64)> {
+    let t = table(out, "delay");
+    let names = texts(t, "flow");
+    f64s(t, "sent")
+        .into_iter()
+        .zip(f64s(t, "delay"))
+        .zip(names)
+        .filter(|(_, n)| n == flow)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+#[test]
+fn asymmetric_bearers_have_their_own_rate_and_delay() {
+    let out = run(&lte(""));
+    // (100 + 28) B at 5 Mbit/s = 204.8 µs, + 20 ms; at 20 Mbit/s = 51.2 µs, + 10 ms.
+    let up = (100 + HDR) as f64 * 8.0 / 5e6 + 0.020;
+    let down = (100 + HDR) as f64 * 8.0 / 20e6 + 0.010;
+    assert!(delays(&out, "up")
+        .iter()
+        .all(|&(_, d)| (d - up).abs() < 1e-9));
+    assert!(delays(&out, "down")
+        .iter()
+        .all(|&(_, d)| (d - down).abs() < 1e-9));
+}
+
+#[test]
+fn handover_loses_everything_in_the_burst_then_switches_cell() {
+    let out = run(&lte(r#"
+[links.cell]
+handovers = [{ at = "10s", burst_loss = "3s", downlink = { delay = "500ms" } }]
+"#));
+    let up_tx = (100 + HDR) as f64 * 8.0 / 5e6;
+    // Loss is decided on arrival: an uplink message is lost iff it arrives
+    // in [7 s, 10 s), i.e. was sent in [7 s − d, 10 s − d), d = its delay.
+    let d_up = up_tx + 0.020;
+    let got: Vec<f64> = delays(&out, "up").iter().map(|x| x.0).collect();
+    let expected: Vec<f64> = (0..200)
+        .map(|k| k as f64 * 0.1)
+        .filter(|s| !(s + d_up >= 7.0 - 1e-9 && s + d_up < 10.0 - 1e-9))
+        .collect();
+    assert_eq!(got.len(), expected.len(), "uplink deliveries");
+    for (g, e) in got.iter().zip(&expected) {
+        assert!((g - e).abs() < 1e-9, "{g} vs {e}");
+    }
+    // The target cell's downlink delay applies to packets serialized from 10 s on.
+    let down_tx = (100 + HDR) as f64 * 8.0 / 20e6;
+    for (sent, d) in delays(&out, "down") {
+        let expect = if sent >= 10.0 { 0.5 } else { 0.010 };
+        assert!((d - down_tx - expect).abs() < 1e-9, "sent {sent}: {d}");
+    }
+    let h = table(&out, "handovers");
+    assert_eq!(f64s(h, "time"), vec![10.0]);
+    assert_eq!(f64s(h, "loss_start"), vec![7.0]);
+    assert_eq!(u64s(h, "cell"), vec![1]);
+    assert_eq!(texts(h, "ue"), vec!["ue".to_string()]);
+}
+
+#[test]
+fn a_train_hands_over_at_regular_intervals_until_the_end() {
+    let out = run(&lte(r#"
+[links.cell]
+train = { first = "4s", every = "5s", burst_loss = "1s", loss_direction = "reverse" }
+"#));
+    let h = table(&out, "handovers");
+    assert_eq!(f64s(h, "time"), vec![4.0, 9.0, 14.0, 19.0]);
+    assert_eq!(u64s(h, "cell"), vec![1, 2, 3, 4]);
+    // Only the downlink loses: 4 bursts of 1 s at one message per 100 ms.
+    assert_eq!(delays(&out, "up").len(), 200);
+    assert_eq!(delays(&out, "down").len(), 200 - 40);
+}
+
+#[test]
+fn a_train_with_zero_interval_is_rejected_with_its_key() {
+    let text = lte("[links.cell]\ntrain = { first = \"4s\", every = \"0s\" }\n");
+    let err = tern_sim::run_text("lte.toml", &text, &[], None)
+        .err()
+        .expect("rejected")
+        .to_string();
+    assert!(err.contains("links[0].cell.train.every"), "{err}");
+    assert!(err.contains("lte.toml:"), "{err}");
+}
