@@ -104,3 +104,19 @@ def test_query_errors_are_clear(tmp_path):
     assert res.returncode == 2 and "query:" in res.stderr and "Traceback" not in res.stderr
     res = tern_cli("query", str(tmp_path / "s"), "SELECT count(*) AS n FROM runs", "--csv")
     assert res.stdout.splitlines() == ["n", "1"]
+
+
+def test_ray_runs_the_same_sweep_to_the_same_bytes_as_the_process_pool(tmp_path):
+    """`--ray` only swaps the executor: same keys, byte-identical results."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install tern[ray])")
+    import ray
+
+    grid = {"links.access.rate": ["5Mbps", "10Mbps"]}
+    pool = run_sweep(P2P, grid, seeds=2, out=tmp_path / "pool", jobs=2)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        on_ray = run_sweep(P2P, grid, seeds=2, out=tmp_path / "ray", ray_address="local")
+    finally:
+        ray.shutdown()
+    assert (pool.done, on_ray.done, on_ray.failures) == (4, 4, {})
+    assert _run_digests(tmp_path / "ray") == _run_digests(tmp_path / "pool")

@@ -8,7 +8,7 @@ over mobile and wireless networks.
 """
 
 from tern._core import ScenarioError, TernBug, __version__
-from tern.runner import Run, run, schema, validate
+from tern.runner import Run, load_run, run, schema, validate
 from tern.store import connect, open_results
 from tern.sweeps import sweep
 
@@ -18,6 +18,7 @@ __all__ = [
     "TernBug",
     "__version__",
     "connect",
+    "load_run",
     "open_results",
     "run",
     "schema",

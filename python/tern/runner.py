@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -79,11 +80,19 @@ class TraceNotRecorded(KeyError):
 class Run:
     """The outcome of one run: its summary, resolved scenario and trace tables."""
 
-    def __init__(self, summary: dict[str, Any], scenario: str, tables: dict[str, pl.DataFrame]):
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        scenario: str,
+        tables: dict[str, pl.DataFrame],
+        captures: dict[str, bytes] | None = None,
+    ):
         self.summary = summary
         #: The resolved scenario (defaults filled in, seed and Tern version) as TOML.
         self.scenario = scenario
         self._tables = tables
+        #: Packet captures (`record = ["pcap"]`): file name → pcap file contents.
+        self.captures = captures or {}
 
     @property
     def tables(self) -> list[str]:
@@ -102,13 +111,16 @@ class Run:
             ) from None
 
     def save(self, out: str | os.PathLike[str]) -> Path:
-        """Writes summary.json, scenario.toml and one Parquet file per trace into `out`."""
+        """Writes summary.json, scenario.toml, one Parquet file per trace and the packet
+        captures (`<link>.<direction>.pcap`) into `out`."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         (out / "scenario.toml").write_text(self.scenario)
         for name, frame in self._tables.items():
             frame.write_parquet(out / f"{name}.parquet", statistics=False)
+        for name, pcap in self.captures.items():
+            (out / name).write_bytes(pcap)
         return out
 
 
@@ -137,5 +149,26 @@ def run(
     `progress(now_s, end_s)` is called now and then during the run.
     """
     name, text = _source(path_or_text)
-    summary, resolved, tables = _core.run(text, name, _overrides(set), seed, progress)
-    return Run(json.loads(summary), resolved, {t: _frame(cols) for t, cols in tables})
+    summary, resolved, tables, captures = _core.run(text, name, _overrides(set), seed, progress)
+    frames = {t: _frame(cols) for t, cols in tables}
+    return Run(json.loads(summary), resolved, frames, dict(captures))
+
+
+def load_run(folder: str | os.PathLike[str]) -> Run:
+    """Reads back a run written by `Run.save` (or `tern run --out`, or one run of a sweep:
+    `SWEEP/runs/<key>`): its summary, resolved scenario and every trace."""
+    root = Path(folder)
+    summary_file = root / "summary.json"
+    if not summary_file.is_file():
+        raise FileNotFoundError(f"{root}: not a run folder (no summary.json inside)")
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    scenario_file = root / "scenario.toml"
+    scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else ""
+    # Tables in the order the scenario recorded them, as a fresh run lists them.
+    try:
+        order = [str(name) for name in tomllib.loads(scenario).get("record", [])]
+    except tomllib.TOMLDecodeError:
+        order = []
+    files = {p.stem: p for p in sorted(root.glob("*.parquet"))}
+    names = [n for n in order if n in files] + [n for n in files if n not in order]
+    return Run(summary, scenario, {name: pl.read_parquet(files[name]) for name in names})

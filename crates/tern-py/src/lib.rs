@@ -65,10 +65,11 @@ fn schema() -> String {
 
 /// Runs a scenario.
 ///
-/// Returns `(summary_json, resolved_toml, tables)` where `tables` is a list of
+/// Returns `(summary_json, resolved_toml, tables, captures)` where `tables` is a list of
 /// `(table_name, [(column_name, kind, data, labels)])`: `kind` is `"f64"`,
 /// `"u64"` or `"text"`; `data` is little-endian bytes (`u32` codes for text,
-/// with `labels` the dictionary; `labels` is `None` otherwise).
+/// with `labels` the dictionary; `labels` is `None` otherwise); `captures` is
+/// a list of `(file_name, pcap_bytes)`.
 /// `progress(now_s, end_s)` is called now and then; Ctrl-C stops the run with
 /// `KeyboardInterrupt`.
 #[pyfunction]
@@ -153,12 +154,17 @@ fn run<'py>(
         }
         tables.append((table.name, cols))?;
     }
+    let captures = PyList::empty(py);
+    for (file, bytes) in &output.captures {
+        captures.append((file, PyBytes::new(py, bytes)))?;
+    }
     PyTuple::new(
         py,
         [
             summary.into_pyobject(py)?.into_any(),
             resolved.into_pyobject(py)?.into_any(),
             tables.into_any(),
+            captures.into_any(),
         ],
     )
 }

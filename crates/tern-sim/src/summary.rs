@@ -85,6 +85,8 @@ pub struct TcpSummary {
     pub retransmits_fast: u64,
     pub retransmits_rto: u64,
     pub retransmits_sack: u64,
+    /// Duplicate ACKs the sender received (RFC 5681 §2 definition).
+    pub dupacks_received: u64,
     pub rto_expiries: u64,
     pub final_cwnd: u64,
     pub final_srtt_s: Option<f64>,
@@ -200,6 +202,7 @@ fn tcp_summary(t: &TcpFlow, start: SimTime) -> TcpSummary {
         retransmits_fast: st.retransmits_fast,
         retransmits_rto: st.retransmits_rto,
         retransmits_sack: st.retransmits_sack,
+        dupacks_received: st.dupacks_received,
         rto_expiries: st.rto_expiries,
         final_cwnd: client.cwnd(),
         final_srtt_s: client.srtt().map(SimTime::as_secs_f64),

@@ -9,8 +9,9 @@ use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, UdpKind, U
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
-use crate::scenario::{AppSpec, Direction, LinkSpec, Scenario, TransportSpec};
+use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario, TransportSpec};
 use crate::summary::{self, Summary};
+use crate::trace::pcap::PcapWriter;
 use crate::trace::{Cell, Table, Traces};
 use crate::transport::tcp::{self, Side, TcpApp, TcpFlow};
 use tern_proto::tcp::{Event as TcpEvent, RetransmitKind};
@@ -121,6 +122,8 @@ pub enum RunError {
 pub struct RunOutput {
     pub summary: Summary,
     pub tables: Vec<Table>,
+    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`.
+    pub captures: Vec<(String, Vec<u8>)>,
 }
 
 /// Progress is reported every this many events.
@@ -138,6 +141,8 @@ pub struct World {
     traces: Traces,
     changes: Vec<Change>,
     handovers: Vec<Handover>,
+    /// One capture per channel, when `record` asks for "pcap".
+    captures: Vec<PcapWriter<Vec<u8>>>,
     scratch: Vec<Queued>,
 }
 
@@ -358,6 +363,13 @@ impl World {
             traces: Traces::new(&s.record),
             changes,
             handovers,
+            captures: if s.record.contains(&RecordKind::Pcap) {
+                (0..2 * s.links.len())
+                    .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             scratch: Vec::new(),
         }
     }
@@ -392,9 +404,18 @@ impl World {
         }
         progress(self.end);
         let summary = summary::build(&self, self.queue.events_popped());
+        let captures = std::mem::take(&mut self.captures)
+            .into_iter()
+            .zip(&self.channels)
+            .map(|(w, ch)| {
+                let name = format!("{}.{}.pcap", ch.link, ch.dir.as_str());
+                (name, w.into_inner().expect("writing to memory"))
+            })
+            .collect();
         Ok(RunOutput {
             summary,
             tables: self.traces.into_tables(),
+            captures,
         })
     }
 
@@ -623,7 +644,10 @@ impl World {
         let size = pkt.size();
         let ch = &mut self.channels[c.0 as usize];
         match ch.offer(now, p, size) {
-            Offer::Transmitting(done) => self.queue.schedule(done, Event::TxDone(c)),
+            Offer::Transmitting(done) => {
+                self.queue.schedule(done, Event::TxDone(c));
+                self.capture(now, c, p);
+            }
             Offer::Queued => self.trace_queue(now, c),
             Offer::Dropped => {
                 self.drop_packet(now, c, p, "queue");
@@ -642,6 +666,8 @@ impl World {
         self.queue.schedule(arrival, Event::Arrive(c, p));
         if let Some(done) = next {
             self.queue.schedule(done, Event::TxDone(c));
+            let started = self.channels[c.0 as usize].in_service().expect("started");
+            self.capture(now, c, started);
         }
         self.left_first_hop(now, c, p);
         for q in dropped.drain(..) {
@@ -741,6 +767,15 @@ impl World {
                 Cell::U64(pkt.uid),
                 Cell::U64(u64::from(pkt.size())),
             ]);
+        }
+    }
+
+    /// Writes a packet that starts leaving channel `c` into its capture.
+    fn capture(&mut self, now: SimTime, c: ChanId, p: PacketRef) {
+        if let Some(w) = self.captures.get_mut(c.0 as usize) {
+            // Sizes and times were checked when the scenario was loaded, so
+            // encoding cannot fail, and writing to memory does not.
+            w.write(now, self.pool.get(p)).expect("packet encodes");
         }
     }
 

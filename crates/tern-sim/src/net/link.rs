@@ -177,6 +177,11 @@ impl Channel {
         self.account(now);
     }
 
+    /// The packet being serialized, if any.
+    pub fn in_service(&self) -> Option<PacketRef> {
+        self.in_service
+    }
+
     pub fn queue_packets(&self) -> usize {
         self.qdisc.packets()
     }

@@ -176,7 +176,7 @@ impl CellSpec {
                     uplink: None,
                     downlink: None,
                 });
-                at = at + t.every.0;
+                at += t.every.0;
                 k += 1;
             }
         }
@@ -556,6 +556,9 @@ pub enum RecordKind {
     Retransmits,
     /// Every completed handover of a cellular link.
     Handovers,
+    /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
+    /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
+    Pcap,
 }
 
 impl RecordKind {
@@ -569,6 +572,7 @@ impl RecordKind {
             RecordKind::Rto => "rto",
             RecordKind::Retransmits => "retransmits",
             RecordKind::Handovers => "handovers",
+            RecordKind::Pcap => "pcap",
         }
     }
 }

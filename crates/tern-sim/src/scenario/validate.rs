@@ -3,8 +3,8 @@
 //! that fit the path MTU. Everything is caught here, before a run starts.
 
 use super::{
-    AppSpec, CellSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError,
-    Source, TcpSpec, TransportSpec,
+    AppSpec, CellSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, RecordKind, Scenario,
+    ScenarioError, Source, TcpSpec, TransportSpec,
 };
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::net::route::RouteError;
@@ -49,6 +49,12 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             "expected a duration above zero",
         ));
     }
+    if s.record.contains(&RecordKind::Pcap) && s.sim.duration.0.as_secs_f64() >= 4_294_967_296.0 {
+        return Err(src.error(
+            &[key("record")],
+            "pcap timestamps end at 2^32 s: shorten sim.duration or drop \"pcap\"",
+        ));
+    }
     check_names(s, src)?;
     let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
     for (i, link) in s.links.iter().enumerate() {
@@ -63,9 +69,10 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         if link.rate.0 == 0 {
             return Err(src.error(&at("links", i, "rate"), "expected a rate above zero"));
         }
-        if link.mtu.0 < 68 {
-            // RFC 791: every IPv4 module must forward 68-octet datagrams.
-            return Err(src.error(&at("links", i, "mtu"), "expected at least 68B (RFC 791)"));
+        if link.mtu.0 < 68 || link.mtu.0 > 65535 {
+            // RFC 791: every IPv4 module must forward 68-octet datagrams, and
+            // the total-length field has 16 bits.
+            return Err(src.error(&at("links", i, "mtu"), "expected 68B to 65535B (RFC 791)"));
         }
         check_queue(src, at("links", i, "queue"), &link.queue)?;
         if let Some(r) = &link.reverse {

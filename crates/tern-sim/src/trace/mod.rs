@@ -4,6 +4,8 @@
 //! asks for (`record = [...]`). A table is a set of equally long columns,
 //! handed to the front end as raw little-endian buffers and written as Parquet.
 
+pub mod pcap;
+
 use crate::engine::SimTime;
 use crate::scenario::RecordKind;
 
@@ -215,6 +217,8 @@ impl Traces {
                         ],
                     ))
                 }
+                // Captures are files, not tables: see `World`.
+                RecordKind::Pcap => {}
                 RecordKind::Handovers => {
                     t.handovers = Some(Table::new(
                         name,

@@ -1,0 +1,594 @@
+//! Packet captures: real byte encodings of Tern's packets, written as
+//! classic libpcap files that Wireshark and tcpdump read.
+//!
+//! Tern's packets carry sizes, not bytes (see [`crate::net::packet`]). This
+//! module makes the bytes a real host would have sent:
+//!
+//! - **IPv4** (RFC 791 §3.1): 20-byte header without options, total length =
+//!   [`Packet::size`], identification = low 16 bits of the packet uid, DF set,
+//!   TTL 64, protocol 6 (TCP) or 17 (UDP), header checksum (RFC 791 §3.1,
+//!   RFC 1071). Addresses come from node ids through [`node_addr`].
+//! - **TCP** (RFC 9293 §3.1): every field of the [`Segment`], with the
+//!   options laid out as Linux lays them out, byte for byte what
+//!   [`TcpOptions::len`](tern_proto::tcp::TcpOptions::len) counts (see
+//!   [`encode_tcp_options`]).
+//! - **UDP** (RFC 768): Tern's UDP messages have no ports; they are derived
+//!   from the flow id by [`udp_ports`]. The first [`APP_HEADER_LEN`] payload
+//!   bytes hold Tern's application header (see [`encode_app_header`]) when
+//!   the payload is long enough.
+//!
+//! Every other payload byte is zero. Checksums are computed over the
+//! pseudo-header, the header and the payload as a real stack would; zero
+//! bytes add nothing to a one's-complement sum, so the payload need not be
+//! materialised to get them right (RFC 1071 §2).
+//!
+//! How much of each packet goes into the file is a [`Capture`] choice: by
+//! default the whole packet (zero-filled payload, captured length = wire
+//! length), or only the headers (captured length < wire length, as
+//! `tcpdump -s` would), which keeps files small for long bulk transfers.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use crate::engine::SimTime;
+use crate::net::packet::{Body, FlowId, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
+use tern_proto::tcp::{Segment, TcpOptions};
+
+/// Magic number of a classic pcap file with nanosecond timestamps.
+pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+/// `LINKTYPE_RAW`: each record starts with an IPv4 (or IPv6) header.
+pub const LINKTYPE_RAW: u32 = 101;
+/// Snapshot length written in the file header: the largest IPv4 packet.
+pub const SNAPLEN: u32 = 65_535;
+
+/// Bytes of Tern's application header at the start of a UDP payload.
+pub const APP_HEADER_LEN: usize = 20;
+
+/// IPv4 protocol numbers (IANA).
+const PROTO_TCP: u8 = 6;
+const PROTO_UDP: u8 = 17;
+/// Largest TCP header: the data offset is a 4-bit count of 32-bit words.
+const TCP_MAX_HEADER: u32 = 60;
+
+/// How much of each packet a [`PcapWriter`] stores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Capture {
+    /// The whole packet, payload zero-filled (captured length = wire length).
+    #[default]
+    Full,
+    /// IPv4 + TCP/UDP headers, plus Tern's application header for UDP
+    /// messages that carry one; the record keeps the wire length as its
+    /// original length, so readers mark the payload as not captured.
+    Headers,
+}
+
+/// A packet that cannot be encoded in real IPv4/TCP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The TCP header (20 B + options) exceeds 60 bytes.
+    TcpHeaderTooLong(u32),
+    /// The packet exceeds the 65,535 bytes of IPv4's total length field.
+    PacketTooLong(u32),
+    /// The timestamp does not fit pcap's 32-bit seconds field.
+    TimeTooLarge(SimTime),
+}
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EncodeError::TcpHeaderTooLong(n) => {
+                write!(f, "TCP header of {n} bytes exceeds the 60 bytes allowed")
+            }
+            EncodeError::PacketTooLong(n) => {
+                write!(f, "packet of {n} bytes exceeds IPv4's 65535 bytes")
+            }
+            EncodeError::TimeTooLarge(t) => {
+                write!(
+                    f,
+                    "time {} s does not fit a pcap timestamp",
+                    t.as_secs_f64()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+impl From<EncodeError> for io::Error {
+    fn from(e: EncodeError) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidInput, e)
+    }
+}
+
+/// The IPv4 address of a node: `10.a.b.c` where `a.b.c` is node id + 1 as a
+/// 24-bit big-endian number, so node 0 is 10.0.0.1, node 255 is 10.0.1.0 and
+/// node 1000 is 10.0.3.233 (10.0.x.y for the first 65,535 nodes). Ids are
+/// taken modulo 2^24.
+pub fn node_addr(node: NodeId) -> [u8; 4] {
+    let [_, a, b, c] = node.0.wrapping_add(1).to_be_bytes();
+    [10, a, b, c]
+}
+
+/// The (source, destination) UDP ports of a message of `flow`.
+///
+/// The flow's sender uses port 49152 + f and its receiver port 5000 + f,
+/// with f = flow id mod 16384 (so both stay within 16 bits); data and echo
+/// requests go sender → receiver, echo replies come back with the ports
+/// swapped.
+pub fn udp_ports(flow: FlowId, kind: UdpKind) -> (u16, u16) {
+    let f = (flow.0 % 16_384) as u16;
+    let (client, server) = (49_152 + f, 5_000 + f);
+    match kind {
+        UdpKind::Data | UdpKind::EchoRequest => (client, server),
+        UdpKind::EchoReply => (server, client),
+    }
+}
+
+/// Tern's application header, big-endian:
+/// byte 0 kind (0 data, 1 echo request, 2 echo reply), bytes 1–3 zero,
+/// bytes 4–11 seq, bytes 12–19 `sent_at` in nanoseconds.
+pub fn encode_app_header(m: &UdpMessage) -> [u8; APP_HEADER_LEN] {
+    let mut h = [0u8; APP_HEADER_LEN];
+    h[0] = match m.kind {
+        UdpKind::Data => 0,
+        UdpKind::EchoRequest => 1,
+        UdpKind::EchoReply => 2,
+    };
+    h[4..12].copy_from_slice(&m.seq.to_be_bytes());
+    h[12..20].copy_from_slice(&m.sent_at.as_nanos().to_be_bytes());
+    h
+}
+
+/// Appends the TCP options to `out` in Linux's layout
+/// (`tcp_options_write()`), each group padded to 32 bits with NOPs:
+///
+/// ```text
+/// MSS                  02 04 mss(2)                          RFC 9293 §3.2
+/// SACK-perm + TS       04 02 08 0a TSval(4) TSecr(4)         RFC 2018 §2, RFC 7323 §3
+/// TS alone             01 01 08 0a TSval(4) TSecr(4)
+/// SACK-perm alone      01 01 04 02
+/// window scale         01 03 03 shift                        RFC 7323 §2
+/// SACK blocks          01 01 05 2+8n (left(4) right(4))*n    RFC 2018 §3
+/// ```
+///
+/// A Linux SYN is thus `MSS, SACK-perm, TS, NOP, WS` (20 bytes).
+pub fn encode_tcp_options(o: &TcpOptions, out: &mut Vec<u8>) {
+    if let Some(mss) = o.mss {
+        out.extend_from_slice(&[2, 4]);
+        out.extend_from_slice(&mss.to_be_bytes());
+    }
+    match (o.timestamps, o.sack_permitted) {
+        (Some((tsval, tsecr)), sack_ok) => {
+            out.extend_from_slice(if sack_ok { &[4, 2] } else { &[1, 1] });
+            out.extend_from_slice(&[8, 10]);
+            out.extend_from_slice(&tsval.to_be_bytes());
+            out.extend_from_slice(&tsecr.to_be_bytes());
+        }
+        (None, true) => out.extend_from_slice(&[1, 1, 4, 2]),
+        (None, false) => {}
+    }
+    if let Some(shift) = o.window_scale {
+        out.extend_from_slice(&[1, 3, 3, shift]);
+    }
+    if !o.sack_blocks.is_empty() {
+        out.extend_from_slice(&[1, 1, 5, (2 + 8 * o.sack_blocks.len()) as u8]);
+        for (left, right) in &o.sack_blocks {
+            out.extend_from_slice(&left.0.to_be_bytes());
+            out.extend_from_slice(&right.0.to_be_bytes());
+        }
+    }
+}
+
+/// Sum of `data` as big-endian 16-bit words (an odd last byte padded with a
+/// zero), added into a wide accumulator; fold with [`fold`] (RFC 1071 §4.1).
+fn sum_words(data: &[u8], mut acc: u64) -> u64 {
+    let mut chunks = data.chunks_exact(2);
+    for w in &mut chunks {
+        acc += u64::from(u16::from_be_bytes([w[0], w[1]]));
+    }
+    if let [last] = chunks.remainder() {
+        acc += u64::from(*last) << 8;
+    }
+    acc
+}
+
+/// Folds the carries into 16 bits and complements: the Internet checksum.
+fn fold(mut acc: u64) -> u16 {
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// The Internet checksum of `data` (RFC 1071).
+pub fn internet_checksum(data: &[u8]) -> u16 {
+    fold(sum_words(data, 0))
+}
+
+/// Checksum of a TCP or UDP segment whose first bytes are `known` and whose
+/// remaining bytes up to `len` are zero, with the IPv4 pseudo-header
+/// (RFC 9293 §3.1, RFC 768). `known` must start at an even offset of the
+/// segment, which it does: it is the segment's start.
+fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u16, known: &[u8]) -> u16 {
+    let mut pseudo = [0u8; 12];
+    pseudo[0..4].copy_from_slice(&src);
+    pseudo[4..8].copy_from_slice(&dst);
+    pseudo[9] = proto;
+    pseudo[10..12].copy_from_slice(&len.to_be_bytes());
+    fold(sum_words(known, sum_words(&pseudo, 0)))
+}
+
+/// Appends the bytes of `packet` to `out`: the whole packet for
+/// [`Capture::Full`], its headers (and UDP application header) for
+/// [`Capture::Headers`]. The wire length is always [`Packet::size`].
+pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let total = packet.size();
+    let total16 = u16::try_from(total).map_err(|_| EncodeError::PacketTooLong(total))?;
+    if let Body::Tcp(seg) = &packet.body {
+        if seg.header_len() > TCP_MAX_HEADER {
+            return Err(EncodeError::TcpHeaderTooLong(seg.header_len()));
+        }
+    }
+    let (src, dst) = (node_addr(packet.src), node_addr(packet.dst));
+    let start = out.len();
+
+    // IPv4 header (RFC 791 §3.1).
+    let proto = match packet.body {
+        Body::Tcp(_) => PROTO_TCP,
+        Body::Udp(_) => PROTO_UDP,
+    };
+    let mut ip = [0u8; IPV4_HEADER as usize];
+    ip[0] = 0x45; // version 4, IHL 5 words
+    ip[2..4].copy_from_slice(&total16.to_be_bytes());
+    ip[4..6].copy_from_slice(&(packet.uid as u16).to_be_bytes());
+    ip[6] = 0x40; // flags: DF; fragment offset 0
+    ip[8] = 64; // TTL
+    ip[9] = proto;
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let sum = internet_checksum(&ip);
+    ip[10..12].copy_from_slice(&sum.to_be_bytes());
+    out.extend_from_slice(&ip);
+
+    // Transport header and whatever payload bytes are not zero.
+    let seg_start = out.len();
+    let transport_len = total16 - IPV4_HEADER as u16;
+    match &packet.body {
+        Body::Tcp(seg) => encode_tcp(seg, out),
+        Body::Udp(m) => {
+            let (sport, dport) = udp_ports(packet.flow, m.kind);
+            out.extend_from_slice(&sport.to_be_bytes());
+            out.extend_from_slice(&dport.to_be_bytes());
+            out.extend_from_slice(&transport_len.to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            if m.len as usize >= APP_HEADER_LEN {
+                out.extend_from_slice(&encode_app_header(m));
+            }
+        }
+    }
+    let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);
+    let at = seg_start
+        + match packet.body {
+            Body::Tcp(_) => 16,
+            Body::Udp(_) => 6,
+        };
+    // RFC 768: a computed UDP checksum of zero is sent as all ones.
+    let sum = if proto == PROTO_UDP && sum == 0 {
+        0xffff
+    } else {
+        sum
+    };
+    out[at..at + 2].copy_from_slice(&sum.to_be_bytes());
+
+    if capture == Capture::Full {
+        out.resize(start + total as usize, 0);
+    }
+    Ok(())
+}
+
+/// TCP header (RFC 9293 §3.1) with its checksum field left zero.
+fn encode_tcp(seg: &Segment, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(&seg.src_port.to_be_bytes());
+    out.extend_from_slice(&seg.dst_port.to_be_bytes());
+    out.extend_from_slice(&seg.seq.0.to_be_bytes());
+    out.extend_from_slice(&seg.ack.0.to_be_bytes());
+    let words = (seg.header_len() / 4) as u8;
+    let f = seg.flags;
+    let flags = u8::from(f.fin)
+        | u8::from(f.syn) << 1
+        | u8::from(f.rst) << 2
+        | u8::from(f.psh) << 3
+        | u8::from(f.ack) << 4;
+    out.extend_from_slice(&[words << 4, flags]);
+    out.extend_from_slice(&seg.window.to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
+    encode_tcp_options(&seg.options, out);
+    assert_eq!(
+        (out.len() - start) as u32,
+        seg.header_len(),
+        "encoded TCP header differs from Segment::header_len for {:?}",
+        seg.options
+    );
+}
+
+/// Writes packets to a classic libpcap file: nanosecond timestamps
+/// (magic 0xa1b23c4d), version 2.4, link type `LINKTYPE_RAW` (raw IPv4).
+///
+/// One writer is one capture point (a link direction or an interface); the
+/// caller decides which packets it sees. Records are written in call order,
+/// which is time order when called from the event loop.
+pub struct PcapWriter<W: Write> {
+    out: W,
+    capture: Capture,
+    buf: Vec<u8>,
+    packets: u64,
+}
+
+impl PcapWriter<BufWriter<File>> {
+    /// Creates (or truncates) the file at `path` and writes the file header.
+    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
+        PcapWriter::new(BufWriter::new(File::create(path)?))
+    }
+}
+
+impl<W: Write> PcapWriter<W> {
+    /// A writer storing whole packets ([`Capture::Full`]).
+    pub fn new(out: W) -> io::Result<Self> {
+        PcapWriter::with_capture(out, Capture::Full)
+    }
+
+    /// A writer storing what `capture` says; writes the file header.
+    pub fn with_capture(mut out: W, capture: Capture) -> io::Result<Self> {
+        let mut h = Vec::with_capacity(24);
+        h.extend_from_slice(&PCAP_MAGIC_NANOS.to_le_bytes());
+        h.extend_from_slice(&2u16.to_le_bytes()); // version major
+        h.extend_from_slice(&4u16.to_le_bytes()); // version minor
+        h.extend_from_slice(&0i32.to_le_bytes()); // thiszone: UTC
+        h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        h.extend_from_slice(&SNAPLEN.to_le_bytes());
+        h.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        out.write_all(&h)?;
+        Ok(PcapWriter {
+            out,
+            capture,
+            buf: Vec::with_capacity(1600),
+            packets: 0,
+        })
+    }
+
+    /// Appends one record: `packet` as seen at simulated time `now`
+    /// (written as seconds and nanoseconds since time zero).
+    pub fn write(&mut self, now: SimTime, packet: &Packet) -> io::Result<()> {
+        let ns = now.as_nanos();
+        let secs = u32::try_from(ns / 1_000_000_000).map_err(|_| EncodeError::TimeTooLarge(now))?;
+        self.buf.clear();
+        self.buf.extend_from_slice(&secs.to_le_bytes());
+        self.buf
+            .extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&[0; 8]); // lengths, filled below
+        encode(packet, self.capture, &mut self.buf)?;
+        let caplen = (self.buf.len() - 16) as u32;
+        self.buf[8..12].copy_from_slice(&caplen.to_le_bytes());
+        self.buf[12..16].copy_from_slice(&packet.size().to_le_bytes());
+        self.out.write_all(&self.buf)?;
+        self.packets += 1;
+        Ok(())
+    }
+
+    /// Number of records written.
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tern_proto::tcp::{Flags, SeqNum};
+
+    fn syn() -> Segment {
+        Segment {
+            src_port: 40000,
+            dst_port: 80,
+            seq: SeqNum(1000),
+            flags: Flags {
+                syn: true,
+                ..Default::default()
+            },
+            window: 65535,
+            options: TcpOptions {
+                mss: Some(1460),
+                window_scale: Some(7),
+                sack_permitted: true,
+                timestamps: Some((1, 0)),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn tcp_packet(seg: Segment) -> Packet {
+        Packet {
+            uid: 0x1_2345,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            body: Body::Tcp(seg),
+        }
+    }
+
+    #[test]
+    fn rfc1071_checksum_vectors() {
+        // RFC 1071 §3: the words 0001 f203 f4f5 f6f7 sum to ddf2.
+        assert_eq!(
+            internet_checksum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]),
+            !0xddf2
+        );
+        // A well-known IPv4 header (192.168.0.1 -> 192.168.0.199, UDP) whose checksum is b861.
+        let hdr = [
+            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8,
+            0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        ];
+        assert_eq!(internet_checksum(&hdr), 0xb861);
+        // Odd length: the last byte is padded with zero.
+        assert_eq!(internet_checksum(&[0x12]), !0x1200);
+    }
+
+    #[test]
+    fn syn_options_are_linux_layout() {
+        let mut out = Vec::new();
+        encode_tcp_options(&syn().options, &mut out);
+        assert_eq!(
+            out,
+            [
+                2, 4, 0x05, 0xb4, // MSS 1460
+                4, 2, // SACK permitted
+                8, 10, 0, 0, 0, 1, 0, 0, 0, 0, // TSval 1, TSecr 0
+                1, 3, 3, 7, // NOP, window scale 7
+            ]
+        );
+        let p = tcp_packet(syn());
+        let mut bytes = Vec::new();
+        encode(&p, Capture::Full, &mut bytes).unwrap();
+        assert_eq!(bytes.len(), 60);
+        assert_eq!(bytes[32] >> 4, 10); // data offset: 40 bytes
+        assert_eq!(bytes[33], 0x02); // SYN
+        assert_eq!(&bytes[40..60], &out[..]);
+    }
+
+    #[test]
+    fn other_option_layouts_match_header_len() {
+        let cases = [
+            TcpOptions {
+                timestamps: Some((7, 9)),
+                ..Default::default()
+            },
+            TcpOptions {
+                sack_permitted: true,
+                mss: Some(536),
+                ..Default::default()
+            },
+            TcpOptions {
+                timestamps: Some((7, 9)),
+                sack_blocks: vec![(SeqNum(1), SeqNum(2)); 3],
+                ..Default::default()
+            },
+            TcpOptions {
+                sack_blocks: vec![(SeqNum(1), SeqNum(2)); 4],
+                ..Default::default()
+            },
+        ];
+        for o in cases {
+            let mut out = Vec::new();
+            encode_tcp_options(&o, &mut out);
+            assert_eq!(out.len() as u32, o.len(), "{o:?}");
+        }
+        let mut out = Vec::new();
+        encode_tcp_options(
+            &TcpOptions {
+                timestamps: Some((7, 9)),
+                ..Default::default()
+            },
+            &mut out,
+        );
+        assert_eq!(out, [1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 9]);
+    }
+
+    #[test]
+    fn ipv4_header_checksum_verifies() {
+        let mut seg = syn();
+        seg.payload_len = 1000;
+        let p = tcp_packet(seg);
+        let mut bytes = Vec::new();
+        encode(&p, Capture::Headers, &mut bytes).unwrap();
+        assert_eq!(bytes.len(), 60); // payload not captured
+        let ip = &bytes[..20];
+        // Summing a header with its checksum gives all ones (RFC 1071 §1).
+        assert_eq!(fold(sum_words(ip, 0)), 0);
+        assert_eq!(!fold(sum_words(ip, 0)), 0xffff);
+        assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 1060);
+        assert_eq!(u16::from_be_bytes([ip[4], ip[5]]), 0x2345);
+        assert_eq!(&ip[12..20], &[10, 0, 0, 1, 10, 0, 0, 2]);
+    }
+
+    #[test]
+    fn transport_checksums_verify_with_zero_payload() {
+        let mut seg = syn();
+        seg.payload_len = 1001; // odd length
+        let udp = Packet {
+            uid: 9,
+            flow: FlowId(3),
+            src: NodeId(4),
+            dst: NodeId(2),
+            body: Body::Udp(UdpMessage {
+                kind: UdpKind::EchoReply,
+                seq: 17,
+                sent_at: SimTime::from_millis(1500),
+                len: 101,
+            }),
+        };
+        for p in [tcp_packet(seg), udp] {
+            let mut bytes = Vec::new();
+            encode(&p, Capture::Full, &mut bytes).unwrap();
+            assert_eq!(bytes.len() as u32, p.size());
+            let seg = &bytes[20..];
+            let mut pseudo = Vec::new();
+            pseudo.extend_from_slice(&bytes[12..20]);
+            pseudo.extend_from_slice(&[0, bytes[9]]);
+            pseudo.extend_from_slice(&(seg.len() as u16).to_be_bytes());
+            assert_eq!(fold(sum_words(seg, sum_words(&pseudo, 0))), 0, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn addresses_and_ports() {
+        assert_eq!(node_addr(NodeId(0)), [10, 0, 0, 1]);
+        assert_eq!(node_addr(NodeId(255)), [10, 0, 1, 0]);
+        assert_eq!(node_addr(NodeId(1000)), [10, 0, 3, 233]);
+        assert_eq!(udp_ports(FlowId(2), UdpKind::Data), (49154, 5002));
+        assert_eq!(udp_ports(FlowId(2), UdpKind::EchoReply), (5002, 49154));
+        assert_eq!(udp_ports(FlowId(16_384 + 2), UdpKind::Data), (49154, 5002));
+    }
+
+    #[test]
+    fn oversized_packets_are_errors() {
+        let mut seg = syn();
+        seg.options.sack_blocks = vec![(SeqNum(1), SeqNum(2)); 4];
+        let mut out = Vec::new();
+        assert_eq!(
+            encode(&tcp_packet(seg), Capture::Full, &mut out),
+            Err(EncodeError::TcpHeaderTooLong(76))
+        );
+        let mut w = PcapWriter::new(Vec::new()).unwrap();
+        let err = w.write(SimTime::from_secs(1 << 33), &tcp_packet(syn()));
+        assert_eq!(err.unwrap_err().kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn file_and_record_headers() {
+        let mut w = PcapWriter::new(Vec::new()).unwrap();
+        w.write(SimTime::from_nanos(3_000_000_042), &tcp_packet(syn()))
+            .unwrap();
+        let b = w.into_inner().unwrap();
+        assert_eq!(&b[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!(&b[20..24], &101u32.to_le_bytes());
+        assert_eq!(&b[24..28], &3u32.to_le_bytes());
+        assert_eq!(&b[28..32], &42u32.to_le_bytes());
+        assert_eq!(&b[32..36], &60u32.to_le_bytes());
+        assert_eq!(&b[36..40], &60u32.to_le_bytes());
+        assert_eq!(b.len(), 24 + 16 + 60);
+    }
+}
