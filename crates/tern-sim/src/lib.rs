@@ -7,11 +7,13 @@
 
 pub mod app;
 pub mod engine;
+pub mod mech;
 pub mod net;
 pub mod scenario;
 pub mod summary;
 pub mod trace;
 pub mod transport;
+pub mod wifi;
 pub mod world;
 
 pub use world::{RunError, RunOutput, World};

@@ -67,9 +67,23 @@ pub struct FlowSummary {
     /// Round-trip times (ping), in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<Distribution>,
-    /// The sending TCP endpoint's counters (TCP flows).
+    /// The sending TCP endpoint's counters (TCP flows; the first connection).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSummary>,
+    /// What a `ConnectionSwitcher` did (switched flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switcher: Option<SwitcherSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SwitcherSummary {
+    /// When the UE moved new messages to the spare connection.
+    pub switched_at_s: Option<f64>,
+    pub notices_sent: u64,
+    pub notices_received: u64,
+    pub handovers_seen: u64,
+    /// The spare connection's sending endpoint, once opened.
+    pub spare_tcp: Option<TcpSummary>,
 }
 
 /// Counters of a flow's sending TCP endpoint.
@@ -140,13 +154,15 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     let end = w.end();
     let active = end.saturating_sub(f.start).as_secs_f64();
     let (transport, sent, sent_bytes, sink, tcp) = match &f.transport {
-        Transport::Udp { source, sink } => ("udp", source.sent, source.sent_bytes, sink, None),
+        Transport::Udp { source, sink } => {
+            ("udp", source.sent, source.sent_bytes, sink.clone(), None)
+        }
         Transport::Tcp(t) => (
             "tcp",
             t.messages_sent(),
-            t.written,
-            &t.sink,
-            Some(tcp_summary(t, f.start)),
+            t.written(),
+            t.sink(),
+            Some(tcp_summary(&t.conns[0], f.start)),
         ),
     };
     let delivered = sink.received;
@@ -187,6 +203,16 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         delay_s: if echo { None } else { dist.clone() },
         rtt_s: if echo { dist } else { None },
         tcp,
+        switcher: match &f.transport {
+            Transport::Tcp(t) => t.switcher.as_ref().map(|sw| SwitcherSummary {
+                switched_at_s: sw.mech.switched_at().map(SimTime::as_secs_f64),
+                notices_sent: sw.mech.notices_sent,
+                notices_received: sw.mech.notices_received,
+                handovers_seen: sw.mech.handovers_seen,
+                spare_tcp: t.conns.get(1).map(|c| tcp_summary(c, f.start)),
+            }),
+            Transport::Udp { .. } => None,
+        },
     }
 }
 

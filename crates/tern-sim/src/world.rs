@@ -3,17 +3,22 @@
 
 use crate::app::{MessageSink, MessageSource, SendSchedule, SourceKind};
 use crate::engine::{EventQueue, RngStream, SimTime};
+use crate::mech::switcher::{
+    Config as SwitcherConfig, ConnectionSwitcher, Decision, Notice, Policy,
+};
 use crate::net::link::{ChanId, Channel, Dir, Offer};
 use crate::net::loss::LossModel;
 use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, UdpKind, UdpMessage};
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
-use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario, TransportSpec};
+use crate::scenario::{
+    AppSpec, Direction, LinkSpec, RecordKind, Scenario, SpareSpec, SwitchPolicy, TransportSpec,
+};
 use crate::summary::{self, Summary};
 use crate::trace::pcap::PcapWriter;
 use crate::trace::{Cell, Table, Traces};
-use crate::transport::tcp::{self, Side, TcpApp, TcpFlow};
+use crate::transport::tcp::{self, Side, SpareRecipe, Switched, TcpApp, TcpFlow, TcpTransport};
 use tern_proto::tcp::{Event as TcpEvent, RetransmitKind};
 
 /// The smallest MTU on the paths between `a` and `b`, both ways.
@@ -69,8 +74,11 @@ enum Event {
     Arrive(ChanId, PacketRef),
     /// A flow's source is due to send.
     Send(FlowId),
-    /// A TCP endpoint's timer may be due (it checks itself).
-    TcpWake(FlowId, Side),
+    /// A TCP endpoint's timer may be due (it checks itself): flow,
+    /// connection index, side.
+    TcpWake(FlowId, u8, Side),
+    /// A `ConnectionSwitcher`'s server side may have a notice due.
+    SwitcherWake(FlowId),
     /// A scheduled change of a link (index into `World::changes`).
     Change(u32),
     /// A cellular handover completes (index into `World::handovers`).
@@ -108,7 +116,7 @@ pub(crate) enum Transport {
         /// Data: one-way delays at the receiver. Echo: round-trip times at the sender.
         sink: MessageSink,
     },
-    Tcp(Box<TcpFlow>),
+    Tcp(Box<TcpTransport>),
 }
 
 /// How a run ended early.
@@ -329,17 +337,49 @@ impl World {
                         },
                         (_, None) => unreachable!("every app but bulk and file has a source"),
                     };
-                    // The client opens the connection when the flow starts.
-                    queue.schedule(start, Event::TcpWake(id, Side::Client));
-                    Transport::Tcp(Box::new(TcpFlow::new(
+                    let config = tcp::config(spec, mtu);
+                    let first = TcpFlow::new(
                         &f.name,
                         i as u32,
                         seed,
-                        tcp::config(spec, mtu),
+                        config.clone(),
                         spec.tsq.0,
                         start,
                         app,
-                    )))
+                    );
+                    // The client opens the connection when the flow starts.
+                    queue.schedule(start, Event::TcpWake(id, 0, Side::Client));
+                    let mut conns = vec![first];
+                    let switcher = f.switcher.as_ref().map(|sw| {
+                        // The spare has its own ports and random streams.
+                        let spare = SpareRecipe {
+                            name: format!("{}#2", f.name),
+                            port_index: i as u32 + 8192,
+                            seed,
+                            config,
+                            tsq_limit: spec.tsq.0,
+                        };
+                        let on_demand = sw.spare == SpareSpec::OnDemand;
+                        if !on_demand {
+                            conns.push(spare.open(start));
+                            queue.schedule(start, Event::TcpWake(id, 1, Side::Client));
+                        }
+                        Box::new(Switched {
+                            mech: ConnectionSwitcher::new(SwitcherConfig {
+                                policy: match sw.policy {
+                                    SwitchPolicy::Notice => Policy::Notice,
+                                    SwitchPolicy::Oracle => Policy::Oracle,
+                                },
+                                recv_interval: sw.recv_interval.0,
+                                switch_window: sw.switch_window.0,
+                                notice_interval: sw.notice_interval.0,
+                            }),
+                            notice_size: sw.notice_size.0 as u32,
+                            wake_at: None,
+                            spare: on_demand.then_some(spare),
+                        })
+                    });
+                    Transport::Tcp(Box::new(TcpTransport { conns, switcher }))
                 }
             };
             flows.push(Flow {
@@ -424,7 +464,8 @@ impl World {
             Event::TxDone(c) => self.tx_done(now, c),
             Event::Arrive(c, p) => self.arrive(now, c, p),
             Event::Send(f) => self.send(now, f),
-            Event::TcpWake(f, side) => self.tcp_wake(now, f, side),
+            Event::TcpWake(f, k, side) => self.tcp_wake(now, f, usize::from(k), side),
+            Event::SwitcherWake(f) => self.switcher_wake(now, f),
             Event::Change(i) => {
                 let change = &self.changes[i as usize];
                 let ch = &mut self.channels[change.chan.0 as usize];
@@ -442,6 +483,15 @@ impl World {
     /// A UE's handover completed: the new cell's bearers are in place (the
     /// changes scheduled at the same time ran first).
     fn handover_complete(&mut self, now: SimTime, i: u32) {
+        let ue = self.handovers[i as usize].ue;
+        // The UE's switched flows learn of it (the cell-id change).
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            let switched = matches!(&flow.transport, Transport::Tcp(t) if t.switcher.is_some());
+            if switched && flow.src == ue {
+                self.switcher_ue(now, FlowId(f as u32), None);
+            }
+        }
         let h = &self.handovers[i as usize];
         if let Some(t) = &mut self.traces.handovers {
             t.push(&[
@@ -467,53 +517,63 @@ impl World {
                 self.forward(now, src, p);
             }
             Transport::Tcp(tcp) => {
-                tcp.emit_message(now);
-                if let TcpApp::Messages { source, .. } = &tcp.app {
+                // Every message comes from the first connection's source and
+                // goes on the connection in use.
+                let k = tcp.switcher.as_ref().map_or(0, |s| s.mech.active());
+                if let Some((seq, len)) = tcp.conns[0].next_message(now) {
+                    tcp.conns[k].write_message(now, seq, len);
+                }
+                if let TcpApp::Messages { source, .. } = &tcp.conns[0].app {
                     if let Some(t) = source.schedule.next() {
                         self.queue.schedule(t, Event::Send(f));
                     }
                 }
-                self.tcp_pump(now, f, Side::Client);
+                self.tcp_pump(now, f, k, Side::Client);
             }
         }
     }
 
-    fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
+    fn tcp(&mut self, f: FlowId) -> &mut TcpTransport {
         match &mut self.flows[f.0 as usize].transport {
             Transport::Tcp(t) => t,
             Transport::Udp { .. } => unreachable!("TCP event for a UDP flow"),
         }
     }
 
-    fn tcp_wake(&mut self, now: SimTime, f: FlowId, side: Side) {
-        let end = &mut self.tcp_flow(f).ends[side.index()];
+    fn tcp_wake(&mut self, now: SimTime, f: FlowId, k: usize, side: Side) {
+        let end = &mut self.tcp(f).conns[k].ends[side.index()];
         if end.wake_at == Some(now) {
             end.wake_at = None;
         }
         if end.conn.poll_timeout().is_some_and(|t| t <= now) {
             end.conn.handle_timeout(now);
         }
-        self.tcp_pump(now, f, side);
+        self.tcp_pump(now, f, k, side);
     }
 
     /// Drives one TCP endpoint after an input: application I/O, transmit
     /// (bounded by TCP Small Queues), trace events, and its next wake-up.
-    fn tcp_pump(&mut self, now: SimTime, f: FlowId, side: Side) {
+    fn tcp_pump(&mut self, now: SimTime, f: FlowId, k: usize, side: Side) {
         let flow = &mut self.flows[f.0 as usize];
         let (src, dst) = match side {
             Side::Client => (flow.src, flow.dst),
             Side::Server => (flow.dst, flow.src),
         };
         let name = &flow.name;
-        let Transport::Tcp(tcp) = &mut flow.transport else {
+        let Transport::Tcp(transport) = &mut flow.transport else {
             unreachable!("TCP pump on a UDP flow")
         };
+        let tcp = &mut transport.conns[k];
         match side {
             Side::Client => tcp.client_io(now),
             Side::Server => {
                 let traces = &mut self.traces;
+                let mut switcher = transport.switcher.as_deref_mut();
                 tcp.app_read(now, |d| {
-                    traces.message_delivered(now, name, d.seq, d.sent_at, d.len);
+                    traces.message_delivered(now, name, d.seq, d.sent_at, d.len, k as u64 + 1);
+                    if let Some(sw) = switcher.as_mut() {
+                        sw.mech.on_message(now, k, d.sent_at);
+                    }
                 });
                 tcp.server_write();
             }
@@ -532,30 +592,122 @@ impl World {
                 segments.push(seg);
             }
         }
-        self.tcp_events(now, f, side);
+        self.tcp_events(now, f, k, side);
         for seg in segments {
             let p = self.pool.insert(f, src, dst, Body::Tcp(seg));
             let size = self.pool.get(p).size();
             if self.forward(now, src, p) {
-                self.tcp_flow(f).ends[side.index()].below += u64::from(size);
+                self.tcp(f).conns[k].ends[side.index()].below += u64::from(size);
             }
         }
-        let end = &mut self.tcp_flow(f).ends[side.index()];
+        let end = &mut self.tcp(f).conns[k].ends[side.index()];
         if let Some(t) = end.conn.poll_timeout() {
             if end.wake_at.is_none_or(|w| t < w) {
                 end.wake_at = Some(t);
-                self.queue.schedule(t.max(now), Event::TcpWake(f, side));
+                self.queue
+                    .schedule(t.max(now), Event::TcpWake(f, k as u8, side));
+            }
+        }
+        if side == Side::Server {
+            self.arm_switcher(now, f);
+        }
+    }
+
+    /// Keeps one wake-up queued for a switcher's next notice.
+    fn arm_switcher(&mut self, now: SimTime, f: FlowId) {
+        let Some(sw) = self.tcp(f).switcher.as_deref_mut() else {
+            return;
+        };
+        if let Some(t) = sw.mech.poll_timeout() {
+            if sw.wake_at.is_none_or(|w| t < w) {
+                sw.wake_at = Some(t);
+                self.queue.schedule(t.max(now), Event::SwitcherWake(f));
+            }
+        }
+    }
+
+    /// Server side of a `ConnectionSwitcher`: send the notice that is due.
+    fn switcher_wake(&mut self, now: SimTime, f: FlowId) {
+        let flow = &mut self.flows[f.0 as usize];
+        let (ue, server) = (flow.src, flow.dst);
+        let Transport::Tcp(tcp) = &mut flow.transport else {
+            unreachable!("switcher on a UDP flow")
+        };
+        let sw = tcp.switcher.as_deref_mut().expect("switcher event");
+        if sw.wake_at == Some(now) {
+            sw.wake_at = None;
+        }
+        if let Some(notice) = sw.mech.poll_notice(now) {
+            let msg = UdpMessage {
+                kind: UdpKind::LossNotice,
+                seq: sw.mech.notices_sent - 1,
+                sent_at: notice.last_sent,
+                len: sw.notice_size,
+            };
+            if let Some(t) = &mut self.traces.switcher {
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(&flow.name),
+                    Cell::Text("notice_sent"),
+                    Cell::F64(notice.last_sent.as_secs_f64()),
+                    Cell::Text(""),
+                ]);
+            }
+            let p = self.pool.insert(f, server, ue, Body::Udp(msg));
+            self.forward(now, server, p);
+        }
+        self.arm_switcher(now, f);
+    }
+
+    /// UE side of a `ConnectionSwitcher`: a notice arrived, or (`notice` is
+    /// `None`) a handover completed.
+    fn switcher_ue(&mut self, now: SimTime, f: FlowId, notice: Option<Notice>) {
+        let flow = &mut self.flows[f.0 as usize];
+        let Transport::Tcp(tcp) = &mut flow.transport else {
+            unreachable!("switcher on a UDP flow")
+        };
+        let sw = tcp.switcher.as_deref_mut().expect("switcher flow");
+        let (event, switch, decision) = match notice {
+            Some(n) => {
+                let d = sw.mech.on_notice(now, n);
+                ("notice_received", d == Decision::Switch, format!("{d:?}"))
+            }
+            None => ("handover", sw.mech.on_handover(now), String::new()),
+        };
+        if let Some(t) = &mut self.traces.switcher {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&flow.name),
+                Cell::Text(event),
+                Cell::F64(notice.map_or(f64::NAN, |n| n.last_sent.as_secs_f64())),
+                Cell::Text(&decision.to_lowercase()),
+            ]);
+            if switch {
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(&flow.name),
+                    Cell::Text("switch"),
+                    Cell::F64(f64::NAN),
+                    Cell::Text(""),
+                ]);
+            }
+        }
+        if switch {
+            if let Some(spare) = sw.spare.take() {
+                // Opened on demand: the handshake starts now.
+                tcp.conns.push(spare.open(now));
+                self.queue.schedule(now, Event::TcpWake(f, 1, Side::Client));
             }
         }
     }
 
     /// Drains a TCP endpoint's trace events into the recorded tables.
-    fn tcp_events(&mut self, now: SimTime, f: FlowId, side: Side) {
+    fn tcp_events(&mut self, now: SimTime, f: FlowId, k: usize, side: Side) {
         let flow = &mut self.flows[f.0 as usize];
         let Transport::Tcp(tcp) = &mut flow.transport else {
             return;
         };
-        let conn = &mut tcp.ends[side.index()].conn;
+        let conn = &mut tcp.conns[k].ends[side.index()].conn;
         let t = now.as_secs_f64();
         while let Some(ev) = conn.poll_event() {
             let base = [
@@ -693,12 +845,20 @@ impl World {
         } else {
             Side::Server
         };
-        let tcp = self.tcp_flow(f);
+        let Body::Tcp(seg) = &pkt.body else {
+            unreachable!("checked above")
+        };
+        let transport = match &mut self.flows[f.0 as usize].transport {
+            Transport::Tcp(t) => t,
+            Transport::Udp { .. } => unreachable!("TCP packet of a UDP flow"),
+        };
+        let k = transport.conn_of(seg, side == Side::Client);
+        let tcp = &mut transport.conns[k];
         let end = &mut tcp.ends[side.index()];
         let throttled = end.below >= tcp.tsq_limit;
         end.below -= size;
         if throttled && end.below < tcp.tsq_limit {
-            self.tcp_pump(now, f, side);
+            self.tcp_pump(now, f, k, side);
         }
     }
 
@@ -726,14 +886,30 @@ impl World {
                 } else {
                     Side::Client
                 };
-                tcp.ends[side.index()].conn.handle_segment(now, &seg);
-                self.tcp_pump(now, f, side);
+                let k = tcp.conn_of(&seg, to_server);
+                tcp.conns[k].ends[side.index()]
+                    .conn
+                    .handle_segment(now, &seg);
+                self.tcp_pump(now, f, k, side);
+            }
+            (Body::Udp(msg), Transport::Tcp(_)) => {
+                debug_assert_eq!(msg.kind, UdpKind::LossNotice);
+                let notice = Notice {
+                    last_sent: msg.sent_at,
+                };
+                self.switcher_ue(now, f, Some(notice));
             }
             (Body::Udp(msg), Transport::Udp { sink, .. }) => match msg.kind {
                 UdpKind::Data => {
                     sink.receive(now, &msg);
-                    self.traces
-                        .message_delivered(now, &flow.name, msg.seq, msg.sent_at, msg.len);
+                    self.traces.message_delivered(
+                        now,
+                        &flow.name,
+                        msg.seq,
+                        msg.sent_at,
+                        msg.len,
+                        0,
+                    );
                 }
                 UdpKind::EchoRequest => {
                     // The far end answers with the same payload (RFC 792 echo semantics).
@@ -749,6 +925,7 @@ impl World {
                     let rtt = sink.receive(now, &msg);
                     self.traces.ping_reply(now, &flow.name, msg.seq, rtt);
                 }
+                UdpKind::LossNotice => unreachable!("notices belong to switched TCP flows"),
             },
             _ => unreachable!("packet body does not match its flow's transport"),
         }

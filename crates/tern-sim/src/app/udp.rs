@@ -34,6 +34,14 @@ impl MessageSource {
         }
     }
 
+    /// A source that never sends: the spare connection of a switched flow,
+    /// which is written to by the flow's own source.
+    pub fn silent() -> Self {
+        let never =
+            SendSchedule::every(SimTime::ZERO, SimTime::from_secs(1), SimTime::ZERO, Some(0));
+        MessageSource::new(SourceKind::Data, 0, never)
+    }
+
     /// The message due now; the caller then asks [`SendSchedule::next`] for the next wake-up.
     pub fn emit(&mut self, now: SimTime) -> UdpMessage {
         let seq = self.schedule.advance();

@@ -25,6 +25,9 @@ pub enum UdpKind {
     EchoRequest,
     /// The answer to an [`UdpKind::EchoRequest`], with the request's seq and send time.
     EchoReply,
+    /// A `ConnectionSwitcher` loss-start notice, server → UE; its `sent_at`
+    /// carries `T_lastsent`, the send time of the last message the server received.
+    LossNotice,
 }
 
 /// The application header of Tern's UDP messages: every message carries its

@@ -349,6 +349,64 @@ pub struct FlowSpec {
     /// When the application stops sending (default: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
+    /// Send the messages over two TCP connections and switch to the spare one
+    /// after a handover's burst loss (`ConnectionSwitcher`; TCP periodic flows
+    /// from the UE of an LTE cell link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switcher: Option<SwitcherSpec>,
+}
+
+/// `ConnectionSwitcher` settings. Defaults are the lte-switch study's trial
+/// parameters (§4: T_recvinterval 3 s, T_switch 10 s, 100 ms message period).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitcherSpec {
+    /// "notice": switch on the server's loss-start notice (the mechanism);
+    /// "oracle": switch exactly when the handover completes (the ideal).
+    #[serde(default)]
+    pub policy: SwitchPolicy,
+    /// T_recvinterval: receive gap after which the server sends loss-start notices.
+    #[serde(default = "s3")]
+    pub recv_interval: Duration,
+    /// T_switch: a notice switches only if it arrives within this long after a handover.
+    #[serde(default = "s10")]
+    pub switch_window: Duration,
+    /// Period of repeated notices (the study's downlink message period, 100 ms).
+    #[serde(default = "ms100")]
+    pub notice_interval: Duration,
+    /// UDP payload of a notice (the study's 50-byte downlink messages).
+    #[serde(default = "b50")]
+    pub notice_size: Bytes,
+    /// Whether the spare connection is opened at the start (the study) or
+    /// only when switching (an ablation: the cost of the handshake).
+    #[serde(default)]
+    pub spare: SpareSpec,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SwitchPolicy {
+    #[default]
+    Notice,
+    Oracle,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpareSpec {
+    #[default]
+    PreEstablished,
+    OnDemand,
+}
+
+fn s10() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(10))
+}
+fn ms100() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(100))
+}
+fn b50() -> Bytes {
+    Bytes(50)
 }
 
 fn zero() -> Duration {
@@ -556,6 +614,8 @@ pub enum RecordKind {
     Retransmits,
     /// Every completed handover of a cellular link.
     Handovers,
+    /// `ConnectionSwitcher` events: notices sent and received, switches.
+    Switcher,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -572,6 +632,7 @@ impl RecordKind {
             RecordKind::Rto => "rto",
             RecordKind::Retransmits => "retransmits",
             RecordKind::Handovers => "handovers",
+            RecordKind::Switcher => "switcher",
             RecordKind::Pcap => "pcap",
         }
     }

@@ -246,6 +246,30 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 "a flow goes between two different nodes",
             ));
         }
+        if f.switcher.is_some() {
+            let periodic_tcp = matches!(f.app, AppSpec::Periodic { .. })
+                && matches!(f.transport, TransportSpec::Tcp(_));
+            if !periodic_tcp {
+                return Err(src.error(
+                    &at("flows", i, "switcher"),
+                    "a connection switcher carries a periodic app over TCP",
+                ));
+            }
+            let ue = s
+                .links
+                .iter()
+                .any(|l| l.cell.is_some() && l.ends[0] == f.from);
+            if !ue {
+                return Err(src.error(
+                    &at("flows", i, "switcher"),
+                    format!(
+                        "a connection switcher needs handover events: {:?} is not the UE \
+                         (ends[0]) of a link with a cell",
+                        f.from
+                    ),
+                ));
+            }
+        }
         let app_path = |field: &str| {
             let mut p = at("flows", i, "app");
             p.push(key(field));

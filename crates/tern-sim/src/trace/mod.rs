@@ -122,6 +122,7 @@ pub struct Traces {
     pub rto: Option<Table>,
     pub retransmits: Option<Table>,
     pub handovers: Option<Table>,
+    pub switcher: Option<Table>,
 }
 
 impl Traces {
@@ -153,6 +154,7 @@ impl Traces {
                             ("sent", F64),
                             ("delay", F64),
                             ("size", U64),
+                            ("conn", U64),
                         ],
                     ))
                 }
@@ -219,6 +221,18 @@ impl Traces {
                 }
                 // Captures are files, not tables: see `World`.
                 RecordKind::Pcap => {}
+                RecordKind::Switcher => {
+                    t.switcher = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("flow", Text),
+                            ("event", Text),
+                            ("last_sent", F64),
+                            ("decision", Text),
+                        ],
+                    ))
+                }
                 RecordKind::Handovers => {
                     t.handovers = Some(Table::new(
                         name,
@@ -236,7 +250,8 @@ impl Traces {
         t
     }
 
-    /// A message reached its receiving application `delay` after it was sent.
+    /// A message reached its receiving application `delay` after it was sent,
+    /// over TCP connection `conn` (1 = the first; 0 for UDP).
     pub fn message_delivered(
         &mut self,
         now: SimTime,
@@ -244,6 +259,7 @@ impl Traces {
         seq: u64,
         sent_at: SimTime,
         len: u32,
+        conn: u64,
     ) {
         if let Some(t) = &mut self.delay {
             t.push(&[
@@ -253,6 +269,7 @@ impl Traces {
                 Cell::F64(sent_at.as_secs_f64()),
                 Cell::F64(now.saturating_sub(sent_at).as_secs_f64()),
                 Cell::U64(u64::from(len)),
+                Cell::U64(conn),
             ]);
         }
     }
@@ -280,6 +297,7 @@ impl Traces {
             self.rto,
             self.retransmits,
             self.handovers,
+            self.switcher,
         ]
         .into_iter()
         .flatten()

@@ -115,26 +115,28 @@ pub fn node_addr(node: NodeId) -> [u8; 4] {
 ///
 /// The flow's sender uses port 49152 + f and its receiver port 5000 + f,
 /// with f = flow id mod 16384 (so both stay within 16 bits); data and echo
-/// requests go sender → receiver, echo replies come back with the ports
-/// swapped.
+/// requests go sender → receiver, echo replies and loss-start notices come
+/// back with the ports swapped.
 pub fn udp_ports(flow: FlowId, kind: UdpKind) -> (u16, u16) {
     let f = (flow.0 % 16_384) as u16;
     let (client, server) = (49_152 + f, 5_000 + f);
     match kind {
         UdpKind::Data | UdpKind::EchoRequest => (client, server),
-        UdpKind::EchoReply => (server, client),
+        UdpKind::EchoReply | UdpKind::LossNotice => (server, client),
     }
 }
 
 /// Tern's application header, big-endian:
-/// byte 0 kind (0 data, 1 echo request, 2 echo reply), bytes 1–3 zero,
-/// bytes 4–11 seq, bytes 12–19 `sent_at` in nanoseconds.
+/// byte 0 kind (0 data, 1 echo request, 2 echo reply, 3 loss-start notice),
+/// bytes 1–3 zero, bytes 4–11 seq, bytes 12–19 `sent_at` in nanoseconds
+/// (`T_lastsent` in a notice).
 pub fn encode_app_header(m: &UdpMessage) -> [u8; APP_HEADER_LEN] {
     let mut h = [0u8; APP_HEADER_LEN];
     h[0] = match m.kind {
         UdpKind::Data => 0,
         UdpKind::EchoRequest => 1,
         UdpKind::EchoReply => 2,
+        UdpKind::LossNotice => 3,
     };
     h[4..12].copy_from_slice(&m.seq.to_be_bytes());
     h[12..20].copy_from_slice(&m.sent_at.as_nanos().to_be_bytes());

@@ -9,9 +9,10 @@
 
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{RngStream, SimTime};
+use crate::mech::switcher::ConnectionSwitcher;
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, TcpSpec};
 use std::collections::VecDeque;
-use tern_proto::tcp::{CcKind, Config, Connection, DelayedAck, InitialWindow, State};
+use tern_proto::tcp::{CcKind, Config, Connection, DelayedAck, InitialWindow, Segment, State};
 
 /// Which end of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,19 +172,30 @@ impl TcpFlow {
         }
     }
 
-    /// The application writes a new message now (message apps only).
-    pub fn emit_message(&mut self, now: SimTime) {
+    /// The application's next message (message apps only): its seq and length.
+    pub fn next_message(&mut self, now: SimTime) -> Option<(u64, u32)> {
+        match &mut self.app {
+            TcpApp::Messages { source, .. } => {
+                let msg = source.emit(now);
+                Some((msg.seq, msg.len))
+            }
+            TcpApp::Bulk { .. } | TcpApp::File { .. } => None,
+        }
+    }
+
+    /// The application writes message `seq` of `len` bytes into this
+    /// connection now (message apps only).
+    pub fn write_message(&mut self, now: SimTime, seq: u64, len: u32) {
         if let TcpApp::Messages {
-            source,
             backlog,
             pending,
             stream_end,
+            ..
         } = &mut self.app
         {
-            let msg = source.emit(now);
-            *stream_end += u64::from(msg.len);
-            *backlog += u64::from(msg.len);
-            pending.push_back((*stream_end, msg.seq, now, msg.len));
+            *stream_end += u64::from(len);
+            *backlog += u64::from(len);
+            pending.push_back((*stream_end, seq, now, len));
         }
     }
 
@@ -304,5 +316,95 @@ impl TcpFlow {
             TcpApp::Messages { source, .. } => source.sent,
             TcpApp::Bulk { .. } | TcpApp::File { .. } => 0,
         }
+    }
+}
+
+/// The TCP connections of a flow: one, or two under a `ConnectionSwitcher`
+/// (connection `k` is the `k + 1`-th; the spare is opened at the start or on
+/// demand).
+#[derive(Debug)]
+pub struct TcpTransport {
+    pub conns: Vec<TcpFlow>,
+    pub switcher: Option<Box<Switched>>,
+}
+
+/// A flow's `ConnectionSwitcher` and what the world needs to drive it.
+#[derive(Debug)]
+pub struct Switched {
+    pub mech: ConnectionSwitcher,
+    pub notice_size: u32,
+    /// Due time of the pending server-side wake-up, if one is queued.
+    pub wake_at: Option<SimTime>,
+    /// How to open the spare connection when it is opened on demand.
+    pub spare: Option<SpareRecipe>,
+}
+
+/// Everything needed to build the spare connection later.
+#[derive(Debug)]
+pub struct SpareRecipe {
+    pub name: String,
+    pub port_index: u32,
+    pub seed: u64,
+    pub config: Config,
+    pub tsq_limit: u64,
+}
+
+impl SpareRecipe {
+    /// The spare connection, connecting at `now`, carrying messages.
+    pub fn open(&self, now: SimTime) -> TcpFlow {
+        TcpFlow::new(
+            &self.name,
+            self.port_index,
+            self.seed,
+            self.config.clone(),
+            self.tsq_limit,
+            now,
+            TcpApp::Messages {
+                source: MessageSource::silent(),
+                backlog: 0,
+                pending: VecDeque::new(),
+                stream_end: 0,
+            },
+        )
+    }
+}
+
+impl TcpTransport {
+    /// The connection a segment belongs to, from its ports.
+    pub fn conn_of(&self, seg: &Segment, to_server: bool) -> usize {
+        let client_port = if to_server {
+            seg.src_port
+        } else {
+            seg.dst_port
+        };
+        self.conns
+            .iter()
+            .position(|c| c.client_port == client_port)
+            .expect("a segment of one of the flow's connections")
+    }
+
+    /// Messages the application sent (all on the first connection's source).
+    pub fn messages_sent(&self) -> u64 {
+        self.conns[0].messages_sent()
+    }
+
+    /// Bytes TCP accepted from the sending application, over all connections.
+    pub fn written(&self) -> u64 {
+        self.conns.iter().map(|c| c.written).sum()
+    }
+
+    pub fn delivered_bytes(&self) -> u64 {
+        self.conns.iter().map(TcpFlow::delivered_bytes).sum()
+    }
+
+    /// The receiving application's record of every connection, merged.
+    pub fn sink(&self) -> MessageSink {
+        let mut all = MessageSink::default();
+        for c in &self.conns {
+            all.received += c.sink.received;
+            all.received_bytes += c.sink.received_bytes;
+            all.delays.extend_from_slice(&c.sink.delays);
+        }
+        all
     }
 }

@@ -1,0 +1,907 @@
+//! PHY rates and PPDU durations (TXTIME) for IEEE 802.11b DSSS/HR-DSSS (Clauses 15 and 16),
+//! non-HT OFDM (Clause 17, and Clause 18 ERP-OFDM in 2.4 GHz, used here for control
+//! responses) and 802.11n HT (Clause 19), plus the PHY-dependent MAC timing (slot, SIFS,
+//! CWmin/CWmax, DIFS, AIFS, EIFS) and the control-response rate rule.
+//!
+//! Clause numbers are those of IEEE Std 802.11-2020. Every duration is an exact integer
+//! number of nanoseconds: 802.11b durations are whole microseconds, OFDM symbols are 4 µs
+//! (long GI) or 3.6 µs (short GI), and each TXTIME formula rounds up to whole symbols (or
+//! whole microseconds) with integer arithmetic, as the standard's TXTIME formulas do.
+
+use crate::engine::SimTime;
+
+const fn us(x: u64) -> SimTime {
+    SimTime::from_micros(x)
+}
+
+/// Frequency band. It decides SIFS and slot (see [`PhyTiming`]) and whether OFDM PPDUs end
+/// with a signal extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Band {
+    Ghz2_4,
+    Ghz5,
+}
+
+impl Band {
+    /// The signal extension that follows every OFDM PPDU (ERP-OFDM and HT) in the 2.4 GHz
+    /// band: 6 µs (aSignalExtension, Clause 18 ERP; "SignalExtension" in the HT TXTIME
+    /// formula, §19.4.3), none in 5 GHz. It gives a 2.4 GHz receiver the same decoding time
+    /// as a 16 µs SIFS although the 2.4 GHz SIFS is 10 µs. DSSS PPDUs never have one.
+    pub const fn signal_extension(self) -> SimTime {
+        match self {
+            Band::Ghz2_4 => us(6),
+            Band::Ghz5 => SimTime::ZERO,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 802.11b: DSSS (Clause 15) and HR/DSSS (Clause 16)
+// ---------------------------------------------------------------------------------------
+
+/// An 802.11b data rate: DSSS 1 and 2 Mbit/s (DBPSK, DQPSK; Clause 15) and HR/DSSS 5.5 and
+/// 11 Mbit/s (CCK; Clause 16). PBCC is not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DsssRate {
+    Mbps1,
+    Mbps2,
+    Mbps5_5,
+    Mbps11,
+}
+
+impl DsssRate {
+    pub const ALL: [DsssRate; 4] = [
+        DsssRate::Mbps1,
+        DsssRate::Mbps2,
+        DsssRate::Mbps5_5,
+        DsssRate::Mbps11,
+    ];
+
+    /// The rate in kbit/s (exact).
+    pub const fn kbps(self) -> u64 {
+        match self {
+            DsssRate::Mbps1 => 1_000,
+            DsssRate::Mbps2 => 2_000,
+            DsssRate::Mbps5_5 => 5_500,
+            DsssRate::Mbps11 => 11_000,
+        }
+    }
+
+    /// The rate in bit/s (exact).
+    pub const fn bps(self) -> u64 {
+        self.kbps() * 1_000
+    }
+}
+
+/// The 802.11b PLCP preamble format (§15.3.3 long, §16.2.2 long and short).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DsssPreamble {
+    /// SYNC 128 + SFD 16 bits = 144 µs, then the 48-bit PLCP header at 1 Mbit/s = 48 µs.
+    Long,
+    /// SYNC 56 + SFD 16 bits = 72 µs at 1 Mbit/s, then the PLCP header at 2 Mbit/s = 24 µs.
+    /// Not allowed with a 1 Mbit/s PSDU (§16.2.2.3).
+    Short,
+}
+
+/// Long PLCP preamble (aPreambleLength, Clause 15 and 16 PHY characteristics): 144 µs.
+pub const DSSS_LONG_PREAMBLE: SimTime = us(144);
+/// Long PLCP header (aPLCPHeaderLength): 48 bits at 1 Mbit/s = 48 µs.
+pub const DSSS_LONG_PLCP_HEADER: SimTime = us(48);
+/// Short PLCP preamble (§16.2.2.3): 72 µs.
+pub const DSSS_SHORT_PREAMBLE: SimTime = us(72);
+/// Short PLCP header: 48 bits at 2 Mbit/s = 24 µs.
+pub const DSSS_SHORT_PLCP_HEADER: SimTime = us(24);
+
+impl DsssPreamble {
+    /// PLCP preamble plus PLCP header: 192 µs (long) or 96 µs (short).
+    pub const fn duration(self) -> SimTime {
+        match self {
+            DsssPreamble::Long => SimTime(DSSS_LONG_PREAMBLE.0 + DSSS_LONG_PLCP_HEADER.0),
+            DsssPreamble::Short => SimTime(DSSS_SHORT_PREAMBLE.0 + DSSS_SHORT_PLCP_HEADER.0),
+        }
+    }
+
+    /// Whether a PSDU at `rate` may follow this preamble: the short preamble is only for
+    /// 2, 5.5 and 11 Mbit/s (§16.2.2.3).
+    pub const fn allowed_with(self, rate: DsssRate) -> bool {
+        !matches!((self, rate), (DsssPreamble::Short, DsssRate::Mbps1))
+    }
+}
+
+/// TXTIME of an 802.11b PPDU carrying `bytes` PSDU octets (MAC header + body + FCS):
+/// preamble + PLCP header + ⌈8·bytes / rate⌉ µs (§16.3.4 TXTIME; the PLCP LENGTH field of
+/// §16.2.3.5 holds exactly that ceiling in µs, which matters at 5.5 and 11 Mbit/s).
+/// `None` for the short preamble at 1 Mbit/s.
+pub fn dsss_txtime(bytes: u32, rate: DsssRate, preamble: DsssPreamble) -> Option<SimTime> {
+    if !preamble.allowed_with(rate) {
+        return None;
+    }
+    // 8·bytes bits at rate kbit/s = 8000·bytes / kbps µs, rounded up to whole µs.
+    let payload_us = (8_000 * u64::from(bytes)).div_ceil(rate.kbps());
+    Some(preamble.duration() + us(payload_us))
+}
+
+// ---------------------------------------------------------------------------------------
+// Modulation and coding, shared by the OFDM PHYs and the error model
+// ---------------------------------------------------------------------------------------
+
+/// Subcarrier modulation of an OFDM PHY (§17.3.5.8; Clause 19 Data field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Modulation {
+    Bpsk,
+    Qpsk,
+    Qam16,
+    Qam64,
+}
+
+impl Modulation {
+    /// Coded bits per subcarrier per spatial stream, N_BPSCS.
+    pub const fn bits_per_subcarrier(self) -> u64 {
+        match self {
+            Modulation::Bpsk => 1,
+            Modulation::Qpsk => 2,
+            Modulation::Qam16 => 4,
+            Modulation::Qam64 => 6,
+        }
+    }
+}
+
+/// Convolutional (BCC) code rate R (§17.3.5.6, §19.3.11.6): the K = 7 rate-1/2 mother code,
+/// punctured to 2/3, 3/4 or (HT only) 5/6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CodeRate {
+    R1_2,
+    R2_3,
+    R3_4,
+    R5_6,
+}
+
+impl CodeRate {
+    /// (numerator, denominator).
+    pub const fn ratio(self) -> (u64, u64) {
+        match self {
+            CodeRate::R1_2 => (1, 2),
+            CodeRate::R2_3 => (2, 3),
+            CodeRate::R3_4 => (3, 4),
+            CodeRate::R5_6 => (5, 6),
+        }
+    }
+}
+
+/// SERVICE field length in bits, prepended to the PSDU in every OFDM PHY (§17.3.5.2).
+pub const OFDM_SERVICE_BITS: u64 = 16;
+/// Tail bits per BCC encoder (§17.3.5.3, §19.3.11.4).
+pub const OFDM_TAIL_BITS: u64 = 6;
+
+// ---------------------------------------------------------------------------------------
+// Non-HT OFDM (Clause 17; Clause 18 ERP-OFDM in 2.4 GHz): the control-response rates
+// ---------------------------------------------------------------------------------------
+
+/// A 20 MHz non-HT OFDM rate (Clause 17, Table 17-4), as used for ACK, BlockAck and
+/// BlockAckReq sent by HT stations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OfdmRate {
+    Mbps6,
+    Mbps9,
+    Mbps12,
+    Mbps18,
+    Mbps24,
+    Mbps36,
+    Mbps48,
+    Mbps54,
+}
+
+/// OFDM preamble (L-STF 8 µs + L-LTF 8 µs) plus SIGNAL (4 µs), §17.4.3: 20 µs.
+pub const OFDM_PREAMBLE_AND_SIGNAL: SimTime = us(20);
+/// Non-HT OFDM symbol (3.2 µs + 0.8 µs GI), T_SYM of §17.4.3: 4 µs.
+pub const OFDM_SYMBOL: SimTime = us(4);
+
+impl OfdmRate {
+    pub const ALL: [OfdmRate; 8] = [
+        OfdmRate::Mbps6,
+        OfdmRate::Mbps9,
+        OfdmRate::Mbps12,
+        OfdmRate::Mbps18,
+        OfdmRate::Mbps24,
+        OfdmRate::Mbps36,
+        OfdmRate::Mbps48,
+        OfdmRate::Mbps54,
+    ];
+
+    /// The rates every Clause 17 PHY must support (Clause 17: 6, 12 and 24 Mbit/s), which
+    /// are the fallback of the control-response rule.
+    pub const MANDATORY: [OfdmRate; 3] = [OfdmRate::Mbps6, OfdmRate::Mbps12, OfdmRate::Mbps24];
+
+    /// Data bits per OFDM symbol, N_DBPS (Table 17-4).
+    pub const fn n_dbps(self) -> u64 {
+        match self {
+            OfdmRate::Mbps6 => 24,
+            OfdmRate::Mbps9 => 36,
+            OfdmRate::Mbps12 => 48,
+            OfdmRate::Mbps18 => 72,
+            OfdmRate::Mbps24 => 96,
+            OfdmRate::Mbps36 => 144,
+            OfdmRate::Mbps48 => 192,
+            OfdmRate::Mbps54 => 216,
+        }
+    }
+
+    /// The rate in bit/s: N_DBPS per 4 µs symbol (exact).
+    pub const fn bps(self) -> u64 {
+        self.n_dbps() * 250_000
+    }
+
+    pub const fn modulation(self) -> Modulation {
+        match self {
+            OfdmRate::Mbps6 | OfdmRate::Mbps9 => Modulation::Bpsk,
+            OfdmRate::Mbps12 | OfdmRate::Mbps18 => Modulation::Qpsk,
+            OfdmRate::Mbps24 | OfdmRate::Mbps36 => Modulation::Qam16,
+            OfdmRate::Mbps48 | OfdmRate::Mbps54 => Modulation::Qam64,
+        }
+    }
+
+    pub const fn code_rate(self) -> CodeRate {
+        match self {
+            OfdmRate::Mbps6 | OfdmRate::Mbps12 | OfdmRate::Mbps24 => CodeRate::R1_2,
+            OfdmRate::Mbps48 => CodeRate::R2_3,
+            OfdmRate::Mbps9 | OfdmRate::Mbps18 | OfdmRate::Mbps36 | OfdmRate::Mbps54 => {
+                CodeRate::R3_4
+            }
+        }
+    }
+}
+
+/// TXTIME of a non-HT OFDM PPDU (§17.4.3, Equation 17-29 in 2016 numbering):
+/// 20 µs + 4 µs · ⌈(16 + 8·bytes + 6) / N_DBPS⌉, plus the 6 µs ERP signal extension in
+/// 2.4 GHz (Clause 18). E.g. a 14-byte ACK takes 44 µs at 6 Mbit/s and 28 µs at 24 Mbit/s.
+pub fn ofdm_txtime(bytes: u32, rate: OfdmRate, band: Band) -> SimTime {
+    let bits = OFDM_SERVICE_BITS + 8 * u64::from(bytes) + OFDM_TAIL_BITS;
+    let n_sym = bits.div_ceil(rate.n_dbps());
+    OFDM_PREAMBLE_AND_SIGNAL + OFDM_SYMBOL.saturating_mul(n_sym) + band.signal_extension()
+}
+
+// ---------------------------------------------------------------------------------------
+// 802.11n HT (Clause 19)
+// ---------------------------------------------------------------------------------------
+
+/// HT channel width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChannelWidth {
+    Mhz20,
+    Mhz40,
+}
+
+impl ChannelWidth {
+    /// Data subcarriers N_SD (Table 19-6 / §19.3.2): 52 at 20 MHz, 108 at 40 MHz.
+    pub const fn data_subcarriers(self) -> u64 {
+        match self {
+            ChannelWidth::Mhz20 => 52,
+            ChannelWidth::Mhz40 => 108,
+        }
+    }
+}
+
+/// HT guard interval (§19.3.2, Table 19-6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GuardInterval {
+    /// 800 ns GI: symbol T_SYML = 4 µs.
+    Long,
+    /// 400 ns GI: symbol T_SYMS = 3.6 µs.
+    Short,
+}
+
+/// T_SYML, the long-GI HT symbol (Table 19-6): 4 µs.
+pub const HT_SYMBOL_LONG_GI: SimTime = us(4);
+/// T_SYMS, the short-GI HT symbol (Table 19-6): 3.6 µs.
+pub const HT_SYMBOL_SHORT_GI: SimTime = SimTime::from_nanos(3_600);
+
+impl GuardInterval {
+    pub const fn symbol(self) -> SimTime {
+        match self {
+            GuardInterval::Long => HT_SYMBOL_LONG_GI,
+            GuardInterval::Short => HT_SYMBOL_SHORT_GI,
+        }
+    }
+}
+
+/// An HT MCS index 0–31 (equal modulation on 1–4 spatial streams, §19.5 Tables 19-27 to
+/// 19-41). MCS 32 and the unequal-modulation MCSs 33–76 are not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HtMcs(u8);
+
+impl HtMcs {
+    /// `None` outside 0..=31.
+    pub const fn new(index: u8) -> Option<HtMcs> {
+        if index <= 31 {
+            Some(HtMcs(index))
+        } else {
+            None
+        }
+    }
+
+    pub const fn index(self) -> u8 {
+        self.0
+    }
+
+    /// Number of spatial streams N_SS: MCS 0–7 → 1, 8–15 → 2, 16–23 → 3, 24–31 → 4.
+    pub const fn n_ss(self) -> u64 {
+        self.0 as u64 / 8 + 1
+    }
+
+    /// Modulation of the MCS (the same on every stream for MCS 0–31).
+    pub const fn modulation(self) -> Modulation {
+        match self.0 % 8 {
+            0 => Modulation::Bpsk,
+            1 | 2 => Modulation::Qpsk,
+            3 | 4 => Modulation::Qam16,
+            _ => Modulation::Qam64,
+        }
+    }
+
+    pub const fn code_rate(self) -> CodeRate {
+        match self.0 % 8 {
+            0 | 1 | 3 => CodeRate::R1_2,
+            5 => CodeRate::R2_3,
+            2 | 4 | 6 => CodeRate::R3_4,
+            _ => CodeRate::R5_6,
+        }
+    }
+
+    /// Data bits per OFDM symbol, N_DBPS = N_SD · N_BPSCS · R · N_SS (§19.3.11, Tables
+    /// 19-27 ff.); always an integer.
+    pub const fn n_dbps(self, width: ChannelWidth) -> u64 {
+        let (num, den) = self.code_rate().ratio();
+        width.data_subcarriers() * self.modulation().bits_per_subcarrier() * self.n_ss() * num / den
+    }
+
+    /// Number of BCC encoders N_ES as listed in the MCS tables: one encoder carries at most
+    /// 300 Mbit/s at short GI, i.e. N_DBPS ≤ 1080; above that two (MCS 21–23 and 28–31 at
+    /// 40 MHz; no HT MCS 0–31 needs more than two).
+    pub const fn n_es(self, width: ChannelWidth) -> u64 {
+        if self.n_dbps(width) <= 1080 {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The non-HT reference rate of the MCS: the Clause 17 rate with the same modulation and
+    /// coding rate, 64-QAM 5/6 mapping to 54 Mbit/s (used by the control-response rule of
+    /// §10.6.6.5).
+    pub const fn non_ht_reference_rate(self) -> OfdmRate {
+        match self.0 % 8 {
+            0 => OfdmRate::Mbps6,
+            1 => OfdmRate::Mbps12,
+            2 => OfdmRate::Mbps18,
+            3 => OfdmRate::Mbps24,
+            4 => OfdmRate::Mbps36,
+            5 => OfdmRate::Mbps48,
+            _ => OfdmRate::Mbps54,
+        }
+    }
+}
+
+/// HT-mixed-format legacy part (§19.3.9, Table 19-6): L-STF 8 + L-LTF 8 + L-SIG 4 µs.
+pub const HT_MF_LEGACY_PREAMBLE: SimTime = us(20);
+/// HT-SIG: two 4 µs symbols (Table 19-6).
+pub const HT_SIG: SimTime = us(8);
+/// HT-STF in the mixed format (Table 19-6): 4 µs.
+pub const HT_STF: SimTime = us(4);
+/// One HT-LTF (Table 19-6): 4 µs.
+pub const HT_LTF: SimTime = us(4);
+/// aPPDUMaxTime of the HT PHY (Table 19-25): 10 ms. It bounds HT-greenfield PPDUs; an
+/// HT-mixed PPDU is bounded more tightly by its L-SIG, see [`ht_mf_max_ppdu`].
+pub const HT_APPDU_MAX_TIME: SimTime = SimTime::from_millis(10);
+/// Largest L-SIG LENGTH (12-bit field of the SIGNAL/L-SIG, Clause 17): 4095.
+pub const L_SIG_MAX_LENGTH: u64 = 4095;
+
+/// The TXVECTOR parameters of an HT-mixed-format PPDU that decide its rate and duration
+/// (no STBC, BCC coding, no extension HT-LTFs: N_STS = N_SS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HtTxVector {
+    pub mcs: HtMcs,
+    pub width: ChannelWidth,
+    pub gi: GuardInterval,
+}
+
+impl HtTxVector {
+    pub const fn new(mcs: HtMcs, width: ChannelWidth, gi: GuardInterval) -> Self {
+        HtTxVector { mcs, width, gi }
+    }
+
+    pub const fn n_dbps(&self) -> u64 {
+        self.mcs.n_dbps(self.width)
+    }
+
+    /// The PHY data rate in bit/s: N_DBPS per symbol. Exact at long GI (N_DBPS · 250 000);
+    /// at short GI N_DBPS / 3.6 µs is rounded to the nearest f64 (for reports and the error
+    /// model, never for durations).
+    pub fn data_rate_bps(&self) -> f64 {
+        match self.gi {
+            GuardInterval::Long => (self.n_dbps() * 250_000) as f64,
+            GuardInterval::Short => self.n_dbps() as f64 * 1e9 / 3_600.0,
+        }
+    }
+
+    /// Number of HT-LTFs, N_LTF = N_DLTF (Table 19-13): 1, 2, 4, 4 for 1–4 streams.
+    pub const fn n_ltf(&self) -> u64 {
+        match self.mcs.n_ss() {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        }
+    }
+
+    /// The HT-mixed preamble before the Data field: 20 µs legacy + HT-SIG 8 µs + HT-STF
+    /// 4 µs + N_LTF · 4 µs, i.e. 36 µs for one stream, 40 µs for two, 48 µs for three or four.
+    pub const fn preamble(&self) -> SimTime {
+        SimTime(HT_MF_LEGACY_PREAMBLE.0 + HT_SIG.0 + HT_STF.0 + HT_LTF.0 * self.n_ltf())
+    }
+
+    /// Number of Data-field symbols for a PSDU of `bytes` octets with BCC and no STBC
+    /// (Clause 19 Data field, Equation 19-32 in the 2016 numbering):
+    /// N_SYM = ⌈(8·bytes + 16 + 6·N_ES) / N_DBPS⌉.
+    pub const fn n_sym(&self, bytes: u32) -> u64 {
+        let bits =
+            8 * bytes as u64 + OFDM_SERVICE_BITS + OFDM_TAIL_BITS * self.mcs.n_es(self.width);
+        bits.div_ceil(self.n_dbps())
+    }
+
+    /// Duration of the Data field. Long GI: N_SYM · 4 µs. Short GI: the HT-mixed TXTIME
+    /// formula of §19.4.3 rounds the short-GI data symbols up to a whole number of 4 µs
+    /// legacy symbols, T_SYML · ⌈T_SYMS · N_SYM / T_SYML⌉ = 4 µs · ⌈9·N_SYM / 10⌉, so that
+    /// the PPDU ends on a legacy symbol boundary as announced by L-SIG. (ns-3 uses
+    /// N_SYM · 3.6 µs instead; the difference is below 4 µs.)
+    pub const fn data_duration(&self, bytes: u32) -> SimTime {
+        let n_sym = self.n_sym(bytes);
+        match self.gi {
+            GuardInterval::Long => SimTime(HT_SYMBOL_LONG_GI.0 * n_sym),
+            GuardInterval::Short => SimTime(HT_SYMBOL_LONG_GI.0 * (9 * n_sym).div_ceil(10)),
+        }
+    }
+
+    /// TXTIME of an HT-mixed-format PPDU with a PSDU of `bytes` octets (§19.4.3):
+    /// preamble + Data field + signal extension (6 µs in 2.4 GHz, §19.4.3 "SignalExtension").
+    /// E.g. 1536 bytes at MCS 7, 20 MHz, long GI: 36 + 48 · 4 = 228 µs in 5 GHz.
+    pub const fn txtime(&self, bytes: u32, band: Band) -> SimTime {
+        SimTime(self.preamble().0 + self.data_duration(bytes).0 + band.signal_extension().0)
+    }
+}
+
+/// The L-SIG LENGTH an HT-mixed PPDU of duration `txtime` announces to legacy stations
+/// (§19.3.9.3.5): ⌈(TXTIME − SignalExtension − 20 µs) / 4 µs⌉ · 3 − 3.
+pub fn ht_l_sig_length(txtime: SimTime, band: Band) -> u64 {
+    let after_lsig = txtime
+        .saturating_sub(band.signal_extension())
+        .saturating_sub(HT_MF_LEGACY_PREAMBLE);
+    let symbols = after_lsig.as_nanos().div_ceil(OFDM_SYMBOL.as_nanos());
+    (symbols * 3).saturating_sub(3)
+}
+
+/// Longest HT-mixed-format PPDU: the L-SIG LENGTH field must not exceed 4095, which with the
+/// formula of [`ht_l_sig_length`] allows TXTIME − SignalExtension ≤ 20 + 4 · 1366 = 5484 µs.
+/// This is tighter than the HT aPPDUMaxTime of 10 ms ([`HT_APPDU_MAX_TIME`], which only
+/// binds HT-greenfield PPDUs), so it is the limit that applies to HT-mixed A-MPDUs; ns-3
+/// uses the same 5.484 ms. 5490 µs in 2.4 GHz, 5484 µs in 5 GHz.
+pub const fn ht_mf_max_ppdu(band: Band) -> SimTime {
+    let symbols = (L_SIG_MAX_LENGTH + 3) / 3;
+    SimTime(HT_MF_LEGACY_PREAMBLE.0 + OFDM_SYMBOL.0 * symbols + band.signal_extension().0)
+}
+
+// ---------------------------------------------------------------------------------------
+// PHY-dependent MAC timing, DCF and EDCA parameters
+// ---------------------------------------------------------------------------------------
+
+/// The PHY characteristics the MAC times itself with: aSlotTime, aSIFSTime, aCWmin, aCWmax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PhyTiming {
+    pub slot: SimTime,
+    pub sifs: SimTime,
+    pub cw_min: u32,
+    pub cw_max: u32,
+}
+
+impl PhyTiming {
+    /// 802.11b DSSS/HR-DSSS (the DSSS and HR/DSSS PHY characteristics tables of Clauses 15 and 16):
+    /// slot 20 µs, SIFS 10 µs, CWmin 31, CWmax 1023.
+    pub const DSSS: PhyTiming = PhyTiming {
+        slot: us(20),
+        sifs: us(10),
+        cw_min: 31,
+        cw_max: 1023,
+    };
+
+    /// OFDM in 5 GHz, 20/40 MHz: Clause 17 (Table 17-21) and HT in 5 GHz (Table 19-25):
+    /// slot 9 µs, SIFS 16 µs, CWmin 15, CWmax 1023.
+    pub const OFDM_5GHZ: PhyTiming = PhyTiming {
+        slot: us(9),
+        sifs: us(16),
+        cw_min: 15,
+        cw_max: 1023,
+    };
+
+    /// HT (and ERP) in 2.4 GHz with the short slot (Table 19-25, Clause 18): slot 9 µs,
+    /// SIFS 10 µs (followed by the 6 µs signal extension), CWmin 15, CWmax 1023. A BSS with
+    /// 802.11b members uses the 20 µs long slot instead.
+    pub const HT_2_4GHZ: PhyTiming = PhyTiming {
+        slot: us(9),
+        sifs: us(10),
+        cw_min: 15,
+        cw_max: 1023,
+    };
+
+    /// The HT timing for a band.
+    pub const fn ht(band: Band) -> PhyTiming {
+        match band {
+            Band::Ghz2_4 => PhyTiming::HT_2_4GHZ,
+            Band::Ghz5 => PhyTiming::OFDM_5GHZ,
+        }
+    }
+
+    /// DIFS = aSIFSTime + 2 · aSlotTime (§10.3.2.3.5): 50 µs for DSSS, 34 µs for 5 GHz OFDM.
+    pub const fn difs(&self) -> SimTime {
+        SimTime(self.sifs.0 + 2 * self.slot.0)
+    }
+
+    /// AIFS[AC] = aSIFSTime + AIFSN[AC] · aSlotTime (§10.3.2.3.6): 43 µs for best effort
+    /// (AIFSN 3) in 5 GHz.
+    pub const fn aifs(&self, aifsn: u32) -> SimTime {
+        SimTime(self.sifs.0 + aifsn as u64 * self.slot.0)
+    }
+
+    /// EIFS for DCF = aSIFSTime + AckTxTime + DIFS (§10.3.2.3.7), where AckTxTime is the
+    /// time to send an Ack at the lowest mandatory rate of the PHY (304 µs for DSSS at
+    /// 1 Mbit/s with long preamble → EIFS 364 µs; 44 µs at 6 Mbit/s in 5 GHz → 94 µs). With
+    /// EDCA, replace DIFS by AIFS[AC]: see [`PhyTiming::eifs_edca`].
+    pub const fn eifs(&self, ack_txtime: SimTime) -> SimTime {
+        SimTime(self.sifs.0 + ack_txtime.0 + self.difs().0)
+    }
+
+    /// EIFS − DIFS + AIFS[AC] as used by an EDCA station (§10.3.2.3.7).
+    pub const fn eifs_edca(&self, ack_txtime: SimTime, aifsn: u32) -> SimTime {
+        SimTime(self.sifs.0 + ack_txtime.0 + self.aifs(aifsn).0)
+    }
+}
+
+/// The lowest-rate Ack TXTIME that EIFS uses, for 802.11b: 14 bytes at 1 Mbit/s, long
+/// preamble = 192 + 112 = 304 µs.
+pub const DSSS_EIFS_ACK_TXTIME: SimTime = us(304);
+
+/// EDCA access category (§10.2.3.2, Table 10-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessCategory {
+    Background,
+    BestEffort,
+    Video,
+    Voice,
+}
+
+/// EDCA parameters of one access category. TXOP limits are left to the MAC (0 for AC_BE and
+/// AC_BK: one frame exchange, or one A-MPDU, per access).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EdcaParams {
+    pub aifsn: u32,
+    pub cw_min: u32,
+    pub cw_max: u32,
+}
+
+impl EdcaParams {
+    /// The default EDCA Parameter Set of a non-AP STA (§9.4.2.28, Table 9-155 in 2020;
+    /// the dot11EDCATable defaults): AC_BK AIFSN 7, CW aCWmin..aCWmax; AC_BE AIFSN 3,
+    /// aCWmin..aCWmax; AC_VI AIFSN 2, (aCWmin+1)/2 − 1..aCWmin; AC_VO AIFSN 2,
+    /// (aCWmin+1)/4 − 1..(aCWmin+1)/2 − 1. For HT in 5 GHz, best effort is AIFSN 3,
+    /// CW 15..1023.
+    #[allow(clippy::manual_div_ceil)] // written as the standard writes it
+    pub const fn default_for(ac: AccessCategory, timing: &PhyTiming) -> EdcaParams {
+        let (a, b) = (timing.cw_min, timing.cw_max);
+        match ac {
+            AccessCategory::Background => EdcaParams {
+                aifsn: 7,
+                cw_min: a,
+                cw_max: b,
+            },
+            AccessCategory::BestEffort => EdcaParams {
+                aifsn: 3,
+                cw_min: a,
+                cw_max: b,
+            },
+            AccessCategory::Video => EdcaParams {
+                aifsn: 2,
+                cw_min: (a + 1) / 2 - 1,
+                cw_max: a,
+            },
+            AccessCategory::Voice => EdcaParams {
+                aifsn: 2,
+                cw_min: (a + 1) / 4 - 1,
+                cw_max: (a + 1) / 2 - 1,
+            },
+        }
+    }
+
+    /// AIFS of this category under `timing`.
+    pub const fn aifs(&self, timing: &PhyTiming) -> SimTime {
+        timing.aifs(self.aifsn)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Control-response rate (§10.6.6.5)
+// ---------------------------------------------------------------------------------------
+
+/// The rate of a control response (Ack, BlockAck, CTS) carried in a non-HT OFDM PPDU
+/// (§10.6.6.5.2): the highest rate of the BSSBasicRateSet that is ≤ `reference` (the rate of
+/// the eliciting frame, or the non-HT reference rate of its HT MCS, see
+/// [`ht_control_response_rate`]); if none, the highest mandatory rate (6, 12, 24 Mbit/s)
+/// that is ≤ `reference`. The modulation-class condition is met since all are Clause 17.
+pub fn ofdm_control_response_rate(reference: OfdmRate, basic: &[OfdmRate]) -> OfdmRate {
+    basic
+        .iter()
+        .copied()
+        .filter(|r| *r <= reference)
+        .max()
+        .or_else(|| {
+            OfdmRate::MANDATORY
+                .iter()
+                .copied()
+                .filter(|r| *r <= reference)
+                .max()
+        })
+        .unwrap_or(OfdmRate::Mbps6)
+}
+
+/// Control-response rate for a frame sent at HT `mcs`: [`ofdm_control_response_rate`] of the
+/// MCS's non-HT reference rate. With basic rates {6, 12, 24}: MCS 0 → 6, MCS 1–2 → 12,
+/// MCS 3–7 → 24 Mbit/s.
+pub fn ht_control_response_rate(mcs: HtMcs, basic: &[OfdmRate]) -> OfdmRate {
+    ofdm_control_response_rate(mcs.non_ht_reference_rate(), basic)
+}
+
+/// Control-response rate after a DSSS/HR-DSSS frame at `data` (§10.6.6.5.2): the highest
+/// basic rate ≤ `data`, else `data` itself (every Clause 15/16 rate is mandatory for an
+/// HR/DSSS PHY).
+pub fn dsss_control_response_rate(data: DsssRate, basic: &[DsssRate]) -> DsssRate {
+    basic
+        .iter()
+        .copied()
+        .filter(|r| *r <= data)
+        .max()
+        .unwrap_or(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mcs(i: u8) -> HtMcs {
+        HtMcs::new(i).unwrap()
+    }
+
+    #[test]
+    fn dsss_preambles() {
+        assert_eq!(DsssPreamble::Long.duration(), us(192));
+        assert_eq!(DsssPreamble::Short.duration(), us(96));
+        assert_eq!(dsss_txtime(14, DsssRate::Mbps1, DsssPreamble::Short), None);
+    }
+
+    /// IEEE 802.11-2007 Table 18-2 "Example of LENGTH calculations for CCK" (11 Mbit/s:
+    /// 1023..1026 B → 744..747 µs) and the 5.5/2/1 Mbit/s values ns-3's tx-duration-test
+    /// computes by hand from the same clause.
+    #[test]
+    fn dsss_txtime_matches_length_examples() {
+        let long = DsssPreamble::Long;
+        let short = DsssPreamble::Short;
+        for (bytes, d11, d55, d2, d1) in [
+            (1023, 744, 1488, 4092, 8184),
+            (1024, 745, 1490, 4096, 8192),
+            (1025, 746, 1491, 4100, 8200),
+            (1026, 747, 1493, 4104, 8208),
+        ] {
+            assert_eq!(
+                dsss_txtime(bytes, DsssRate::Mbps11, long),
+                Some(us(d11 + 192))
+            );
+            assert_eq!(
+                dsss_txtime(bytes, DsssRate::Mbps11, short),
+                Some(us(d11 + 96))
+            );
+            assert_eq!(
+                dsss_txtime(bytes, DsssRate::Mbps5_5, short),
+                Some(us(d55 + 96))
+            );
+            assert_eq!(
+                dsss_txtime(bytes, DsssRate::Mbps2, long),
+                Some(us(d2 + 192))
+            );
+            assert_eq!(
+                dsss_txtime(bytes, DsssRate::Mbps1, long),
+                Some(us(d1 + 192))
+            );
+        }
+        // ACK (14 B) at 1 Mbit/s long preamble: 304 µs; at 11 Mbit/s: 203 µs; 1536 B at
+        // 11 Mbit/s: 1310 µs (values ns-3 tests against published tables).
+        assert_eq!(
+            dsss_txtime(14, DsssRate::Mbps1, long),
+            Some(DSSS_EIFS_ACK_TXTIME)
+        );
+        assert_eq!(dsss_txtime(14, DsssRate::Mbps11, long), Some(us(203)));
+        assert_eq!(dsss_txtime(1536, DsssRate::Mbps11, long), Some(us(1310)));
+        assert_eq!(dsss_txtime(76, DsssRate::Mbps11, long), Some(us(248)));
+    }
+
+    #[test]
+    fn dsss_timing() {
+        let t = PhyTiming::DSSS;
+        assert_eq!(t.difs(), us(50));
+        assert_eq!(t.eifs(DSSS_EIFS_ACK_TXTIME), us(364));
+        assert_eq!((t.cw_min, t.cw_max), (31, 1023));
+    }
+
+    /// 802.11a/g durations: 54 Mbit/s 1536 B → 248 µs, 76 B → 32 µs, 14 B → 24 µs
+    /// (+6 µs in 2.4 GHz), the values of the O'Reilly throughput tables ns-3 tests against.
+    #[test]
+    fn ofdm_txtime_values() {
+        let r = OfdmRate::Mbps54;
+        assert_eq!(ofdm_txtime(1536, r, Band::Ghz5), us(248));
+        assert_eq!(ofdm_txtime(76, r, Band::Ghz5), us(32));
+        assert_eq!(ofdm_txtime(14, r, Band::Ghz5), us(24));
+        assert_eq!(ofdm_txtime(1536, r, Band::Ghz2_4), us(254));
+        // Control responses: ACK 14 B, BlockAck 32 B.
+        assert_eq!(ofdm_txtime(14, OfdmRate::Mbps6, Band::Ghz5), us(44));
+        assert_eq!(ofdm_txtime(14, OfdmRate::Mbps24, Band::Ghz5), us(28));
+        assert_eq!(ofdm_txtime(32, OfdmRate::Mbps6, Band::Ghz5), us(68));
+        assert_eq!(ofdm_txtime(32, OfdmRate::Mbps12, Band::Ghz5), us(44));
+        assert_eq!(ofdm_txtime(32, OfdmRate::Mbps24, Band::Ghz5), us(32));
+        for r in OfdmRate::ALL {
+            assert_eq!(r.bps(), r.n_dbps() * 1_000_000 / 4);
+        }
+        assert_eq!(OfdmRate::Mbps54.bps(), 54_000_000);
+    }
+
+    /// MCS tables of §19.5 (Tables 19-27 ff.), data rates in Mbit/s for MCS 0–15 at 20/40 MHz,
+    /// long/short GI. The standard prints short-GI rates to one decimal.
+    #[test]
+    fn ht_rate_table_matches_standard() {
+        #[rustfmt::skip]
+        let table: [(u8, f64, f64, f64, f64); 16] = [
+            // mcs, 20 LGI, 20 SGI, 40 LGI, 40 SGI
+            (0, 6.5, 7.2, 13.5, 15.0),
+            (1, 13.0, 14.4, 27.0, 30.0),
+            (2, 19.5, 21.7, 40.5, 45.0),
+            (3, 26.0, 28.9, 54.0, 60.0),
+            (4, 39.0, 43.3, 81.0, 90.0),
+            (5, 52.0, 57.8, 108.0, 120.0),
+            (6, 58.5, 65.0, 121.5, 135.0),
+            (7, 65.0, 72.2, 135.0, 150.0),
+            (8, 13.0, 14.4, 27.0, 30.0),
+            (9, 26.0, 28.9, 54.0, 60.0),
+            (10, 39.0, 43.3, 81.0, 90.0),
+            (11, 52.0, 57.8, 108.0, 120.0),
+            (12, 78.0, 86.7, 162.0, 180.0),
+            (13, 104.0, 115.6, 216.0, 240.0),
+            (14, 117.0, 130.0, 243.0, 270.0),
+            (15, 130.0, 144.4, 270.0, 300.0),
+        ];
+        use ChannelWidth::*;
+        use GuardInterval::*;
+        for (i, a, b, c, d) in table {
+            let m = mcs(i);
+            for (w, g, expect) in [
+                (Mhz20, Long, a),
+                (Mhz20, Short, b),
+                (Mhz40, Long, c),
+                (Mhz40, Short, d),
+            ] {
+                let got = HtTxVector::new(m, w, g).data_rate_bps() / 1e6;
+                assert!(
+                    (got - expect).abs() < 0.051,
+                    "MCS{i} {w:?} {g:?}: {got} vs {expect}"
+                );
+            }
+        }
+        // Exact values quoted in the brief and the 3/4-stream corners.
+        assert_eq!(HtTxVector::new(mcs(7), Mhz20, Long).data_rate_bps(), 65e6);
+        assert_eq!(
+            HtTxVector::new(mcs(15), Mhz40, Short).data_rate_bps(),
+            300e6
+        );
+        assert_eq!(HtTxVector::new(mcs(23), Mhz20, Long).data_rate_bps(), 195e6);
+        assert_eq!(
+            HtTxVector::new(mcs(31), Mhz40, Short).data_rate_bps(),
+            600e6
+        );
+        // N_DBPS of Table 19-27 (20 MHz, 1 SS) and N_ES of the 40 MHz 3-SS table.
+        let n20: Vec<u64> = (0..8).map(|i| mcs(i).n_dbps(Mhz20)).collect();
+        assert_eq!(n20, [26, 52, 78, 104, 156, 208, 234, 260]);
+        assert_eq!(mcs(15).n_es(Mhz40), 1);
+        assert_eq!(mcs(20).n_es(Mhz40), 1);
+        assert_eq!(mcs(21).n_es(Mhz40), 2);
+        assert_eq!(mcs(31).n_es(Mhz20), 1);
+        assert_eq!(mcs(28).n_es(Mhz40), 2);
+        assert!(HtMcs::new(32).is_none());
+    }
+
+    /// HT-mixed TXTIME. Long-GI values equal ns-3's tx-duration-test (MCS 7, 1536/76/14 B:
+    /// 228/48/40 µs at 20 MHz, 128/44/40 µs at 40 MHz). Short GI follows §19.4.3 (data field
+    /// rounded up to 4 µs), where ns-3 has N_SYM · 3.6 µs: MCS 7 40 MHz SGI 1536 B is
+    /// 36 + 4·⌈0.9·23⌉ = 120 µs here vs 118.8 µs in ns-3.
+    #[test]
+    fn ht_txtime_values() {
+        use ChannelWidth::*;
+        use GuardInterval::*;
+        let t = |i, w, g, b| HtTxVector::new(mcs(i), w, g).txtime(b, Band::Ghz5);
+        assert_eq!(t(7, Mhz20, Long, 1536), us(228));
+        assert_eq!(t(7, Mhz20, Long, 76), us(48));
+        assert_eq!(t(7, Mhz20, Long, 14), us(40));
+        assert_eq!(t(7, Mhz40, Long, 1536), us(128));
+        assert_eq!(t(7, Mhz40, Long, 76), us(44));
+        assert_eq!(t(7, Mhz40, Long, 14), us(40));
+        assert_eq!(t(7, Mhz40, Short, 1536), us(120));
+        assert_eq!(t(0, Mhz20, Short, 1536), us(1744)); // ns-3: 1742.4 µs
+                                                        // Signal extension in 2.4 GHz.
+        let v = HtTxVector::new(mcs(7), Mhz20, Long);
+        assert_eq!(v.txtime(1536, Band::Ghz2_4), us(234));
+        // Preamble grows with the HT-LTFs.
+        assert_eq!(HtTxVector::new(mcs(15), Mhz20, Long).preamble(), us(40));
+        assert_eq!(HtTxVector::new(mcs(23), Mhz20, Long).preamble(), us(48));
+        // Every duration is a whole number of ns and, at SGI, ends on a 4 µs boundary.
+        for b in [1u32, 100, 1500, 65_535] {
+            let d = HtTxVector::new(mcs(5), Mhz40, Short).data_duration(b);
+            assert_eq!(d.as_nanos() % 4_000, 0);
+        }
+    }
+
+    #[test]
+    fn ht_l_sig_and_max_ppdu() {
+        assert_eq!(ht_mf_max_ppdu(Band::Ghz5), us(5484));
+        assert_eq!(ht_mf_max_ppdu(Band::Ghz2_4), us(5490));
+        assert_eq!(
+            ht_l_sig_length(ht_mf_max_ppdu(Band::Ghz5), Band::Ghz5),
+            4095
+        );
+        assert_eq!(
+            ht_l_sig_length(ht_mf_max_ppdu(Band::Ghz2_4), Band::Ghz2_4),
+            4095
+        );
+        assert_eq!(ht_l_sig_length(us(5488), Band::Ghz5), 4098);
+        // 228 µs PPDU: (228 − 20)/4 = 52 symbols → 153 octets at 6 Mbit/s.
+        assert_eq!(ht_l_sig_length(us(228), Band::Ghz5), 153);
+        assert!(HT_APPDU_MAX_TIME > ht_mf_max_ppdu(Band::Ghz5));
+    }
+
+    #[test]
+    fn edca_and_ofdm_timing() {
+        let t = PhyTiming::OFDM_5GHZ;
+        assert_eq!(t.difs(), us(34));
+        let be = EdcaParams::default_for(AccessCategory::BestEffort, &t);
+        assert_eq!((be.aifsn, be.cw_min, be.cw_max), (3, 15, 1023));
+        assert_eq!(be.aifs(&t), us(43));
+        let vo = EdcaParams::default_for(AccessCategory::Voice, &t);
+        assert_eq!((vo.aifsn, vo.cw_min, vo.cw_max), (2, 3, 7));
+        let vi = EdcaParams::default_for(AccessCategory::Video, &t);
+        assert_eq!((vi.cw_min, vi.cw_max), (7, 15));
+        assert_eq!(t.eifs(ofdm_txtime(14, OfdmRate::Mbps6, Band::Ghz5)), us(94));
+        assert_eq!(t.eifs_edca(us(44), 3), us(103));
+        assert_eq!(PhyTiming::ht(Band::Ghz2_4).sifs, us(10));
+    }
+
+    #[test]
+    fn control_response_rates() {
+        use OfdmRate::*;
+        let basic = [Mbps6, Mbps12, Mbps24];
+        let got: Vec<OfdmRate> = (0..8)
+            .map(|i| ht_control_response_rate(mcs(i), &basic))
+            .collect();
+        assert_eq!(
+            got,
+            [Mbps6, Mbps12, Mbps12, Mbps24, Mbps24, Mbps24, Mbps24, Mbps24]
+        );
+        assert_eq!(ht_control_response_rate(mcs(15), &basic), Mbps24);
+        assert_eq!(ofdm_control_response_rate(Mbps54, &[Mbps6]), Mbps6);
+        // No basic rate ≤ reference: highest mandatory rate ≤ reference.
+        assert_eq!(ofdm_control_response_rate(Mbps18, &[Mbps24]), Mbps12);
+        assert_eq!(ofdm_control_response_rate(Mbps9, &[]), Mbps6);
+        use DsssRate::*;
+        assert_eq!(dsss_control_response_rate(Mbps11, &[Mbps1, Mbps2]), Mbps2);
+        assert_eq!(dsss_control_response_rate(Mbps1, &[Mbps2]), Mbps1);
+    }
+}
