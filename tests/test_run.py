@@ -77,7 +77,7 @@ def test_python_api_summary_series_and_overrides():
     assert flow["messages_sent"] == 1250
     delay = r.series("delay")
     assert isinstance(delay, pl.DataFrame)
-    assert delay.columns == ["time", "flow", "seq", "sent", "delay", "size"]
+    assert delay.columns == ["time", "flow", "seq", "sent", "delay", "size", "conn"]
     assert delay.height == flow["messages_delivered"]
     # 5 % Bernoulli loss: delivered fraction within 4 standard deviations of 0.95.
     n = flow["messages_sent"] - flow["messages_in_flight"]
