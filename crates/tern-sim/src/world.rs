@@ -359,7 +359,9 @@ impl World {
                             config,
                             tsq_limit: spec.tsq.0,
                         };
-                        let on_demand = sw.spare == SpareSpec::OnDemand;
+                        // Without switching there is no spare to open.
+                        let on_demand =
+                            sw.spare == SpareSpec::OnDemand || sw.policy == SwitchPolicy::Never;
                         if !on_demand {
                             conns.push(spare.open(start));
                             queue.schedule(start, Event::TcpWake(id, 1, Side::Client));
@@ -369,6 +371,7 @@ impl World {
                                 policy: match sw.policy {
                                     SwitchPolicy::Notice => Policy::Notice,
                                     SwitchPolicy::Oracle => Policy::Oracle,
+                                    SwitchPolicy::Never => Policy::Never,
                                 },
                                 recv_interval: sw.recv_interval.0,
                                 switch_window: sw.switch_window.0,

@@ -26,6 +26,8 @@ pub enum Policy {
     Notice,
     /// At the first handover completion (an upper bound, not implementable).
     Oracle,
+    /// Never: one TCP connection, the baseline the study compares against.
+    Never,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +54,8 @@ pub enum Decision {
     Switch,
     /// Already switched.
     Done,
+    /// The policy does not act on notices (oracle, never).
+    Disabled,
     /// No handover completed yet.
     NoHandover,
     /// `T_lossstart − T_handover` is not in `(0, T_switch)`.
@@ -122,8 +126,8 @@ impl ConnectionSwitcher {
         if self.switched_at.is_some() {
             return Decision::Done;
         }
-        if self.cfg.policy == Policy::Oracle {
-            return Decision::NoHandover;
+        if self.cfg.policy != Policy::Notice {
+            return Decision::Disabled;
         }
         let Some(t_handover) = self.last_handover else {
             return Decision::NoHandover;
@@ -148,7 +152,8 @@ impl ConnectionSwitcher {
         self.last_received = Some((now, sent_at));
         // Notices stop once a message arrives on the spare connection; on #1
         // a new gap starts counting.
-        self.next_notice = if conn == 1 {
+        // Only the notice policy uses notices.
+        self.next_notice = if conn == 1 || self.cfg.policy != Policy::Notice {
             None
         } else {
             Some(now + self.cfg.recv_interval)
@@ -230,10 +235,33 @@ mod tests {
         let mut m = ConnectionSwitcher::new(cfg(Policy::Oracle));
         assert_eq!(
             m.on_notice(s(5.0), Notice { last_sent: s(1.0) }),
-            Decision::NoHandover
+            Decision::Disabled
         );
         assert!(m.on_handover(s(20.0)));
         assert_eq!(m.switched_at(), Some(s(20.0)));
         assert!(!m.on_handover(s(40.0)));
+    }
+}
+
+#[cfg(test)]
+mod never {
+    use super::*;
+
+    #[test]
+    fn never_switches() {
+        let mut m = ConnectionSwitcher::new(Config {
+            policy: Policy::Never,
+            recv_interval: SimTime::from_secs(3),
+            switch_window: SimTime::from_secs(10),
+            notice_interval: SimTime::from_millis(100),
+        });
+        assert!(!m.on_handover(SimTime::from_secs(20)));
+        let n = Notice {
+            last_sent: SimTime::from_secs(16),
+        };
+        assert_eq!(m.on_notice(SimTime::from_secs(21), n), Decision::Disabled);
+        assert_eq!(m.active(), 0);
+        m.on_message(SimTime::from_secs(1), 0, SimTime::ZERO);
+        assert_eq!(m.poll_timeout(), None);
     }
 }

@@ -157,6 +157,12 @@ pub struct TrainSpec {
     pub burst_loss: Duration,
     #[serde(default)]
     pub loss_direction: Direction,
+    /// Every target cell's uplink bearer, where it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<BearerSpec>,
+    /// Every target cell's downlink bearer, where it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink: Option<BearerSpec>,
 }
 
 impl CellSpec {
@@ -173,8 +179,8 @@ impl CellSpec {
                     at: Duration(at),
                     burst_loss: t.burst_loss,
                     loss_direction: t.loss_direction,
-                    uplink: None,
-                    downlink: None,
+                    uplink: t.uplink.clone(),
+                    downlink: t.downlink.clone(),
                 });
                 at += t.every.0;
                 k += 1;
@@ -362,7 +368,8 @@ pub struct FlowSpec {
 #[serde(deny_unknown_fields)]
 pub struct SwitcherSpec {
     /// "notice": switch on the server's loss-start notice (the mechanism);
-    /// "oracle": switch exactly when the handover completes (the ideal).
+    /// "oracle": switch exactly when the handover completes (the ideal);
+    /// "never": one connection, no notices (the baseline).
     #[serde(default)]
     pub policy: SwitchPolicy,
     /// T_recvinterval: receive gap after which the server sends loss-start notices.
@@ -389,6 +396,7 @@ pub enum SwitchPolicy {
     #[default]
     Notice,
     Oracle,
+    Never,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -1,0 +1,305 @@
+"""Reproducing a study: run its experiments, check its published claims, draw its figures.
+
+A study lives in `scenarios/<id>/`:
+
+* `study.toml` — title, source, the experiments (a scenario file, a grid of overrides and a
+  number of seeds, each with a smaller `quick` variant) and the **claims**: each published
+  number with the SQL that computes Tern's value from the results store and the tolerance it
+  is held to;
+* the scenario files the experiments name.
+
+Claims are data, not code: a claim's `value` is a DuckDB query over the experiment's results (the
+table `runs` of `tern.store`, one row per run and flow, grid values as columns; and one view per
+trace). Figures are drawn by `tern.reproduce.<module>.figures(results)`, where `<module>` is the
+study id with `-` → `_`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from tern import report, store, sweeps
+
+
+class StudyError(ValueError):
+    """A study definition that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    scenario: Path
+    grid: dict[str, list[str]]
+    seeds: int
+    set: dict[str, str]
+
+    @property
+    def runs(self) -> int:
+        return math.prod(len(v) for v in self.grid.values()) * self.seeds
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    experiment: str
+    claim: str
+    published: float
+    unit: str
+    tolerance: float
+    value: str
+    source: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Study:
+    id: str
+    title: str
+    source: str
+    folder: Path
+    experiments: list[Experiment]
+    claims: list[Claim]
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    value: float | None
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return (
+            self.value is not None
+            and not math.isnan(self.value)
+            and abs(self.value - self.claim.published) <= self.claim.tolerance
+        )
+
+
+@dataclass
+class Reproduction:
+    study: Study
+    out: Path
+    quick: bool
+    results: list[ClaimResult] = field(default_factory=list)
+    #: (file stem, figure, caption) as drawn by the study's module.
+    figures: list[tuple[str, Any, str]] = field(default_factory=list)
+
+
+def studies_root() -> Path:
+    """Where the studies are: `$TERN_SCENARIOS`, else `./scenarios`, else the source checkout's."""
+    env = os.environ.get("TERN_SCENARIOS")
+    if env:
+        return Path(env)
+    here = Path("scenarios")
+    if (here / "examples").is_dir():
+        return here
+    return Path(__file__).resolve().parents[3] / "scenarios"
+
+
+def list_studies(root: Path | None = None) -> list[str]:
+    root = root or studies_root()
+    return sorted(p.parent.name for p in root.glob("*/study.toml"))
+
+
+def _take(table: dict[str, Any], key: str, kind: type, where: str, default: Any = ...) -> Any:
+    if key not in table:
+        if default is ...:
+            raise StudyError(f"{where}: missing key {key!r}")
+        return default
+    value = table[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind):
+        raise StudyError(f"{where}.{key}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def _strings(table: dict[str, Any], where: str) -> dict[str, str]:
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.items()}
+
+
+def load_study(study_id: str, root: Path | None = None) -> Study:
+    """Reads and checks `scenarios/<id>/study.toml`."""
+    root = root or studies_root()
+    folder = root / study_id
+    path = folder / "study.toml"
+    if not path.is_file():
+        known = ", ".join(list_studies(root)) or "none"
+        raise StudyError(f"no study {study_id!r} in {root} (known: {known})")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise StudyError(f"{path}: {e}") from None
+    experiments = []
+    for i, e in enumerate(_take(data, "experiments", list, str(path))):
+        where = f"{path}: experiments[{i}]"
+        scenario = folder / _take(e, "scenario", str, where)
+        if not scenario.is_file():
+            raise StudyError(f"{where}.scenario: no such file {scenario}")
+        grid = {
+            k: [str(x) for x in (v if isinstance(v, list) else [v])]
+            for k, v in _take(e, "grid", dict, where, {}).items()
+        }
+        experiments.append(
+            Experiment(
+                name=_take(e, "name", str, where),
+                scenario=scenario,
+                grid=grid,
+                seeds=_take(e, "seeds", int, where, 1),
+                set=_strings(_take(e, "set", dict, where, {}), where),
+            )
+        )
+    names = {e.name for e in experiments}
+    claims = []
+    for i, c in enumerate(_take(data, "claims", list, str(path), [])):
+        where = f"{path}: claims[{i}]"
+        claim = Claim(
+            id=_take(c, "id", str, where),
+            experiment=_take(c, "experiment", str, where),
+            claim=_take(c, "claim", str, where),
+            published=_take(c, "published", float, where),
+            unit=_take(c, "unit", str, where, ""),
+            tolerance=_take(c, "tolerance", float, where),
+            value=_take(c, "value", str, where),
+            source=_take(c, "source", str, where, ""),
+            note=_take(c, "note", str, where, ""),
+        )
+        if claim.experiment not in names:
+            raise StudyError(f"{where}.experiment: no experiment named {claim.experiment!r}")
+        claims.append(claim)
+    return Study(
+        id=study_id,
+        title=_take(data, "title", str, str(path)),
+        source=_take(data, "source", str, str(path), ""),
+        folder=folder,
+        experiments=experiments,
+        claims=claims,
+    )
+
+
+def quick_variant(study: Study) -> Study:
+    """The study with every experiment's `quick` settings applied (fewer seeds, shorter runs)."""
+    data = tomllib.loads((study.folder / "study.toml").read_text())
+    experiments = []
+    for e, raw in zip(study.experiments, data["experiments"], strict=True):
+        q = raw.get("quick", {})
+        where = f"{study.folder / 'study.toml'}: experiments[{e.name}].quick"
+        grid = dict(e.grid)
+        for k, v in _take(q, "grid", dict, where, {}).items():
+            grid[k] = [str(x) for x in (v if isinstance(v, list) else [v])]
+        experiments.append(
+            Experiment(
+                name=e.name,
+                scenario=e.scenario,
+                grid=grid,
+                seeds=_take(q, "seeds", int, where, e.seeds),
+                set={**e.set, **_strings(_take(q, "set", dict, where, {}), where)},
+            )
+        )
+    return Study(study.id, study.title, study.source, study.folder, experiments, study.claims)
+
+
+def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> ClaimResult:
+    """Tern's value of one claim: the first column of the first row of its query."""
+    try:
+        rows = con.execute(claim.value).fetchall()
+    except duckdb.Error as e:
+        return ClaimResult(claim, None, f"query failed: {e}")
+    row = rows[0] if rows else None
+    if row is None or row[0] is None:
+        return ClaimResult(claim, None, "query returned no value")
+    return ClaimResult(claim, float(row[0]))
+
+
+ProgressFn = Callable[[str, sweeps.SweepResult], None]
+
+
+def reproduce(
+    study_id: str,
+    *,
+    quick: bool = False,
+    out: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
+    root: Path | None = None,
+    on_progress: ProgressFn | None = None,
+) -> Reproduction:
+    """Runs a study's experiments (resuming what is already in `out`), evaluates its claims,
+    draws its figures and writes `report.md` and `report.html` into `out`."""
+    study = load_study(study_id, root)
+    if quick:
+        study = quick_variant(study)
+    folder = Path(out) if out is not None else Path("reproduce") / (study_id + ("-quick" * quick))
+    rep = Reproduction(study, folder, quick)
+    for e in study.experiments:
+        sweep = sweeps.run_sweep(
+            e.scenario,
+            e.grid,
+            seeds=e.seeds,
+            out=folder / e.name,
+            jobs=jobs,
+            set=e.set,
+            on_progress=(lambda r, name=e.name: on_progress(name, r)) if on_progress else None,
+        )
+        if sweep.failures:
+            first = next(iter(sweep.failures.values()))
+            raise RuntimeError(
+                f"{study_id}/{e.name}: {len(sweep.failures)} runs failed (first: {first}); "
+                f"see {sweep.folder}/failed/"
+            )
+    connections = {e.name: store.connect(folder / e.name) for e in study.experiments}
+    rep.results = [evaluate(c, connections[c.experiment]) for c in study.claims]
+    module = importlib.import_module(f"tern.reproduce.{study_id.replace('-', '_')}")
+    rep.figures = list(module.figures(connections))
+    write_reports(rep)
+    return rep
+
+
+def _check(r: ClaimResult) -> report.Check:
+    c = r.claim
+    unit = f" {c.unit}" if c.unit and c.unit != "fraction" else ""
+    note = " ".join(x for x in (c.source, c.note, r.error or "") if x)
+    return report.Check(
+        claim=c.claim,
+        published=f"{c.published:g}{unit}",
+        tern=None if r.value is None else f"{r.value:.3g}{unit}",
+        tolerance=f"± {c.tolerance:g}{unit}",
+        passed=None if r.value is None else r.passed,
+        note=note,
+    )
+
+
+def write_reports(rep: Reproduction) -> None:
+    """`report.md` (figures beside it as PNG) and a self-contained `report.html` in `rep.out`."""
+    study = rep.study
+    runs = ", ".join(f"{e.name}: {e.scenario.name}, {e.runs} runs" for e in study.experiments)
+    intro = (
+        f"Study: {study.title}. Source: {study.source}. "
+        f"{'Quick variant (fewer runs, shorter)' if rep.quick else 'Full run'}; "
+        f"experiments: {runs}. "
+        "Each claim's value is computed by the SQL in the study's study.toml over the results "
+        "store in this folder (`tern query <folder>/<experiment> ...`)."
+    )
+    sections = [
+        report.Section(
+            "Published claims against Tern",
+            [report.CheckTable([_check(r) for r in rep.results])],
+        ),
+        report.Section(
+            "Figures",
+            [report.Plot(fig, caption, name) for name, fig, caption in rep.figures],
+        ),
+    ]
+    title = f"tern reproduce {study.id}"
+    rep.out.mkdir(parents=True, exist_ok=True)
+    report.write_markdown(title, sections, rep.out / "report.md", intro=intro)
+    report.write_html(title, sections, rep.out / "report.html", intro=intro)
