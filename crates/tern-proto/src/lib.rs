@@ -1,4 +1,4 @@
-//! Sans-IO transport protocol state machines for Tern.
+//! Sans-IO transport and link-layer protocol state machines for Tern.
 //!
 //! Every endpoint here is a plain struct: it is given the current time and
 //! incoming segments, and it is polled for segments to send and for its next
@@ -6,5 +6,6 @@
 //! number generator; values that need randomness (initial sequence numbers)
 //! are passed in by the caller.
 
+pub mod rlc;
 pub mod tcp;
 pub mod time;
