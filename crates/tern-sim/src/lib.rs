@@ -6,6 +6,7 @@
 //! ```
 
 pub mod app;
+pub mod cellular;
 pub mod engine;
 pub mod mech;
 pub mod net;

@@ -132,8 +132,25 @@ pub struct ChannelSummary {
     pub queue_mean_bytes: f64,
     pub queue_max_bytes: u64,
     /// Fraction of the run the transmitter was busy (an upper bound when the
-    /// rate changed during the run).
+    /// rate changed during the run; not meaningful on an RLC bearer).
     pub utilization: f64,
+    /// The sending RLC entity's counters (W-CDMA bearers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rlc: Option<RlcSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RlcSummary {
+    /// AMD and STATUS PDUs sent on this direction's radio.
+    pub pdus_sent: u64,
+    /// Of those, lost on the radio.
+    pub pdus_lost: u64,
+    pub pdus_retransmitted: u64,
+    pub status_pdus_sent: u64,
+    pub polls_sent: u64,
+    /// SDUs dropped after MaxDAT.
+    pub sdus_discarded: u64,
+    pub max_buffer_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -252,8 +269,21 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
         .map(|(f, &flying)| (f.name.clone(), flow_summary(w, f, flying)))
         .collect();
     let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
-    for ch in &w.channels {
+    for (i, ch) in w.channels.iter().enumerate() {
         let s = &ch.stats;
+        let rlc = w.bearers[i / 2].as_ref().map(|b| {
+            let dir = i % 2;
+            let (c, st) = (b.counters(dir), b.entities[dir].stats());
+            RlcSummary {
+                pdus_sent: c.pdus_sent,
+                pdus_lost: c.pdus_lost,
+                pdus_retransmitted: st.pdus_retransmitted,
+                status_pdus_sent: st.status_pdus_sent,
+                polls_sent: st.polls_sent,
+                sdus_discarded: st.sdus_discarded,
+                max_buffer_bytes: c.max_buffer_bytes,
+            }
+        });
         let busy = ch.rate.tx_time(s.tx_bytes).min(end);
         let span = end.as_nanos().max(1) as f64;
         let c = ChannelSummary {
@@ -272,6 +302,7 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
             queue_mean_bytes: s.queue_byte_ns as f64 / span,
             queue_max_bytes: s.max_queue_bytes,
             utilization: busy.as_nanos() as f64 / SimTime::max(end, SimTime(1)).as_nanos() as f64,
+            rlc,
         };
         links
             .entry(ch.link.clone())

@@ -2,6 +2,7 @@
 //! that drives them.
 
 use crate::app::{MessageSink, MessageSource, SendSchedule, SourceKind};
+use crate::cellular::wcdma::{Outcome, WcdmaBearer};
 use crate::engine::{EventQueue, RngStream, SimTime};
 use crate::mech::switcher::{
     Config as SwitcherConfig, ConnectionSwitcher, Decision, Notice, Policy,
@@ -83,6 +84,10 @@ enum Event {
     Change(u32),
     /// A cellular handover completes (index into `World::handovers`).
     Handover(u32),
+    /// A TTI boundary of link `.0`'s W-CDMA bearer.
+    Tti(u32),
+    /// The PDUs of one TTI of link `.0`, direction `.1`, reach the peer RLC entity.
+    RadioArrive(u32, u8),
 }
 
 /// A handover of an LTE cell link, known from the scenario.
@@ -149,6 +154,8 @@ pub struct World {
     traces: Traces,
     changes: Vec<Change>,
     handovers: Vec<Handover>,
+    /// The W-CDMA bearer of each link that has one.
+    pub(crate) bearers: Vec<Option<Box<WcdmaBearer>>>,
     /// One capture per channel, when `record` asks for "pcap".
     captures: Vec<PcapWriter<Vec<u8>>>,
     scratch: Vec<Queued>,
@@ -406,6 +413,15 @@ impl World {
             traces: Traces::new(&s.record),
             changes,
             handovers,
+            bearers: s
+                .links
+                .iter()
+                .map(|l| {
+                    l.rlc
+                        .as_ref()
+                        .map(|r| Box::new(WcdmaBearer::new(l, r, seed)))
+                })
+                .collect(),
             captures: if s.record.contains(&RecordKind::Pcap) {
                 (0..2 * s.links.len())
                     .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
@@ -480,6 +496,19 @@ impl World {
                 }
             }
             Event::Handover(i) => self.handover_complete(now, i),
+            Event::Tti(link) => {
+                let b = self.bearers[link as usize].as_mut().expect("bearer");
+                if b.next_tti == Some(now) {
+                    b.next_tti = None;
+                    let out = b.run_tti(now);
+                    self.rlc_outcome(now, link, out);
+                }
+            }
+            Event::RadioArrive(link, dir) => {
+                let b = self.bearers[link as usize].as_mut().expect("bearer");
+                let out = b.arrive(now, usize::from(dir));
+                self.rlc_outcome(now, link, out);
+            }
         }
     }
 
@@ -797,6 +826,23 @@ impl World {
             .next_hop(at, pkt.dst)
             .expect("routes checked before the run");
         let size = pkt.size();
+        if let Some(b) = self.bearers[c.0 as usize / 2].as_mut() {
+            let uid = pkt.uid;
+            let accepted = b.offer(now, c.0 as usize % 2, p, uid, size);
+            let ch = &mut self.channels[c.0 as usize];
+            if !accepted {
+                ch.stats.drops_queue += 1;
+                self.drop_packet(now, c, p, "queue");
+                return false;
+            }
+            ch.stats.tx_packets += 1;
+            ch.stats.tx_bytes += u64::from(size);
+            self.capture(now, c, p);
+            // The packet left the sender's first hop into the RLC buffer.
+            self.left_first_hop(now, c, p);
+            self.arm_tti(now, c.0 / 2);
+            return true;
+        }
         let ch = &mut self.channels[c.0 as usize];
         match ch.offer(now, p, size) {
             Offer::Transmitting(done) => {
@@ -947,6 +993,62 @@ impl World {
                 Cell::U64(pkt.uid),
                 Cell::U64(u64::from(pkt.size())),
             ]);
+        }
+    }
+
+    /// Acts on what a W-CDMA bearer did in a TTI or on a PDU arrival.
+    fn rlc_outcome(&mut self, now: SimTime, link: u32, out: Outcome) {
+        for (dir, at) in out.arrivals {
+            self.queue.schedule(at, Event::RadioArrive(link, dir as u8));
+        }
+        let b = self.bearers[link as usize].as_ref().expect("bearer");
+        let sdu_delay = b.sdu_delay;
+        if let Some(t) = &mut self.traces.rlc {
+            let ch = &self.channels[2 * link as usize];
+            for (dir, &(sent, retx)) in out.sent.iter().enumerate() {
+                let buffer = b.buffered_bytes(dir);
+                if sent > 0 {
+                    t.push(&[
+                        Cell::F64(now.as_secs_f64()),
+                        Cell::Text(&ch.link),
+                        Cell::Text(if dir == 0 { "forward" } else { "reverse" }),
+                        Cell::U64(buffer),
+                        Cell::U64(sent),
+                        Cell::U64(retx),
+                    ]);
+                }
+            }
+        }
+        for (dir, p, entered) in out.delivered {
+            let c = ChanId(2 * link + dir as u32);
+            if let Some(t) = &mut self.traces.rlc_sdu {
+                let ch = &self.channels[c.0 as usize];
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(&ch.link),
+                    Cell::Text(ch.dir.as_str()),
+                    Cell::U64(self.pool.get(p).uid),
+                    Cell::F64(now.saturating_sub(entered).as_secs_f64()),
+                ]);
+            }
+            self.queue.schedule(now + sdu_delay, Event::Arrive(c, p));
+        }
+        for (dir, p) in out.discarded {
+            let c = ChanId(2 * link + dir as u32);
+            self.channels[c.0 as usize].stats.drops_loss += 1;
+            self.drop_packet(now, c, p, "rlc-discard");
+        }
+        self.arm_tti(now, link);
+    }
+
+    /// Keeps one TTI event queued while a bearer has work.
+    fn arm_tti(&mut self, now: SimTime, link: u32) {
+        let b = self.bearers[link as usize].as_mut().expect("bearer");
+        if let Some(t) = b.wanted_tti(now) {
+            if b.next_tti.is_none_or(|n| t < n) {
+                b.next_tti = Some(t);
+                self.queue.schedule(t, Event::Tti(link));
+            }
         }
     }
 

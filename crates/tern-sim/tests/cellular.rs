@@ -123,3 +123,69 @@ fn a_train_with_zero_interval_is_rejected_with_its_key() {
     assert!(err.contains("links[0].cell.train.every"), "{err}");
     assert!(err.contains("lte.toml:"), "{err}");
 }
+
+/// A W-CDMA bearer between `ue` and `rnc` with RLC AM, a CBR flood down it.
+fn wcdma(extra_rlc: &str, flood: &str) -> String {
+    format!(
+        r#"
+record = ["delay", "rlc"]
+[sim]
+duration = "20s"
+[[nodes]]
+name = "ue"
+[[nodes]]
+name = "rnc"
+[[links]]
+name = "radio"
+ends = ["ue", "rnc"]
+rate = "64kbps"
+delay = "20ms"
+reverse = {{ rate = "384kbps" }}
+rlc = {{ {extra_rlc} }}
+[[flows]]
+name = "down"
+from = "rnc"
+to = "ue"
+app = {{ kind = "cbr", rate = "{flood}", size = "1000B" }}
+"#
+    )
+}
+
+#[test]
+fn rlc_bearer_carries_its_payload_rate_less_length_indicators() {
+    // 384 kbit/s of RLC payload in 40 B PDUs = 12 PDUs per 10 ms TTI. Back-to-
+    // back SDUs of L = 1028 B (1000 B + IPv4/UDP headers) need one 1-octet
+    // length indicator each, so the IP throughput is 384 kbit/s · L / (L + 1).
+    let out = run(&wcdma("", "600kbps"));
+    let t = table(&out, "delay");
+    let arrivals: Vec<f64> = f64s(t, "time");
+    let (a, b) = (5.0, 15.0);
+    let n = arrivals.iter().filter(|&&x| x >= a && x < b).count() as f64;
+    let l = 1028.0;
+    let expected = 384_000.0 * l / (l + 1.0) / (l * 8.0) * (b - a);
+    assert!(
+        (n - expected).abs() <= 1.0,
+        "{n} SDUs delivered in 10 s, expected {expected}"
+    );
+    let rlc = out.summary.links["radio"]["reverse"].rlc.as_ref().unwrap();
+    assert_eq!((rlc.pdus_lost, rlc.pdus_retransmitted), (0, 0));
+}
+
+#[test]
+fn rlc_hides_pdu_loss_as_delay_and_delivers_in_order() {
+    let out = run(&wcdma(
+        r#"pdu_loss = { kind = "bernoulli", p = 0.05 }"#,
+        "100kbps",
+    ));
+    let t = table(&out, "delay");
+    let seqs = u64s(t, "seq");
+    // In order and exactly once, none lost (MaxDAT is never reached at 5 %).
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "in order");
+    let f = &out.summary.flows["down"];
+    assert_eq!(f.messages_lost, 0);
+    let rlc = out.summary.links["radio"]["reverse"].rlc.as_ref().unwrap();
+    assert!(rlc.pdus_lost > 0 && rlc.pdus_retransmitted >= rlc.pdus_lost / 2);
+    // Loss shows as delay: the worst SDU waited for at least one STATUS round.
+    let d = f.delay_s.as_ref().unwrap();
+    assert!(d.max > d.min + 0.05, "{d:?}");
+}

@@ -81,6 +81,66 @@ pub struct LinkSpec {
     /// Makes the link an LTE cell bearer with handovers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<CellSpec>,
+    /// Makes the link a W-CDMA radio bearer with RLC acknowledged mode
+    /// between `ends[0]` (the UE) and `ends[1]` (the RNC). `rate` is then the
+    /// bearer's RLC payload rate (e.g. 384 kbit/s) and `delay` the one-way
+    /// radio and processing delay of a PDU after its TTI; `queue` is not used
+    /// (the RLC sender buffer is `rlc.buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rlc: Option<RlcSpec>,
+}
+
+/// RLC acknowledged mode (3GPP TS 25.322) on a W-CDMA bearer. Defaults: the
+/// Release-99 interactive/background PS RAB of TS 34.108 §6.10 (336-bit
+/// transport blocks, 10 ms TTI) with RLC parameters allowed by TS 25.331
+/// §10.3.4 (see `tern_proto::rlc::Config` for each choice).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RlcSpec {
+    /// AMD PDU size, header included (default 42 B: 40 B payload + 2 B header).
+    #[serde(default = "pdu42")]
+    pub pdu_size: Bytes,
+    /// Transmission time interval (default 10 ms).
+    #[serde(default = "ms10")]
+    pub tti: Duration,
+    /// Fixed processing delay per IP packet, after reassembly (default 0).
+    #[serde(default = "zero")]
+    pub sdu_delay: Duration,
+    /// PDU errors on the radio (Bernoulli or Gilbert–Elliott, per PDU,
+    /// STATUS PDUs included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdu_loss: Option<LossSpec>,
+    /// Sender buffer per entity (default unbounded, as the study's RNC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Bytes>,
+    /// Configured_Tx_Window_Size (and the receiver's window), in PDUs.
+    #[serde(default = "window512")]
+    pub window: u16,
+    /// MaxDAT: a PDU is sent at most MaxDAT − 1 times, then its SDUs are discarded.
+    #[serde(default = "maxdat15")]
+    pub max_dat: u32,
+    /// Timer_Poll.
+    #[serde(default = "ms200")]
+    pub timer_poll: Duration,
+    /// Poll every this many PDUs (default: not configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_pdu: Option<u32>,
+    /// Timer_Status_Prohibit.
+    #[serde(default = "ms100")]
+    pub timer_status_prohibit: Duration,
+}
+
+fn pdu42() -> Bytes {
+    Bytes(42)
+}
+fn ms10() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(10))
+}
+fn window512() -> u16 {
+    512
+}
+fn maxdat15() -> u32 {
+    15
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -624,6 +684,9 @@ pub enum RecordKind {
     Handovers,
     /// `ConnectionSwitcher` events: notices sent and received, switches.
     Switcher,
+    /// RLC AM per TTI and direction: sender buffer, PDUs sent and retransmitted;
+    /// and (table `rlc_sdu`) every SDU's delay across the RLC.
+    Rlc,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -641,6 +704,7 @@ impl RecordKind {
             RecordKind::Retransmits => "retransmits",
             RecordKind::Handovers => "handovers",
             RecordKind::Switcher => "switcher",
+            RecordKind::Rlc => "rlc",
             RecordKind::Pcap => "pcap",
         }
     }

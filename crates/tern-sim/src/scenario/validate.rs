@@ -3,8 +3,8 @@
 //! that fit the path MTU. Everything is caught here, before a run starts.
 
 use super::{
-    AppSpec, CellSpec, InitialWindowSpec, LossSpec, PathSeg, QueueSpec, RecordKind, Scenario,
-    ScenarioError, Source, TcpSpec, TransportSpec,
+    AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, QueueSpec, RecordKind,
+    RlcSpec, Scenario, ScenarioError, Source, TcpSpec, TransportSpec,
 };
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::net::route::RouteError;
@@ -91,28 +91,11 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         if let Some(cell) = &link.cell {
             check_cell(src, at("links", i, "cell"), cell)?;
         }
-        let loss_path = at("links", i, "loss");
-        match &link.loss {
-            Some(LossSpec::Bernoulli { p, .. }) => check_probability(src, loss_path, *p)?,
-            Some(LossSpec::GilbertElliott {
-                good_to_bad,
-                bad_to_good,
-                loss_good,
-                loss_bad,
-                ..
-            }) => {
-                for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
-                    check_probability(src, loss_path.clone(), *p)?;
-                }
-            }
-            Some(LossSpec::Outage { windows, .. }) => {
-                if let Some(w) = windows.iter().position(|w| w.length.0.as_nanos() == 0) {
-                    let mut p = loss_path;
-                    p.extend([key("windows"), PathSeg::Index(w), key("for")]);
-                    return Err(src.error(&p, "expected an outage length above zero"));
-                }
-            }
-            None => {}
+        if let Some(loss) = &link.loss {
+            check_loss(src, at("links", i, "loss"), loss)?;
+        }
+        if let Some(rlc) = &link.rlc {
+            check_rlc(src, at("links", i, "rlc"), link, rlc)?;
         }
         for (j, change) in link.schedule.iter().enumerate() {
             let mut p = at("links", i, "schedule");
@@ -149,6 +132,80 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
     }
     check_flows(s, src)
+}
+
+fn check_loss(src: &Source, path: Vec<PathSeg>, loss: &LossSpec) -> Result<(), ScenarioError> {
+    match loss {
+        LossSpec::Bernoulli { p, .. } => check_probability(src, path, *p),
+        LossSpec::GilbertElliott {
+            good_to_bad,
+            bad_to_good,
+            loss_good,
+            loss_bad,
+            ..
+        } => {
+            for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
+                check_probability(src, path.clone(), *p)?;
+            }
+            Ok(())
+        }
+        LossSpec::Outage { windows, .. } => {
+            if let Some(w) = windows.iter().position(|w| w.length.0.as_nanos() == 0) {
+                let mut p = path;
+                p.extend([key("windows"), PathSeg::Index(w), key("for")]);
+                return Err(src.error(&p, "expected an outage length above zero"));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_rlc(
+    src: &Source,
+    path: Vec<PathSeg>,
+    link: &LinkSpec,
+    rlc: &RlcSpec,
+) -> Result<(), ScenarioError> {
+    let sub = |k: &str| {
+        let mut p = path.clone();
+        p.push(key(k));
+        p
+    };
+    if link.cell.is_some() {
+        return Err(src.error(
+            &path,
+            "a link is either an LTE cell (cell) or a W-CDMA bearer (rlc), not both",
+        ));
+    }
+    if link.loss.is_some() {
+        let mut p = path.clone();
+        p.pop();
+        p.push(key("loss"));
+        return Err(src.error(
+            &p,
+            "an RLC bearer loses PDUs, not packets: put the loss model in rlc.pdu_loss",
+        ));
+    }
+    if rlc.tti.0.as_nanos() == 0 {
+        return Err(src.error(&sub("tti"), "expected a TTI above zero"));
+    }
+    if let Some(loss) = rlc.pdu_loss.as_ref() {
+        if matches!(loss, LossSpec::Outage { .. }) {
+            return Err(src.error(
+                &sub("pdu_loss"),
+                "expected a PDU error model: bernoulli or gilbert-elliott",
+            ));
+        }
+        check_loss(src, sub("pdu_loss"), loss)?;
+    }
+    let cfg = crate::cellular::wcdma::config(rlc);
+    if let Err(e) = cfg.validate() {
+        // The RLC's own check names the field (as `rlc.<field>`).
+        let mut p = path.clone();
+        p.pop();
+        return Err(src.error(&p, e.to_string()));
+    }
+    Ok(())
 }
 
 fn check_queue(src: &Source, path: Vec<PathSeg>, queue: &QueueSpec) -> Result<(), ScenarioError> {

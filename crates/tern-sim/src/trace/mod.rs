@@ -123,6 +123,8 @@ pub struct Traces {
     pub retransmits: Option<Table>,
     pub handovers: Option<Table>,
     pub switcher: Option<Table>,
+    pub rlc: Option<Table>,
+    pub rlc_sdu: Option<Table>,
 }
 
 impl Traces {
@@ -221,6 +223,29 @@ impl Traces {
                 }
                 // Captures are files, not tables: see `World`.
                 RecordKind::Pcap => {}
+                RecordKind::Rlc => {
+                    t.rlc = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("link", Text),
+                            ("direction", Text),
+                            ("buffer_bytes", U64),
+                            ("pdus_sent", U64),
+                            ("pdus_retransmitted", U64),
+                        ],
+                    ));
+                    t.rlc_sdu = Some(Table::new(
+                        "rlc_sdu",
+                        &[
+                            ("time", F64),
+                            ("link", Text),
+                            ("direction", Text),
+                            ("uid", U64),
+                            ("delay", F64),
+                        ],
+                    ));
+                }
                 RecordKind::Switcher => {
                     t.switcher = Some(Table::new(
                         name,
@@ -298,6 +323,8 @@ impl Traces {
             self.retransmits,
             self.handovers,
             self.switcher,
+            self.rlc,
+            self.rlc_sdu,
         ]
         .into_iter()
         .flatten()

@@ -1,0 +1,265 @@
+//! A W-CDMA radio bearer between a UE and its RNC with RLC acknowledged mode
+//! (3GPP TS 25.322) at both ends.
+//!
+//! IP packets handed to the bearer become RLC SDUs of the sending end's
+//! entity. At every TTI boundary each entity sends up to the PDUs that fit
+//! in a TTI (bearer payload rate × TTI / PDU payload bits, the fraction
+//! carried over), STATUS first; each PDU is lost or not on the radio (the
+//! direction's PDU error model), and the survivors of a TTI arrive together
+//! one TTI plus the radio delay later. The receiving entity reassembles and
+//! delivers SDUs in order; each reaches the far node `sdu_delay` later.
+//! TTIs run only while an entity has something to send or a timer pending.
+
+use crate::engine::{RngStream, SimTime};
+use crate::net::loss::LossModel;
+use crate::net::packet::PacketRef;
+use crate::scenario::{Direction, LinkSpec, RlcSpec};
+use std::collections::{BTreeMap, VecDeque};
+use tern_proto::rlc::{self, Pdu, RlcAm, Sdu};
+
+/// Counters of one direction's RLC, for the summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RlcCounters {
+    pub pdus_sent: u64,
+    pub pdus_lost: u64,
+    pub max_buffer_bytes: u64,
+}
+
+/// One direction: the sending entity's PDUs on their way to the peer.
+struct Radio {
+    /// PDUs per TTI as a fraction num/den, and the carried remainder.
+    per_tti_num: u64,
+    per_tti_den: u64,
+    carry: u64,
+    delay: SimTime,
+    loss: Option<LossModel>,
+    /// Batches of PDUs of one TTI, in arrival order.
+    in_flight: VecDeque<(SimTime, Vec<Pdu>)>,
+    /// Packets in this direction's RLC, by SDU id (the packet uid), with
+    /// when they entered it.
+    packets: BTreeMap<u64, (PacketRef, SimTime)>,
+    counters: RlcCounters,
+}
+
+/// What a TTI or an arrival produced for the world to act on.
+#[derive(Default)]
+pub struct Outcome {
+    /// Batches that will arrive: (direction, arrival time).
+    pub arrivals: Vec<(usize, SimTime)>,
+    /// Packets reassembled: (direction, packet, time it entered the RLC).
+    pub delivered: Vec<(usize, PacketRef, SimTime)>,
+    /// Packets discarded after MaxDAT: (direction, packet).
+    pub discarded: Vec<(usize, PacketRef)>,
+    /// Per direction: PDUs sent in this TTI, of which retransmissions.
+    pub sent: [(u64, u64); 2],
+}
+
+/// The bearer: entity 0 at `ends[0]` (UE), entity 1 at `ends[1]` (RNC);
+/// direction 0 carries entity 0's data (the link's forward direction).
+pub struct WcdmaBearer {
+    pub entities: [RlcAm; 2],
+    radios: [Radio; 2],
+    pub tti: SimTime,
+    pub sdu_delay: SimTime,
+    /// The TTI boundary of the pending TTI event, if one is queued.
+    pub next_tti: Option<SimTime>,
+    last_tti: Option<SimTime>,
+}
+
+/// The RLC configuration of a bearer (both entities alike).
+pub fn config(spec: &RlcSpec) -> rlc::Config {
+    rlc::Config {
+        pdu_size: spec.pdu_size.0 as u32,
+        tx_window: spec.window,
+        rx_window: spec.window,
+        max_dat: spec.max_dat,
+        timer_poll: Some(spec.timer_poll.0),
+        poll_pdu: spec.poll_pdu,
+        timer_status_prohibit: Some(spec.timer_status_prohibit.0),
+        tx_buffer_bytes: spec.buffer.map(|b| b.0),
+        ..rlc::Config::default()
+    }
+}
+
+impl WcdmaBearer {
+    /// The bearer of `link` (which has an `rlc` table, checked by validation).
+    pub fn new(link: &LinkSpec, spec: &RlcSpec, seed: u64) -> WcdmaBearer {
+        let cfg = config(spec);
+        let payload_bits = u64::from(cfg.payload_size()) * 8;
+        let tti_ns = u128::from(spec.tti.0.as_nanos());
+        let radio = |dir: usize| {
+            let reverse = link.reverse.as_ref().filter(|_| dir == 1);
+            let rate = reverse.and_then(|r| r.rate).unwrap_or(link.rate);
+            let delay = reverse.and_then(|r| r.delay).unwrap_or(link.delay);
+            let name = if dir == 0 { "forward" } else { "reverse" };
+            let covers = |d: Direction| {
+                if dir == 0 {
+                    d.covers_forward()
+                } else {
+                    d.covers_reverse()
+                }
+            };
+            let loss = spec
+                .pdu_loss
+                .as_ref()
+                .filter(|l| covers(l.direction()))
+                .map(|l| {
+                    let rng = RngStream::new(seed, &format!("link/{}/{name}/pdu-loss", link.name));
+                    LossModel::from_spec(l, rng)
+                });
+            // PDUs per TTI = rate × TTI / payload bits, kept as an exact fraction.
+            let num = u128::from(rate.0) * tti_ns;
+            let den = u128::from(payload_bits) * 1_000_000_000;
+            let g = gcd(num, den);
+            Radio {
+                per_tti_num: (num / g) as u64,
+                per_tti_den: (den / g) as u64,
+                carry: 0,
+                delay: delay.0,
+                loss,
+                in_flight: VecDeque::new(),
+                packets: BTreeMap::new(),
+                counters: RlcCounters::default(),
+            }
+        };
+        WcdmaBearer {
+            entities: [
+                RlcAm::new(cfg.clone()).expect("validated"),
+                RlcAm::new(cfg).expect("validated"),
+            ],
+            radios: [radio(0), radio(1)],
+            tti: spec.tti.0,
+            sdu_delay: spec.sdu_delay.0,
+            next_tti: None,
+            last_tti: None,
+        }
+    }
+
+    /// Hands packet `p` (uid `uid`, `size` bytes) to direction `dir`'s
+    /// sending entity. Returns false if its buffer refused it.
+    pub fn offer(&mut self, now: SimTime, dir: usize, p: PacketRef, uid: u64, size: u32) -> bool {
+        let e = &mut self.entities[dir];
+        if !e.push_sdu(now, uid, size) {
+            while e.poll_event().is_some() {}
+            return false;
+        }
+        let r = &mut self.radios[dir];
+        r.packets.insert(uid, (p, now));
+        r.counters.max_buffer_bytes = r.counters.max_buffer_bytes.max(e.buffered_bytes());
+        true
+    }
+
+    /// The TTI boundary at which the bearer must next run, if any: the
+    /// first boundary after the last TTI run that is not before `now` (or
+    /// not before the earliest timer, when nothing waits to be sent).
+    pub fn wanted_tti(&self, now: SimTime) -> Option<SimTime> {
+        let send = self.entities.iter().any(RlcAm::wants_transmit);
+        let timer = self.entities.iter().filter_map(RlcAm::poll_timeout).min();
+        let from = if send { now } else { timer?.max(now) };
+        let tti = self.tti.as_nanos();
+        let mut at = SimTime(from.as_nanos().div_ceil(tti) * tti);
+        if self.last_tti.is_some_and(|l| at <= l) {
+            at = self.last_tti.expect("checked") + self.tti;
+        }
+        Some(at)
+    }
+
+    /// Runs the TTI starting at `now`: timers, then each entity's PDUs onto
+    /// its radio.
+    pub fn run_tti(&mut self, now: SimTime) -> Outcome {
+        self.last_tti = Some(now);
+        let mut out = Outcome::default();
+        for dir in 0..2 {
+            let e = &mut self.entities[dir];
+            if e.poll_timeout().is_some_and(|t| t <= now) {
+                e.handle_timeout(now);
+            }
+            let r = &mut self.radios[dir];
+            let budget = r.carry + r.per_tti_num;
+            let n = budget / r.per_tti_den;
+            let pdus = e.poll_tti(now, n as usize);
+            // Unused capacity is not saved up: carry only the fraction.
+            r.carry = if (pdus.len() as u64) < n {
+                0
+            } else {
+                budget % r.per_tti_den
+            };
+            out.sent[dir].0 = pdus.len() as u64;
+            let mut survivors = Vec::with_capacity(pdus.len());
+            for pdu in pdus {
+                r.counters.pdus_sent += 1;
+                if r.loss.as_mut().is_some_and(|l| l.is_lost(now)) {
+                    r.counters.pdus_lost += 1;
+                } else {
+                    survivors.push(pdu);
+                }
+            }
+            if !survivors.is_empty() {
+                let at = now + self.tti + r.delay;
+                r.in_flight.push_back((at, survivors));
+                out.arrivals.push((dir, at));
+            }
+            self.drain(dir, &mut out);
+        }
+        out
+    }
+
+    /// The batch of direction `dir` due at `now` reaches the peer entity.
+    pub fn arrive(&mut self, now: SimTime, dir: usize) -> Outcome {
+        let (_, batch) = self.radios[dir]
+            .in_flight
+            .pop_front()
+            .expect("an arrival event per batch");
+        let peer = &mut self.entities[1 - dir];
+        for pdu in &batch {
+            peer.handle_pdu(now, pdu);
+        }
+        let mut out = Outcome::default();
+        self.drain(dir, &mut out);
+        self.drain(1 - dir, &mut out);
+        out
+    }
+
+    /// Collects SDUs delivered by the entity receiving direction `dir` and
+    /// the trace events of direction `dir`'s sender.
+    fn drain(&mut self, dir: usize, out: &mut Outcome) {
+        let receiver = &mut self.entities[1 - dir];
+        while let Some(Sdu { id, .. }) = receiver.poll_delivered() {
+            let (p, entered) = self.radios[dir]
+                .packets
+                .remove(&id)
+                .expect("delivered SDUs were offered");
+            out.delivered.push((dir, p, entered));
+        }
+        let sender = &mut self.entities[dir];
+        while let Some(ev) = sender.poll_event() {
+            match ev {
+                rlc::Event::SduDiscarded { id, .. } => {
+                    if let Some((p, _)) = self.radios[dir].packets.remove(&id) {
+                        out.discarded.push((dir, p));
+                    }
+                }
+                rlc::Event::Retransmit { .. } => out.sent[dir].1 += 1,
+                _ => {}
+            }
+        }
+        let r = &mut self.radios[dir];
+        r.counters.max_buffer_bytes = r.counters.max_buffer_bytes.max(sender.buffered_bytes());
+    }
+
+    pub fn counters(&self, dir: usize) -> RlcCounters {
+        self.radios[dir].counters
+    }
+
+    /// SDU bytes held by direction `dir`'s sender (queued or unacknowledged).
+    pub fn buffered_bytes(&self, dir: usize) -> u64 {
+        self.entities[dir].buffered_bytes()
+    }
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
+}
