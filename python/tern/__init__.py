@@ -25,3 +25,12 @@ __all__ = [
     "sweep",
     "validate",
 ]
+
+
+def __getattr__(name: str):
+    # tern.plots and tern.report load matplotlib: imported on first use, not with tern.
+    if name in ("plots", "report"):
+        import importlib
+
+        return importlib.import_module(f"tern.{name}")
+    raise AttributeError(f"module 'tern' has no attribute {name!r}")

@@ -312,6 +312,187 @@ def pl_config():
     return pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60)
 
 
+PLOT_FORMATS = ("png", "svg")
+
+
+def _plot_target(
+    out: Path | None, default_dir: Path, names: list[str], fmt: str | None
+) -> list[Path]:
+    """Where the plots go: --out is the file when it ends in .png/.svg (one plot), else a
+    folder; the format comes from --format, else --out's suffix, else PNG."""
+    if fmt is not None and fmt.lower() not in PLOT_FORMATS:
+        raise _fail(f"--format {fmt!r}: expected png or svg")
+    fmt = fmt.lower() if fmt else None
+    if out is not None and out.suffix.lower() in (".png", ".svg"):
+        if len(names) > 1:
+            raise _fail(
+                f"--out {out} names one file but {len(names)} plots are made "
+                f"({', '.join(names)}): pass one --what, or a folder"
+            )
+        suffix = out.suffix.lower()[1:]
+        if fmt and fmt != suffix:
+            raise _fail(f"--format {fmt} but --out {out} ends in .{suffix}")
+        return [out]
+    folder = out if out is not None else default_dir
+    return [folder / f"{name}.{fmt or 'png'}" for name in names]
+
+
+def _parse_where(items: list[str] | None) -> dict[str, str]:
+    where = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise _fail(f"--where {item!r}: expected PARAM=VALUE, like links.access.rate=5Mbps")
+        where[key.strip()] = value.strip()
+    return where
+
+
+@app.command()
+def plot(
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            help="A run folder (tern run --out) or a sweep folder (tern sweep --out).",
+            show_default=False,
+        ),
+    ],
+    what: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--what",
+            help="Run: the time series to plot: cwnd, inflight, rtt, rto, queue, delay, "
+            "throughput, drops or retransmits. Repeatable; default: every one the run has.",
+            show_default=False,
+        ),
+    ] = None,
+    x: Annotated[
+        str | None,
+        typer.Option(
+            "--x", help="Sweep: the grid parameter on the x axis (default: the first swept one)."
+        ),
+    ] = None,
+    y: Annotated[
+        str | None,
+        typer.Option(
+            "--y",
+            help="Sweep: the summary metric, a column of the runs table (goodput_bps, "
+            "delay_s_p50, loss_rate, ...). Default: goodput_bps.",
+        ),
+    ] = None,
+    hue: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--hue",
+            help="Sweep: one line per value of this parameter (repeatable). Default: every "
+            "other parameter that varies, and the flow.",
+            show_default=False,
+        ),
+    ] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--where",
+            help="Sweep: keep the runs with PARAM=VALUE (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    flow: Annotated[str | None, typer.Option("--flow", help="Sweep: keep this flow.")] = None,
+    bin_s: Annotated[
+        float | None,
+        typer.Option(
+            "--bin",
+            help="Run: the throughput bin in seconds (default: about 50 bins over the run).",
+        ),
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", help="png or svg (default: from --out's suffix, else png)."),
+    ] = None,
+    out_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="A .png/.svg file when one plot is made, else a folder (default: FOLDER/plots/).",
+        ),
+    ] = None,
+) -> None:
+    """Plot a run's time series, or a sweep's metric against a grid parameter (with 95 % CI)."""
+    from tern import plots
+
+    if bin_s is not None and not bin_s > 0:
+        raise _fail(f"--bin {bin_s}: expected a positive number of seconds")
+    try:
+        kind = plots.folder_kind(folder)
+        figures = []
+        if kind == "run":
+            sweep_only = [
+                n for n, v in (("--x", x), ("--y", y), ("--hue", hue), ("--where", where)) if v
+            ] + (["--flow"] if flow else [])
+            if sweep_only:
+                raise _fail(f"{' '.join(sweep_only)}: for sweep folders; {folder} is a run")
+            run_ = runner.load_run(folder)
+            kinds = what or plots.available(run_)
+            if not kinds:
+                recorded = ", ".join(run_.tables) or "none"
+                raise _fail(f"{folder}: nothing to plot in this run (traces: {recorded})")
+            for k in kinds:
+                figures.append((k, plots.timeseries(run_, k, bin=bin_s)))
+        else:
+            if what:
+                raise _fail(
+                    f"--what plots a run's time series; {folder} is a sweep: use --x/--y, "
+                    f"or plot one of its runs ({folder}/runs/<key>)"
+                )
+            if bin_s is not None:
+                raise _fail(f"--bin: for run folders; {folder} is a sweep")
+            if x is None:
+                grid = [g for g in plots.sweep_grid(folder, varying=True) if g not in (hue or [])]
+                if not grid:
+                    raise _fail(f"{folder}: no grid parameter takes several values; pass --x")
+                x = grid[0]
+            y = y or "goodput_bps"
+            fig = plots.sweep(folder, x, y, hue, flow=flow, where=_parse_where(where))
+            figures.append((f"{y}-vs-{x}", fig))
+        targets = _plot_target(out_path, folder / "plots", [n for n, _ in figures], fmt)
+        for (_, fig), target in zip(figures, targets, strict=True):
+            plots.save(fig, target)
+            err.print(f"wrote {target}", highlight=False)
+    except plots.PlotError as e:
+        raise _fail(str(e)) from None
+
+
+@app.command()
+def report(
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            help="A run folder (tern run --out) or a sweep folder (tern sweep --out).",
+            show_default=False,
+        ),
+    ],
+    out_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="The HTML file (default: FOLDER/report.html). The Markdown version goes "
+            "beside it (.md), with its figures in <name>-figures/.",
+        ),
+    ] = None,
+    markdown: Annotated[
+        bool, typer.Option("--markdown/--no-markdown", help="Also write the report as Markdown.")
+    ] = True,
+) -> None:
+    """Write one self-contained HTML report of a run or sweep: tables, plots, scenario."""
+    from tern import plots
+    from tern import report as report_mod
+
+    try:
+        written = report_mod.write_report(folder, out_path, markdown=markdown)
+    except plots.PlotError as e:
+        raise _fail(str(e)) from None
+    err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+
+
 @app.command()
 def validate(scenario: ScenarioArg, seed: SeedOpt = None, set: SetOpt = None) -> None:
     """Check a scenario without running it; print it resolved (defaults filled in)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -154,9 +154,19 @@ def run(
     return Run(json.loads(summary), resolved, frames, dict(captures))
 
 
+@functools.cache
+def _record_kinds() -> tuple[str, ...]:
+    """The trace kinds, in the order runs list their tables."""
+    try:
+        kinds = schema()["definitions"]["RecordKind"]["oneOf"]
+        return tuple(v for kind in kinds for v in kind.get("enum", []))
+    except (KeyError, TypeError):
+        return ()
+
+
 def load_run(folder: str | os.PathLike[str]) -> Run:
     """Reads back a run written by `Run.save` (or `tern run --out`, or one run of a sweep:
-    `SWEEP/runs/<key>`): its summary, resolved scenario and every trace."""
+    `SWEEP/runs/<key>`): its summary, resolved scenario, traces and packet captures."""
     root = Path(folder)
     summary_file = root / "summary.json"
     if not summary_file.is_file():
@@ -164,11 +174,10 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
     scenario_file = root / "scenario.toml"
     scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else ""
-    # Tables in the order the scenario recorded them, as a fresh run lists them.
-    try:
-        order = [str(name) for name in tomllib.loads(scenario).get("record", [])]
-    except tomllib.TOMLDecodeError:
-        order = []
     files = {p.stem: p for p in sorted(root.glob("*.parquet"))}
-    names = [n for n in order if n in files] + [n for n in files if n not in order]
-    return Run(summary, scenario, {name: pl.read_parquet(files[name]) for name in names})
+    # Tables in the order a fresh run lists them: that of the kinds in the schema.
+    order = [name for name in _record_kinds() if name in files]
+    names = order + [name for name in files if name not in order]
+    tables = {name: pl.read_parquet(files[name]) for name in names}
+    captures = {p.name: p.read_bytes() for p in sorted(root.glob("*.pcap"))}
+    return Run(summary, scenario, tables, captures)
