@@ -494,6 +494,74 @@ def report(
 
 
 @app.command()
+def reproduce(
+    study: Annotated[
+        str | None,
+        typer.Argument(help="Study id, e.g. lte-switch (see --list).", show_default=False),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="Fewer runs and shorter ones: minutes on 2 cores."),
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output folder (default: reproduce/<id>[-quick])."),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: all cores)."),
+    ] = None,
+    list_: Annotated[
+        bool, typer.Option("--list", help="List the studies that can be reproduced.")
+    ] = False,
+) -> None:
+    """Reproduce a study: run its experiments (resuming what is done), check its published
+    claims, draw its figures, and write report.md and report.html."""
+    from tern import reproduce as rep_mod
+
+    if list_:
+        for sid in rep_mod.list_studies():
+            out.print(f"{sid}: {rep_mod.load_study(sid).title}")
+        return
+    if study is None:
+        raise _fail("give a study id, or --list to see them")
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not sys.stderr.isatty(),
+    )
+    tasks: dict[str, object] = {}
+
+    def progress(name: str, r) -> None:
+        if name not in tasks:
+            tasks[name] = bar.add_task(name, total=r.total)
+        bar.update(tasks[name], completed=r.skipped + r.done + len(r.failures))
+
+    try:
+        with bar:
+            result = rep_mod.reproduce(
+                study, quick=quick, out=out_dir, jobs=jobs, on_progress=progress
+            )
+    except rep_mod.StudyError as e:
+        raise _fail(str(e)) from None
+    except RuntimeError as e:
+        raise _fail(str(e), code=1) from None
+    table = Table(title=f"{study}: published claims against Tern")
+    for col in ("claim", "published", "Tern", "tolerance", "result"):
+        table.add_column(col, overflow="fold")
+    for r in result.results:
+        c = r.claim
+        value = "—" if r.value is None else f"{r.value:.3g}"
+        verdict = "[green]pass" if r.passed else ("[red]fail" if r.value is not None else "n/a")
+        table.add_row(c.id, f"{c.published:g} {c.unit}", value, f"± {c.tolerance:g}", verdict)
+    out.print(table)
+    err.print(f"report: {result.out / 'report.html'} and {result.out / 'report.md'}")
+
+
+@app.command()
 def validate(scenario: ScenarioArg, seed: SeedOpt = None, set: SetOpt = None) -> None:
     """Check a scenario without running it; print it resolved (defaults filled in)."""
     _read(scenario)
