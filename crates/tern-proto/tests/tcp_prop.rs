@@ -1,5 +1,7 @@
-//! Property: over random impairments, a transfer is delivered exactly once
-//! and in order, both sides finish, and nothing deadlocks.
+//! Property: over random impairments (loss, duplication, reordering,
+//! outages, delay spikes) and with F-RTO (RFC 5682) on or off, a transfer
+//! is delivered exactly once and in order, both sides finish, and nothing
+//! deadlocks.
 
 mod util;
 
@@ -34,7 +36,27 @@ pub fn transfer(
     ts: bool,
     stall: SimTime,
 ) -> Result<(), String> {
-    let mut p = Pair::new(config(sack, cc, ts), config(sack, cc, ts), wire, seed);
+    transfer_with(seed, bytes, back, wire, sack, cc, ts, false, stall)
+}
+
+/// [`transfer`] with F-RTO (RFC 5682) on or off at both ends.
+#[allow(clippy::too_many_arguments)]
+pub fn transfer_with(
+    seed: u64,
+    bytes: u64,
+    back: u64,
+    wire: Wire,
+    sack: bool,
+    cc: CcKind,
+    ts: bool,
+    frto: bool,
+    stall: SimTime,
+) -> Result<(), String> {
+    let cfg = Config {
+        frto,
+        ..config(sack, cc, ts)
+    };
+    let mut p = Pair::new(cfg.clone(), cfg, wire, seed);
     let (mut to_write, mut back_to_write) = (bytes, back);
     let (mut client_closed, mut server_closed) = (false, false);
     for _ in 0..2_000_000 {
@@ -131,13 +153,22 @@ fn arb_wire() -> impl Strategy<Value = Wire> {
         0.0f64..0.25,
         0.0f64..0.05,
         prop::option::of((0u64..3000, 0u64..4000)),
+        prop::option::of((0u64..3000, 0u64..3000, 0u64..2000)),
     )
-        .prop_map(|(delay, jitter, loss, dup, outage)| Wire {
+        .prop_map(|(delay, jitter, loss, dup, outage, spike)| Wire {
             delay: SimTime::from_millis(delay),
             jitter: SimTime::from_millis(jitter),
             loss,
             duplicate: dup,
             outage: outage.map(|(a, d)| (SimTime::from_millis(a), SimTime::from_millis(a + d))),
+            // Delay spikes make the RTO fire spuriously (F-RTO's case).
+            spike: spike.map(|(a, d, x)| {
+                (
+                    SimTime::from_millis(a),
+                    SimTime::from_millis(a + d),
+                    SimTime::from_millis(x),
+                )
+            }),
         })
 }
 
@@ -167,11 +198,55 @@ proptest! {
         sack in any::<bool>(),
         cubic in any::<bool>(),
         ts in any::<bool>(),
+        frto in any::<bool>(),
         stall in 0u64..4000,
     ) {
         let cc = if cubic { CcKind::Cubic } else { CcKind::NewReno };
-        if let Err(e) = transfer(seed, bytes, back, wire, sack, cc, ts, SimTime::from_millis(stall)) {
+        let stall = SimTime::from_millis(stall);
+        if let Err(e) = transfer_with(seed, bytes, back, wire, sack, cc, ts, frto, stall) {
             prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+/// A delay spike past the RTO under every variant, with and without
+/// F-RTO, plus loss: exact, terminating transfers.
+#[test]
+fn delay_spike_transfer_all_variants_frto() {
+    for frto in [false, true] {
+        for (i, (sack, cc)) in [
+            (false, CcKind::NewReno),
+            (true, CcKind::NewReno),
+            (false, CcKind::Cubic),
+            (true, CcKind::Cubic),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for loss in [0.0, 0.05] {
+                let wire = Wire {
+                    loss,
+                    jitter: SimTime::from_millis(5),
+                    spike: Some((
+                        SimTime::from_millis(300),
+                        SimTime::from_millis(1500),
+                        SimTime::from_millis(1300),
+                    )),
+                    ..Wire::default()
+                };
+                transfer_with(
+                    i as u64,
+                    300_000,
+                    5_000,
+                    wire,
+                    sack,
+                    cc,
+                    i % 2 == 0,
+                    frto,
+                    SimTime::ZERO,
+                )
+                .unwrap_or_else(|e| panic!("frto={frto} sack={sack} {cc:?} loss={loss}: {e}"));
+            }
         }
     }
 }

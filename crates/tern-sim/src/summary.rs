@@ -102,6 +102,8 @@ pub struct TcpSummary {
     /// Duplicate ACKs the sender received (RFC 5681 §2 definition).
     pub dupacks_received: u64,
     pub rto_expiries: u64,
+    /// Timeouts F-RTO found spurious (RFC 5682).
+    pub spurious_rtos: u64,
     pub final_cwnd: u64,
     pub final_srtt_s: Option<f64>,
     /// Connection state at the end of the run.
@@ -247,6 +249,7 @@ fn tcp_summary(t: &TcpFlow, start: SimTime) -> TcpSummary {
         retransmits_sack: st.retransmits_sack,
         dupacks_received: st.dupacks_received,
         rto_expiries: st.rto_expiries,
+        spurious_rtos: st.spurious_rtos,
         final_cwnd: client.cwnd(),
         final_srtt_s: client.srtt().map(SimTime::as_secs_f64),
         state: format!("{:?}", client.state()),

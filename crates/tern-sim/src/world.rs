@@ -793,6 +793,20 @@ impl World {
                         ]);
                     }
                 }
+                TcpEvent::SpuriousRto { cwnd, .. } => {
+                    if let Some(table) = &mut self.traces.retransmits {
+                        table.push(&[
+                            base[0],
+                            base[1],
+                            base[2],
+                            Cell::Text("spurious_rto"),
+                            Cell::U64(0),
+                            Cell::U64(cwnd),
+                            Cell::U64(0),
+                            Cell::F64(0.0),
+                        ]);
+                    }
+                }
                 TcpEvent::RtoExpired { backoff, rto } => {
                     if let Some(table) = &mut self.traces.retransmits {
                         table.push(&[

@@ -95,6 +95,17 @@ pub struct Config {
     pub time_wait: SimTime,
     /// CUBIC fast convergence (RFC 9438 §4.7).
     pub cubic_fast_convergence: bool,
+    /// F-RTO: detect spurious retransmission timeouts (RFC 5682; the
+    /// SACK-enhanced algorithm of §3 when SACK is negotiated, the basic one
+    /// of §2 otherwise) and answer a detected one with the Eifel response
+    /// (RFC 4015 §2): resume sending new data and restore cwnd/ssthresh
+    /// instead of go-back-N in slow start.
+    ///
+    /// Off by default, so the conventional RFC 5681 / RFC 6298 timeout
+    /// recovery stays the default. Linux enables F-RTO by default
+    /// (`net.ipv4.tcp_frto = 2`, SACK-enhanced when SACK is in use), and so
+    /// does Android: set it to model those stacks.
+    pub frto: bool,
 }
 
 impl Default for Config {
@@ -119,6 +130,7 @@ impl Default for Config {
             max_retries: 15,
             time_wait: SimTime::from_secs(60),
             cubic_fast_convergence: true,
+            frto: false,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
 use super::cc::{AckEvent, LossEvent};
+use super::frto::{AckInfo, AckKind};
 use super::recovery::Recovery;
 use super::{Connection, Event, Segment, State};
 use crate::time::SimTime;
@@ -202,7 +203,7 @@ impl Connection {
             self.snd_wl1 = seg_start;
             self.snd_wl2 = ack;
         }
-        let newly_sacked = if self.sack_ok {
+        let (newly_sacked, sack_high) = if self.sack_ok {
             let blocks: Vec<(u64, u64)> = seg
                 .options
                 .sack_blocks
@@ -213,12 +214,15 @@ impl Connection {
                         .then_some((l as u64, r as u64))
                 })
                 .collect();
-            self.sb.apply_sack(&blocks)
+            let high = blocks.iter().map(|b| b.1).max().unwrap_or(0);
+            (self.sb.apply_sack(&blocks), high)
         } else {
-            0
+            (0, 0)
         };
-        if ack > self.send.snd_una {
+        let prev_una = self.send.snd_una;
+        let kind = if ack > self.send.snd_una {
             self.on_new_ack(now, seg, ack, in_flight);
+            AckKind::New
         } else if !self.sb.is_empty()
             && seg.payload_len == 0
             && !seg.flags.fin
@@ -231,10 +235,26 @@ impl Connection {
                 self.recovery
                     .on_dupack(&mut self.sb, self.cfg.dupack_threshold, self.smss);
             }
-        }
+            AckKind::Dup
+        } else {
+            AckKind::Other
+        };
+        // F-RTO steps 2 and 3 (RFC 5682).
+        self.frto_on_ack(
+            now,
+            &AckInfo {
+                kind,
+                prev_una,
+                ack,
+                newly_sacked,
+                sack_high,
+            },
+        );
         // RFC 6582 §3.2 step 1 / RFC 6675 §5: enter recovery only once
         // HighACK has passed the previous recovery point ("careful" variant).
+        // Not while F-RTO waits for its two ACKs (RFC 5682 §3 step 2).
         if !self.in_recovery
+            && !self.frto_active()
             && self.send.snd_una >= self.recover
             && self.recovery.should_enter(
                 self.dupacks,
@@ -255,6 +275,9 @@ impl Connection {
         self.stats.bytes_acked += bytes;
         self.dupacks = 0;
         self.rto_retries = 0;
+        if self.rto_recovery && ack >= self.recover {
+            self.rto_recovery = false;
+        }
         // RTT: timestamps give an unambiguous echo (RFC 7323 §4.1);
         // otherwise Karn's algorithm (RFC 6298 §3).
         let sample = match (self.ts_ok, seg.options.timestamps) {
@@ -262,7 +285,11 @@ impl Connection {
             _ => acked.karn_sample_from.map(|t| now.saturating_sub(t)),
         };
         if let Some(r) = sample {
-            self.take_rtt_sample(r);
+            // After a spurious timeout, the Eifel response re-initialises
+            // the RTO from the first sample of new data (RFC 4015 §2).
+            if !self.eifel_rtt_sample(ack, r) {
+                self.take_rtt_sample(r);
+            }
         }
         if self.in_recovery {
             if ack >= self.recover {

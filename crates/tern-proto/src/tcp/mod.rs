@@ -10,10 +10,13 @@
 //! NewReno, CUBIC), `recovery` (NewReno vs SACK recovery strategy),
 //! `scoreboard` (retransmission queue, RFC 6675 pipe / IsLost), `send` and
 //! `recv` (buffers, reassembly, delayed ACK), `input`, `output`, `timers`
-//! (the [`Connection`] state machine split by direction).
+//! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
+//! spurious-timeout detection with the RFC 4015 response, off by default:
+//! [`Config::frto`]).
 
 pub mod cc;
 pub mod config;
+mod frto;
 mod input;
 mod output;
 mod recovery;
@@ -114,6 +117,13 @@ pub enum Event {
     },
     /// The connection was reset or gave up after too many retries.
     Aborted,
+    /// F-RTO (RFC 5682) found the last retransmission timeout spurious; the
+    /// Eifel response (RFC 4015 §2) set the congestion window and ssthresh
+    /// to these values and the sender resumes with new data.
+    SpuriousRto {
+        cwnd: u64,
+        ssthresh: u64,
+    },
 }
 
 /// Counters for reports.
@@ -128,6 +138,8 @@ pub struct Stats {
     pub retransmits_sack: u64,
     pub retransmits_probe: u64,
     pub rto_expiries: u64,
+    /// Retransmission timeouts that F-RTO (RFC 5682) found spurious.
+    pub spurious_rtos: u64,
     pub window_probes: u64,
     pub dupacks_received: u64,
     /// Sequence space newly acknowledged by the peer (FIN included).
@@ -178,6 +190,13 @@ pub struct Connection {
     /// `recover` / RecoveryPoint (RFC 6582 §3.2, RFC 6675 §5) as an offset.
     recover: u64,
     dupacks: u32,
+    /// Conventional RTO recovery (go-back-N in slow start) is under way; it
+    /// ends once `recover` is acknowledged (RFC 5682 §2 step 1 asks).
+    rto_recovery: bool,
+    /// F-RTO in progress after a timeout (RFC 5682), if enabled.
+    frto: Option<frto::Frto>,
+    /// Pending RTO re-initialisation of the Eifel response (RFC 4015 §2).
+    eifel_rto: Option<frto::EifelRto>,
 
     /// Payload bytes per segment (effective send MSS minus fixed options).
     smss: u32,
@@ -247,6 +266,9 @@ impl Connection {
             in_recovery: false,
             recover: 0,
             dupacks: 0,
+            rto_recovery: false,
+            frto: None,
+            eifel_rto: None,
             smss,
             snd_wnd: 0,
             max_snd_wnd: 0,

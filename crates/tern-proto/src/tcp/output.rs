@@ -9,7 +9,8 @@ impl Connection {
     /// The next segment to send at `now`, or `None`.
     ///
     /// Priority: RST reply, SYN/SYN-ACK, forced retransmission (fast
-    /// retransmit / partial ACK), zero-window probe, lost segments within
+    /// retransmit / partial ACK / RTO), F-RTO's new segments (RFC 5682
+    /// step 2b), zero-window probe, lost segments within
     /// cwnd (NextSeg rule 1), new data within cwnd and the peer's window
     /// (rule 2), FIN, then a pure ACK if one is due.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
@@ -30,6 +31,13 @@ impl Connection {
             if let Some(seg) = self.retransmit_lost(now) {
                 return Some(seg);
             }
+        }
+        // F-RTO step 2b (RFC 5682): up to two new segments, outside cwnd.
+        if self.frto_take_new_quota() {
+            if let Some(seg) = self.emit_frto_new(now) {
+                return Some(seg);
+            }
+            self.frto_drop_new_quota();
         }
         if std::mem::take(&mut self.probe_pending) {
             if let Some(seg) = self.emit_probe(now) {
@@ -182,6 +190,28 @@ impl Connection {
         let len = want.min(wnd_room).min(room);
         let idle = self.sb.is_empty();
         if len == 0 || (len < want && !idle && (room < want || wnd_room < self.max_snd_wnd / 2)) {
+            return None;
+        }
+        let fin = self.send.fin_queued && len == unsent;
+        Some(self.send_new(now, len as u32, fin, false))
+    }
+
+    /// One new segment for F-RTO step 2b (RFC 5682 §2): previously unsent
+    /// data within the peer's window, or the FIN, regardless of cwnd (the
+    /// segments conventional recovery would resend in slow start are
+    /// replaced by new ones) and of sender SWS avoidance (the RFC lets the
+    /// sender override Nagle here).
+    fn emit_frto_new(&mut self, now: SimTime) -> Option<Segment> {
+        let unsent = self.send.unsent();
+        if unsent == 0 {
+            return self
+                .send
+                .fin_pending()
+                .then(|| self.send_new(now, 0, true, false));
+        }
+        let wnd_room = (self.send.snd_una + self.snd_wnd).saturating_sub(self.send.snd_nxt);
+        let len = unsent.min(u64::from(self.smss)).min(wnd_room);
+        if len == 0 {
             return None;
         }
         let fin = self.send.fin_queued && len == unsent;

@@ -63,6 +63,32 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// RTO re-initialisation of the Eifel response after a spurious timeout
+    /// (RFC 4015 §2), applied to the first RTT sample `m` taken for data
+    /// sent after the timeout:
+    /// `SRTT <- max(SRTT_prev, m)`, `RTTVAR <- max(RTTVAR_prev, m/2)`,
+    /// `RTO <- SRTT + max(G, 4*RTTVAR)`, where `SRTT_prev = SRTT + 2*G` and
+    /// `RTTVAR_prev = RTTVAR` were saved when the timeout fired. Clears the
+    /// back-off like any valid sample.
+    pub fn restart_after_spurious_rto(
+        &mut self,
+        srtt_prev: SimTime,
+        rttvar_prev: SimTime,
+        m: SimTime,
+    ) {
+        let srtt = srtt_prev.max(m);
+        self.srtt = Some(srtt);
+        self.rttvar = rttvar_prev.max(SimTime(m.0 / 2));
+        let rto = srtt + self.granularity.max(self.rttvar.saturating_mul(4));
+        self.rto = rto.max(self.min_rto).min(self.max_rto);
+        self.backoff = 0;
+    }
+
+    /// The granularity G of RFC 6298 §2.
+    pub fn granularity(&self) -> SimTime {
+        self.granularity
+    }
+
     /// Current (backed-off) RTO.
     pub fn rto(&self) -> SimTime {
         let factor = 1u64.checked_shl(self.backoff.min(63)).unwrap_or(u64::MAX);
@@ -108,6 +134,33 @@ mod tests {
         assert_eq!(e.rttvar(), SimTime::from_micros(62_500));
         assert_eq!(e.srtt(), Some(SimTime::from_micros(112_500)));
         assert_eq!(e.rto(), SimTime::from_micros(362_500));
+    }
+
+    #[test]
+    fn eifel_rto_restart() {
+        let mut e = est();
+        e.on_sample(SimTime::from_millis(100));
+        e.on_expiry();
+        // Saved at the timeout: SRTT_prev = 100 + 2*1 ms, RTTVAR_prev = 50 ms.
+        // First sample after the spurious timeout: 1.4 s.
+        e.restart_after_spurious_rto(
+            SimTime::from_millis(102),
+            SimTime::from_millis(50),
+            SimTime::from_millis(1400),
+        );
+        assert_eq!(e.srtt(), Some(SimTime::from_millis(1400)));
+        assert_eq!(e.rttvar(), SimTime::from_millis(700));
+        // 1400 + 4*700 = 4200 ms, back-off cleared.
+        assert_eq!(e.rto(), SimTime::from_millis(4200));
+        // A sample below SRTT_prev keeps the saved, more conservative values.
+        e.restart_after_spurious_rto(
+            SimTime::from_millis(102),
+            SimTime::from_millis(50),
+            SimTime::from_millis(60),
+        );
+        assert_eq!(e.srtt(), Some(SimTime::from_millis(102)));
+        assert_eq!(e.rttvar(), SimTime::from_millis(50));
+        assert_eq!(e.rto(), SimTime::from_millis(302));
     }
 
     #[test]

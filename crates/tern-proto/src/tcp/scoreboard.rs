@@ -188,6 +188,18 @@ impl Scoreboard {
         }
     }
 
+    /// Marks lost every segment starting in `[from, to)` that is neither
+    /// SACKed nor already marked (conventional RTO recovery taken up late,
+    /// after F-RTO, RFC 5682: the window outstanding at the timeout, minus
+    /// what F-RTO already resent or the receiver SACKed).
+    pub fn mark_lost_range(&mut self, from: u64, to: u64, kind: RetransmitKind) {
+        for s in &mut self.segs {
+            if s.start >= from && s.start < to && !s.sacked && s.lost.is_none() {
+                s.lost = Some(kind);
+            }
+        }
+    }
+
     /// The window reopened: outstanding probes become ordinary segments
     /// timed by the RTO. Returns whether there were any.
     pub fn end_probing(&mut self) -> bool {
@@ -268,6 +280,18 @@ mod tests {
         assert_eq!(acked.bytes, 4000);
         assert_eq!(acked.karn_sample_from, None);
         assert_eq!(sb.flight_size(), 6000);
+    }
+
+    #[test]
+    fn mark_lost_range_skips_sacked_and_outside() {
+        let mut sb = board(6, 1000);
+        sb.apply_sack(&[(3001, 4001)]);
+        // Segments 1..5 (offsets 1001..5001) minus the SACKed segment 3.
+        sb.mark_lost_range(1001, 5001, RetransmitKind::Rto);
+        let lost: Vec<bool> = sb.iter().map(|s| s.lost.is_some()).collect();
+        assert_eq!(lost, vec![false, true, true, false, true, false]);
+        // pipe: segments 0 and 5 only.
+        assert_eq!(sb.pipe(), 2000);
     }
 
     #[test]

@@ -53,7 +53,8 @@ impl Connection {
     /// unacknowledged segment, double the RTO, restart the timer. For data,
     /// RFC 5681 §3.1 collapses cwnd to one segment and RFC 6675 §5.1 /
     /// RFC 2018 §8 end SACK recovery and discard SACK state; everything
-    /// outstanding is resent, paced by slow start.
+    /// outstanding is resent, paced by slow start, unless F-RTO (RFC 5682,
+    /// see `frto`) takes the timeout and resends only the first segment.
     fn on_rto(&mut self, now: SimTime) {
         let handshake = matches!(self.state, State::SynSent | State::SynReceived);
         let data_outstanding = self.sb.iter().any(|s| !s.probe);
@@ -83,17 +84,27 @@ impl Connection {
             self.syn_pending = true;
             return;
         }
+        // F-RTO step 1 (RFC 5682), deciding before cwnd and ssthresh change
+        // (the Eifel response saves them, RFC 4015 §2).
+        let frto = self.frto_on_rto();
+        self.eifel_rto = None;
         self.cc.on_rto(&LossEvent {
             now,
             flight_size: self.sb.flight_size(),
         });
         self.exit_recovery();
-        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no new recovery until
-        // everything sent so far is acknowledged.
-        self.recover = self.send.snd_nxt;
         self.dupacks = 0;
         self.sb.clear_sacks();
-        self.sb.mark_all_lost(RetransmitKind::Rto);
+        if frto {
+            // RFC 5682 step 1: resend only the first unacknowledged segment.
+            self.sb.mark_first_lost(RetransmitKind::Rto);
+        } else {
+            // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no new recovery until
+            // everything sent so far is acknowledged.
+            self.recover = self.send.snd_nxt;
+            self.rto_recovery = true;
+            self.sb.mark_all_lost(RetransmitKind::Rto);
+        }
         self.force_retx = true;
     }
 

@@ -45,6 +45,9 @@ pub struct Wire {
     pub duplicate: f64,
     /// Everything sent in `[start, end)` is dropped.
     pub outage: Option<(SimTime, SimTime)>,
+    /// `(start, end, extra)`: everything sent in `[start, end)` takes
+    /// `extra` longer (a delay spike, e.g. a handover; spurious timeouts).
+    pub spike: Option<(SimTime, SimTime, SimTime)>,
 }
 
 impl Default for Wire {
@@ -55,6 +58,7 @@ impl Default for Wire {
             loss: 0.0,
             duplicate: 0.0,
             outage: None,
+            spike: None,
         }
     }
 }
@@ -156,7 +160,11 @@ impl Pair {
             } else {
                 SimTime::ZERO
             };
-            let at = self.now + self.wire.delay + jitter;
+            let spike = match self.wire.spike {
+                Some((a, b, extra)) if self.now >= a && self.now < b => extra,
+                _ => SimTime::ZERO,
+            };
+            let at = self.now + self.wire.delay + jitter + spike;
             self.in_flight.push((at, self.next_id, from, seg.clone()));
             self.next_id += 1;
         }

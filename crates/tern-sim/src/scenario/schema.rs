@@ -592,6 +592,11 @@ pub struct TcpSpec {
     /// 16KiB for FreeBSD 2.2.8, per the wcdma-profile study).
     #[serde(default = "mib1")]
     pub recv_buffer: Bytes,
+    /// F-RTO (RFC 5682) detection of spurious retransmission timeouts, with the
+    /// Eifel response (RFC 4015). Off by default (RFC 6298 behaviour); Linux,
+    /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
+    #[serde(default)]
+    pub frto: bool,
     /// Most bytes of this connection queued below TCP in the sender's first-hop
     /// device, as Linux TCP Small Queues (128 KiB, the original
     /// `tcp_limit_output_bytes`). Set it huge (e.g. "1GB") to turn it off.

@@ -62,6 +62,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         initial_rto: spec.initial_rto.0,
         send_buffer: spec.send_buffer.0,
         recv_buffer: spec.recv_buffer.0,
+        frto: spec.frto,
         ..Config::default()
     }
 }

@@ -4,7 +4,10 @@
 //! the RFC; the cube root uses `libm::cbrt` so results are identical on all
 //! platforms.
 
-use super::{slow_start_increase, AckEvent, CongestionControl, LossEvent};
+use super::{
+    slow_start_increase, AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent,
+    SpuriousRtoEvent,
+};
 use crate::time::SimTime;
 
 /// C (RFC 9438 §5.1).
@@ -154,6 +157,28 @@ impl CongestionControl for Cubic {
         self.w_max = 0.0;
         self.cwnd = 1.0;
     }
+
+    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+        Box::new(self.clone())
+    }
+
+    /// Undo of a spurious timeout (RFC 9438 §4.9 lets CUBIC restore the
+    /// state it had before a spurious congestion event): this is the copy
+    /// taken before the timeout, so W_max, K, the epoch and W_est are the
+    /// pre-timeout ones; cwnd and ssthresh come from the Eifel response
+    /// (RFC 4015 §2).
+    fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
+        self.cwnd = (ev.cwnd as f64 / self.smss).max(1.0);
+        self.ssthresh = if ev.ssthresh == u64::MAX {
+            f64::INFINITY
+        } else {
+            ev.ssthresh as f64 / self.smss
+        };
+    }
+
+    fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
+        self.cwnd = (ev.cwnd as f64 / self.smss).max(1.0);
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +238,40 @@ mod tests {
         cc.on_congestion_event(&ev); // 70 < 100: W_max = 70 * 1.7 / 2 = 59.5
         assert!((cc.w_max() - 59.5).abs() < 1e-9);
         assert_eq!(cc.cwnd(), 49_000);
+    }
+
+    #[test]
+    fn spurious_rto_undo_keeps_pre_timeout_state() {
+        let mut cc = Cubic::new(1000, 100_000, true);
+        cc.on_congestion_event(&LossEvent {
+            now: SimTime::ZERO,
+            flight_size: 100_000,
+        });
+        let k = cc.k();
+        let w_max = cc.w_max();
+        assert_eq!(w_max, 100.0);
+        let saved = cc.clone();
+        cc.on_rto(&LossEvent {
+            now: SimTime::from_secs(1),
+            flight_size: 70_000,
+        });
+        assert_eq!(cc.w_max(), 0.0);
+        // The connection restores the copy taken before the timeout and
+        // applies the Eifel response's cwnd and ssthresh (RFC 4015 §2).
+        let mut cc = saved;
+        cc.on_spurious_rto(&SpuriousRtoEvent {
+            now: SimTime::from_secs(2),
+            cwnd: 72_000,
+            ssthresh: 70_000,
+        });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (72_000, 70_000));
+        assert_eq!((cc.w_max(), cc.k()), (w_max, k));
+        cc.on_spurious_rto(&SpuriousRtoEvent {
+            now: SimTime::from_secs(2),
+            cwnd: 72_000,
+            ssthresh: u64::MAX,
+        });
+        assert_eq!(cc.ssthresh(), u64::MAX);
     }
 
     #[test]

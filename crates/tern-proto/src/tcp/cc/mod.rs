@@ -36,6 +36,28 @@ pub struct LossEvent {
     pub flight_size: u64,
 }
 
+/// A retransmission timeout turned out to be spurious (detected by F-RTO,
+/// RFC 5682): the congestion-control state the Eifel response algorithm
+/// (RFC 4015 §2, "reverse the congestion control state") asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct SpuriousRtoEvent {
+    pub now: SimTime,
+    /// `cwnd <- FlightSize + min(bytes_acked, IW)`, in bytes.
+    pub cwnd: u64,
+    /// `ssthresh <- pipe_prev = max(FlightSize, ssthresh)` taken before the
+    /// timeout, in bytes; `u64::MAX` stands for "arbitrarily high".
+    pub ssthresh: u64,
+}
+
+/// F-RTO (RFC 5682) gave a timeout back to conventional RTO recovery:
+/// slow start goes on from `cwnd` (bytes; at most 2 SMSS in step 2a, 3 SMSS
+/// in step 3a). ssthresh is left as the timeout set it.
+#[derive(Clone, Copy, Debug)]
+pub struct FrtoFallbackEvent {
+    pub now: SimTime,
+    pub cwnd: u64,
+}
+
 /// A congestion controller (RFC 5681 §3 framework).
 pub trait CongestionControl: core::fmt::Debug + Send {
     /// Congestion window in bytes.
@@ -48,6 +70,16 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     fn on_congestion_event(&mut self, ev: &LossEvent);
     /// The retransmission timer expired.
     fn on_rto(&mut self, ev: &LossEvent);
+    /// A copy of the whole controller. The connection takes one before a
+    /// retransmission timeout updates cwnd and ssthresh (RFC 4015 §2) so
+    /// that a spurious timeout can be undone.
+    fn boxed_clone(&self) -> Box<dyn CongestionControl>;
+    /// Called on the copy saved before a timeout that proved spurious:
+    /// adopt `ev.cwnd` and `ev.ssthresh`. Everything else (CUBIC's W_max,
+    /// K and epoch) stays as it was before the timeout.
+    fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent);
+    /// F-RTO resumed conventional RTO recovery: set cwnd to `ev.cwnd`.
+    fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent);
 }
 
 /// Builds the configured controller for sender MSS `smss` and initial

@@ -1,7 +1,10 @@
 //! Reno congestion control (RFC 5681 §3.1). The NewReno part, fast recovery
 //! with partial ACKs (RFC 6582), lives in the recovery strategy.
 
-use super::{half_flight, slow_start_increase, AckEvent, CongestionControl, LossEvent};
+use super::{
+    half_flight, slow_start_increase, AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent,
+    SpuriousRtoEvent,
+};
 
 /// RFC 5681 slow start and congestion avoidance with appropriate byte
 /// counting (RFC 5681 §3.1 / RFC 3465): in congestion avoidance cwnd grows
@@ -62,6 +65,21 @@ impl CongestionControl for NewReno {
         self.ssthresh = half_flight(ev.flight_size, self.smss);
         self.cwnd = self.smss;
         self.bytes_acked_ca = 0;
+    }
+
+    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+        Box::new(self.clone())
+    }
+
+    /// RFC 4015 §2: cwnd and ssthresh as computed by the Eifel response.
+    fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
+        self.cwnd = ev.cwnd.max(self.smss);
+        self.ssthresh = ev.ssthresh;
+        self.bytes_acked_ca = 0;
+    }
+
+    fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
+        self.cwnd = ev.cwnd.max(self.smss);
     }
 }
 
