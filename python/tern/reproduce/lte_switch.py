@@ -112,6 +112,37 @@ def statistics(con: duckdb.DuckDBPyConnection) -> Figure:
     return fig
 
 
+def thresholds(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Beyond the study: fraction of runs that switched, and the mean delay of messages sent
+    in the 10 s after the handover, by T_recvinterval (x) and T_switch (lines)."""
+    rows = con.sql(
+        """WITH h AS (SELECT key, min(time) AS t FROM handovers GROUP BY key),
+                d AS (SELECT d.key, avg(d.delay) AS mean_delay FROM delay d JOIN h USING (key)
+                      WHERE d.flow = 'tcp' AND d.sent >= h.t AND d.sent < h.t + 10 GROUP BY d.key)
+           SELECT CAST(regexp_extract(r."flows.tcp.switcher.recv_interval", '[0-9.]+') AS DOUBLE)
+                      AS recv,
+                  r."flows.tcp.switcher.switch_window" AS t_switch,
+                  avg(CASE WHEN r.switcher_switched_at_s IS NULL THEN 0.0 ELSE 1.0 END) AS switched,
+                  avg(d.mean_delay) AS mean_delay
+           FROM runs r JOIN d USING (key) WHERE r.flow = 'tcp'
+           GROUP BY recv, t_switch ORDER BY recv"""
+    ).pl()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for i, t_switch in enumerate(sorted(set(rows["t_switch"]), key=lambda w: float(w[:-1]))):
+        part = rows.filter(rows["t_switch"] == t_switch)
+        style = {"marker": "o", "color": f"C{i}", "ls": ("-", "--", ":")[i % 3], "label": t_switch}
+        left.plot(part["recv"], part["switched"], **style)
+        right.plot(part["recv"], part["mean_delay"], **style)
+    left.set_xlabel("T_recvinterval (s)")
+    left.set_ylabel("fraction of runs that switched")
+    left.set_ylim(-0.05, 1.05)
+    right.set_xlabel("T_recvinterval (s)")
+    right.set_ylabel("mean delay, 0-10 s after handover (s)")
+    left.legend(title="T_switch", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[str, Figure, str]]:
     effect_con = results["effect"]
     yield (
@@ -125,6 +156,13 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         effect(effect_con),
         "Effect (study Figs. 7-8): delay by send time on TCP #1 and #2 with the switcher, UDP, "
         "and a single TCP connection without switching (dashed).",
+    )
+    yield (
+        "thresholds",
+        thresholds(results["thresholds"]),
+        "Beyond the study: how often the mechanism switches (left; the rest are missed "
+        "switches) and the delay it leaves (right), by T_recvinterval and T_switch, over loss "
+        "lengths of 1, 3 and 6 s and two loss-start phases.",
     )
     yield (
         "statistics",
