@@ -16,6 +16,7 @@ study id with `-` → `_`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import os
@@ -41,6 +42,8 @@ class Experiment:
     grid: dict[str, list[str]]
     seeds: int
     set: dict[str, str]
+    #: The same experiment with its `quick` settings applied (None for the quick one itself).
+    quick: Experiment | None = None
 
     @property
     def runs(self) -> int:
@@ -124,8 +127,24 @@ def _take(table: dict[str, Any], key: str, kind: type, where: str, default: Any 
     return value
 
 
-def _strings(table: dict[str, Any], where: str) -> dict[str, str]:
+def _strings(table: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.items()}
+
+
+def _experiment(
+    table: dict[str, Any], where: str, name: str, scenario: Path, base: Experiment | None = None
+) -> Experiment:
+    """An experiment's grid, seeds and overrides from `table`, on top of `base` if given."""
+    grid = dict(base.grid) if base else {}
+    for k, v in _take(table, "grid", dict, where, {}).items():
+        grid[k] = [str(x) for x in (v if isinstance(v, list) else [v])]
+    return Experiment(
+        name=name,
+        scenario=scenario,
+        grid=grid,
+        seeds=_take(table, "seeds", int, where, base.seeds if base else 1),
+        set={**(base.set if base else {}), **_strings(_take(table, "set", dict, where, {}))},
+    )
 
 
 def load_study(study_id: str, root: Path | None = None) -> Study:
@@ -146,19 +165,11 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
         scenario = folder / _take(e, "scenario", str, where)
         if not scenario.is_file():
             raise StudyError(f"{where}.scenario: no such file {scenario}")
-        grid = {
-            k: [str(x) for x in (v if isinstance(v, list) else [v])]
-            for k, v in _take(e, "grid", dict, where, {}).items()
-        }
-        experiments.append(
-            Experiment(
-                name=_take(e, "name", str, where),
-                scenario=scenario,
-                grid=grid,
-                seeds=_take(e, "seeds", int, where, 1),
-                set=_strings(_take(e, "set", dict, where, {}), where),
-            )
-        )
+        name = _take(e, "name", str, where)
+        full = _experiment(e, where, name, scenario)
+        quick_table = _take(e, "quick", dict, where, {})
+        quick = _experiment(quick_table, f"{where}.quick", name, scenario, full)
+        experiments.append(dataclasses.replace(full, quick=quick))
     names = {e.name for e in experiments}
     claims = []
     for i, c in enumerate(_take(data, "claims", list, str(path), [])):
@@ -189,24 +200,8 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
 
 def quick_variant(study: Study) -> Study:
     """The study with every experiment's `quick` settings applied (fewer seeds, shorter runs)."""
-    data = tomllib.loads((study.folder / "study.toml").read_text())
-    experiments = []
-    for e, raw in zip(study.experiments, data["experiments"], strict=True):
-        q = raw.get("quick", {})
-        where = f"{study.folder / 'study.toml'}: experiments[{e.name}].quick"
-        grid = dict(e.grid)
-        for k, v in _take(q, "grid", dict, where, {}).items():
-            grid[k] = [str(x) for x in (v if isinstance(v, list) else [v])]
-        experiments.append(
-            Experiment(
-                name=e.name,
-                scenario=e.scenario,
-                grid=grid,
-                seeds=_take(q, "seeds", int, where, e.seeds),
-                set={**e.set, **_strings(_take(q, "set", dict, where, {}), where)},
-            )
-        )
-    return Study(study.id, study.title, study.source, study.folder, experiments, study.claims)
+    quick = [e.quick for e in study.experiments if e.quick is not None]
+    return dataclasses.replace(study, experiments=quick)
 
 
 def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> ClaimResult:
