@@ -76,11 +76,7 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
         check_queue(src, at("links", i, "queue"), &link.queue)?;
         if let Some(r) = &link.reverse {
-            let path = |field: &str| {
-                let mut p = at("links", i, "reverse");
-                p.push(key(field));
-                p
-            };
+            let path = |field: &str| link_path(i, &[key("reverse"), key(field)]);
             if r.rate.is_some_and(|r| r.0 == 0) {
                 return Err(src.error(&path("rate"), "expected a rate above zero"));
             }
@@ -89,13 +85,13 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             }
         }
         if let Some(cell) = &link.cell {
-            check_cell(src, at("links", i, "cell"), cell)?;
+            check_cell(src, i, cell)?;
         }
         if let Some(loss) = &link.loss {
             check_loss(src, at("links", i, "loss"), loss)?;
         }
         if let Some(rlc) = &link.rlc {
-            check_rlc(src, at("links", i, "rlc"), link, rlc)?;
+            check_rlc(src, i, link, rlc)?;
         }
         for (j, change) in link.schedule.iter().enumerate() {
             let mut p = at("links", i, "schedule");
@@ -160,29 +156,22 @@ fn check_loss(src: &Source, path: Vec<PathSeg>, loss: &LossSpec) -> Result<(), S
     }
 }
 
-fn check_rlc(
-    src: &Source,
-    path: Vec<PathSeg>,
-    link: &LinkSpec,
-    rlc: &RlcSpec,
-) -> Result<(), ScenarioError> {
-    let sub = |k: &str| {
-        let mut p = path.clone();
-        p.push(key(k));
-        p
-    };
+/// The path of a key inside `links[i]`.
+fn link_path(i: usize, segs: &[PathSeg]) -> Vec<PathSeg> {
+    [vec![key("links"), PathSeg::Index(i)], segs.to_vec()].concat()
+}
+
+fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(), ScenarioError> {
+    let sub = |k: &str| link_path(i, &[key("rlc"), key(k)]);
     if link.cell.is_some() {
         return Err(src.error(
-            &path,
+            &link_path(i, &[key("rlc")]),
             "a link is either an LTE cell (cell) or a W-CDMA bearer (rlc), not both",
         ));
     }
     if link.loss.is_some() {
-        let mut p = path.clone();
-        p.pop();
-        p.push(key("loss"));
         return Err(src.error(
-            &p,
+            &link_path(i, &[key("loss")]),
             "an RLC bearer loses PDUs, not packets: put the loss model in rlc.pdu_loss",
         ));
     }
@@ -201,9 +190,7 @@ fn check_rlc(
     let cfg = crate::cellular::wcdma::config(rlc);
     if let Err(e) = cfg.validate() {
         // The RLC's own check names the field (as `rlc.<field>`).
-        let mut p = path.clone();
-        p.pop();
-        return Err(src.error(&p, e.to_string()));
+        return Err(src.error(&link_path(i, &[]), e.to_string()));
     }
     Ok(())
 }
@@ -223,12 +210,8 @@ fn check_queue(src: &Source, path: Vec<PathSeg>, queue: &QueueSpec) -> Result<()
     Ok(())
 }
 
-fn check_cell(src: &Source, path: Vec<PathSeg>, cell: &CellSpec) -> Result<(), ScenarioError> {
-    let sub = |segs: &[PathSeg]| {
-        let mut p = path.clone();
-        p.extend_from_slice(segs);
-        p
-    };
+fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioError> {
+    let sub = |segs: &[PathSeg]| link_path(i, &[&[key("cell")], segs].concat());
     if let Some(t) = &cell.train {
         if t.every.0.as_nanos() == 0 {
             return Err(src.error(
