@@ -187,6 +187,10 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
         }
         check_loss(src, sub("pdu_loss"), loss)?;
     }
+    // The scenario's `window` sets both RLC windows; name it as the file does.
+    if !(1..=2046).contains(&rlc.window) {
+        return Err(src.error(&sub("window"), "expected 1 to 2046 PDUs (TS 25.322 §9.6)"));
+    }
     let cfg = crate::cellular::wcdma::config(rlc);
     if let Err(e) = cfg.validate() {
         // The RLC's own check names the field (as `rlc.<field>`).
