@@ -10,6 +10,7 @@ pub mod cellular;
 pub mod engine;
 pub mod mech;
 pub mod net;
+pub mod radio;
 pub mod scenario;
 pub mod summary;
 pub mod trace;

@@ -13,6 +13,8 @@
 //! Not covered: HT-greenfield, STBC, LDPC, MCS 32–76, PBCC, VHT and later.
 
 pub mod analytic;
+pub mod blockack;
 pub mod error_model;
 pub mod frames;
 pub mod phy;
+pub mod rate;

@@ -1,0 +1,1 @@
+//! Node positions over time (placeholder, being written).

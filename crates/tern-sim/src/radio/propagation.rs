@@ -1,0 +1,1 @@
+//! Path loss, shadowing, RSSI and SNR (placeholder, being written).

@@ -1,0 +1,1 @@
+//! Block Ack agreements (placeholder, being written).

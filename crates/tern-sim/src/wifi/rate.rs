@@ -1,0 +1,1 @@
+//! Rate adaptation (placeholder, being written).
