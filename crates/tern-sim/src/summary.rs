@@ -167,6 +167,9 @@ pub struct Summary {
     pub flows: IndexMap<String, FlowSummary>,
     /// Per link, per direction (`forward` = ends[0] → ends[1]).
     pub links: IndexMap<String, IndexMap<&'static str, ChannelSummary>>,
+    /// Per 802.11 BSS.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub wifi: IndexMap<String, WifiSummary>,
 }
 
 fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
@@ -274,7 +277,7 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
     let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
     for (i, ch) in w.channels.iter().enumerate() {
         let s = &ch.stats;
-        let rlc = w.bearers[i / 2].as_ref().map(|b| {
+        let rlc = w.bearers.get(i / 2).and_then(Option::as_ref).map(|b| {
             let dir = i % 2;
             let (c, st) = (b.counters(dir), b.entities[dir].stats());
             RlcSummary {
@@ -320,7 +323,40 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
         packets: w.pool.created(),
         flows,
         links,
+        wifi: w
+            .wifi
+            .iter()
+            .map(|b| {
+                let c = &b.counters;
+                let summary = WifiSummary {
+                    ppdus: c.ppdus,
+                    collisions: c.collisions,
+                    mpdus_sent: c.mpdus_sent,
+                    mpdus_failed: c.mpdus_failed,
+                    dropped_retry_limit: c.dropped_retry,
+                    dropped_queue_full: c.dropped_queue,
+                    airtime: c.busy.min(end).as_nanos() as f64 / end.as_nanos().max(1) as f64,
+                };
+                (b.name.clone(), summary)
+            })
+            .collect(),
     }
+}
+
+/// The counters of one 802.11 BSS.
+#[derive(Clone, Debug, Serialize)]
+pub struct WifiSummary {
+    /// PPDUs sent (each of the senders in a collision counts).
+    pub ppdus: u64,
+    /// Slots in which two or more members started sending.
+    pub collisions: u64,
+    /// MPDU transmissions (first attempts and retries) and those not acknowledged.
+    pub mpdus_sent: u64,
+    pub mpdus_failed: u64,
+    pub dropped_retry_limit: u64,
+    pub dropped_queue_full: u64,
+    /// Fraction of the run the medium carried a PPDU or an Ack/BlockAck.
+    pub airtime: f64,
 }
 
 #[cfg(test)]

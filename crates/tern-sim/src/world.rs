@@ -20,6 +20,7 @@ use crate::summary::{self, Summary};
 use crate::trace::pcap::PcapWriter;
 use crate::trace::{Cell, Table, Traces};
 use crate::transport::tcp::{self, Side, SpareRecipe, Switched, TcpApp, TcpFlow, TcpTransport};
+use crate::wifi::bss::{self, Bss};
 use tern_proto::tcp::{Event as TcpEvent, RetransmitKind};
 
 /// The smallest MTU on the paths between `a` and `b`, both ways.
@@ -27,9 +28,30 @@ fn path_mtu(s: &Scenario, ends: &[(NodeId, NodeId)], routes: &Routes, a: NodeId,
     [(a, b), (b, a)]
         .into_iter()
         .flat_map(|(x, y)| routes.path(x, y, ends).expect("routes checked"))
-        .map(|c| s.links[c.0 as usize / 2].mtu.0 as u32)
+        .map(|c| channel_mtu(s, c))
         .min()
         .unwrap_or(1500)
+}
+
+/// The IP MTU of channel `c`: its link's, or 1500 B on an 802.11 association (the
+/// Ethernet MTU bridged by an AP; 802.11 itself carries MSDUs up to 2304 B).
+pub(crate) fn channel_mtu(s: &Scenario, c: ChanId) -> u32 {
+    s.links
+        .get(c.0 as usize / 2)
+        .map_or(WIFI_MTU, |l| l.mtu.0 as u32)
+}
+
+const WIFI_MTU: u32 = 1500;
+
+/// The 802.11 associations of a scenario, in channel order after the links: (BSS index,
+/// station index within it, from 1). Association `k` has channel `2(L + k)` uplink and
+/// `2(L + k) + 1` downlink, L the number of links.
+pub(crate) fn associations(s: &Scenario) -> Vec<(usize, usize)> {
+    s.wifi
+        .iter()
+        .enumerate()
+        .flat_map(|(b, w)| (1..=w.stations.len()).map(move |k| (b, k)))
+        .collect()
 }
 
 /// Channel ends and routes of a scenario. Link `i` has channel `2i` forward
@@ -48,6 +70,11 @@ pub(crate) fn topology(s: &Scenario) -> (Vec<(NodeId, NodeId)>, Routes) {
         let (a, b) = (node(&l.ends[0]), node(&l.ends[1]));
         ends.push((a, b));
         ends.push((b, a));
+    }
+    for (b, k) in associations(s) {
+        let (sta, ap) = (node(&s.wifi[b].stations[k - 1]), node(&s.wifi[b].ap));
+        ends.push((sta, ap));
+        ends.push((ap, sta));
     }
     let mut routes = Routes::shortest_paths(s.nodes.len(), &ends);
     for r in &s.routes {
@@ -88,6 +115,17 @@ enum Event {
     Tti(u32),
     /// The PDUs of one TTI of link `.0`, direction `.1`, reach the peer RLC entity.
     RadioArrive(u32, u8),
+    /// 802.11 BSS `.0` may have a transmission to start or to end.
+    Wifi(u32),
+}
+
+/// Where a channel meets an 802.11 BSS: the BSS and the sending and receiving members
+/// (0 is the AP, `k` its `k`-th station).
+#[derive(Clone, Copy)]
+struct WifiPort {
+    bss: u32,
+    from: u16,
+    to: u16,
 }
 
 /// A handover of an LTE cell link, known from the scenario.
@@ -156,6 +194,12 @@ pub struct World {
     handovers: Vec<Handover>,
     /// The W-CDMA bearer of each link that has one.
     pub(crate) bearers: Vec<Option<Box<WcdmaBearer>>>,
+    /// The 802.11 BSSs, and for each channel its place in one, if any.
+    pub(crate) wifi: Vec<Bss>,
+    wifi_ports: Vec<Option<WifiPort>>,
+    /// The first channel of each BSS's associations.
+    wifi_base: Vec<u32>,
+    wifi_names: Vec<Vec<String>>,
     /// One capture per channel, when `record` asks for "pcap".
     captures: Vec<PcapWriter<Vec<u8>>>,
     scratch: Vec<Queued>,
@@ -261,6 +305,35 @@ impl World {
                     cell: k as u32 + 1,
                     loss_start: h.at.0.saturating_sub(h.burst_loss.0),
                 });
+            }
+        }
+        let mut wifi_ports = vec![None; channels.len()];
+        let mut wifi_base = Vec::with_capacity(s.wifi.len());
+        for (b, k) in associations(s) {
+            let w = &s.wifi[b];
+            if k == 1 {
+                wifi_base.push(channels.len() as u32);
+            }
+            let name = format!("{}-{}", w.name, w.stations[k - 1]);
+            let rate = crate::wifi::build::nominal_rate(w);
+            for (dir, (from, to)) in [(Dir::Forward, (k, 0)), (Dir::Reverse, (0, k))] {
+                let (a, z) = ends[channels.len()];
+                wifi_ports.push(Some(WifiPort {
+                    bss: b as u32,
+                    from: from as u16,
+                    to: to as u16,
+                }));
+                channels.push(Channel::new(
+                    name.clone(),
+                    dir,
+                    a,
+                    z,
+                    WIFI_MTU,
+                    rate,
+                    SimTime::ZERO,
+                    Qdisc::from_spec(&Default::default(), WIFI_MTU),
+                    Vec::new(),
+                ));
             }
         }
         let node = |name: &str| {
@@ -401,6 +474,7 @@ impl World {
                 transport,
             });
         }
+        let channels_len = channels.len();
         World {
             seed,
             end,
@@ -422,8 +496,20 @@ impl World {
                         .map(|r| Box::new(WcdmaBearer::new(l, r, seed)))
                 })
                 .collect(),
+            wifi: s
+                .wifi
+                .iter()
+                .map(|w| crate::wifi::build::bss(w, &s.nodes, seed))
+                .collect(),
+            wifi_ports,
+            wifi_base,
+            wifi_names: s
+                .wifi
+                .iter()
+                .map(|w| std::iter::once(&w.ap).chain(&w.stations).cloned().collect())
+                .collect(),
             captures: if s.record.contains(&RecordKind::Pcap) {
-                (0..2 * s.links.len())
+                (0..channels_len)
                     .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
                     .collect()
             } else {
@@ -508,6 +594,14 @@ impl World {
                 let b = self.bearers[link as usize].as_mut().expect("bearer");
                 let out = b.arrive(now, usize::from(dir));
                 self.rlc_outcome(now, link, out);
+            }
+            Event::Wifi(b) => {
+                let bss = &mut self.wifi[b as usize];
+                if bss.queued_wake == Some(now) {
+                    bss.queued_wake = None;
+                    let out = bss.wake(now);
+                    self.wifi_outcome(now, b, out);
+                }
             }
         }
     }
@@ -840,7 +934,27 @@ impl World {
             .next_hop(at, pkt.dst)
             .expect("routes checked before the run");
         let size = pkt.size();
-        if let Some(b) = self.bearers[c.0 as usize / 2].as_mut() {
+        if let Some(port) = self.wifi_ports[c.0 as usize] {
+            let uid = pkt.uid;
+            let bss = &mut self.wifi[port.bss as usize];
+            let (from, to) = (usize::from(port.from), usize::from(port.to));
+            if !bss.enqueue(now, from, to, p, uid, size) {
+                self.channels[c.0 as usize].stats.drops_queue += 1;
+                self.drop_packet(now, c, p, "queue");
+                return false;
+            }
+            let ch = &mut self.channels[c.0 as usize];
+            ch.stats.tx_packets += 1;
+            ch.stats.tx_bytes += u64::from(size);
+            self.capture(now, c, p);
+            self.arm_wifi(now, port.bss);
+            return true;
+        }
+        if let Some(b) = self
+            .bearers
+            .get_mut(c.0 as usize / 2)
+            .and_then(Option::as_mut)
+        {
             let uid = pkt.uid;
             let accepted = b.offer(now, c.0 as usize % 2, p, uid, size);
             let ch = &mut self.channels[c.0 as usize];
@@ -1053,6 +1167,67 @@ impl World {
             self.drop_packet(now, c, p, "rlc-discard");
         }
         self.arm_tti(now, link);
+    }
+
+    /// The channel from member `from` to member `to` of BSS `b`.
+    fn wifi_channel(&self, b: u32, from: usize, to: usize) -> ChanId {
+        let base = self.wifi_base[b as usize];
+        ChanId(if from == 0 {
+            base + 2 * (to as u32 - 1) + 1
+        } else {
+            base + 2 * (from as u32 - 1)
+        })
+    }
+
+    /// Acts on what an 802.11 BSS did: MAC-acknowledged packets free their sender's TCP
+    /// Small Queues budget, received ones go on from the receiver, dropped ones are dropped.
+    fn wifi_outcome(&mut self, now: SimTime, b: u32, out: bss::Outcome) {
+        for (from, to, p) in out.acked {
+            let c = self.wifi_channel(b, from, to);
+            self.left_first_hop(now, c, p);
+        }
+        for (from, to, p) in out.delivered {
+            let c = self.wifi_channel(b, from, to);
+            self.channels[c.0 as usize].stats.delivered_packets += 1;
+            self.queue.schedule(now, Event::Arrive(c, p));
+        }
+        for (from, to, p) in out.dropped {
+            let c = self.wifi_channel(b, from, to);
+            self.channels[c.0 as usize].stats.drops_loss += 1;
+            self.left_first_hop(now, c, p);
+            self.drop_packet(now, c, p, "retry-limit");
+        }
+        if let Some(t) = &mut self.traces.wifi {
+            let names = &self.wifi_names[b as usize];
+            for r in &out.transmissions {
+                t.push(&[
+                    Cell::F64(r.start.as_secs_f64()),
+                    Cell::Text(&self.wifi[b as usize].name),
+                    Cell::Text(&names[r.entity]),
+                    Cell::Text(&names[r.peer]),
+                    Cell::Text(r.kind),
+                    Cell::F64(r.rate_bps / 1e6),
+                    Cell::F64(r.mcs.map_or(f64::NAN, f64::from)),
+                    Cell::U64(u64::from(r.mpdus)),
+                    Cell::U64(u64::from(r.acked)),
+                    Cell::U64(u64::from(r.collision)),
+                    Cell::F64(r.snr_db),
+                ]);
+            }
+        }
+        self.arm_wifi(now, b);
+    }
+
+    /// Keeps one wake-up queued for a BSS at the time it next needs one.
+    fn arm_wifi(&mut self, now: SimTime, b: u32) {
+        let bss = &mut self.wifi[b as usize];
+        if let Some(t) = bss.next_wake() {
+            let t = t.max(now);
+            if bss.queued_wake.is_none_or(|q| t < q) {
+                bss.queued_wake = Some(t);
+                self.queue.schedule(t, Event::Wifi(b));
+            }
+        }
     }
 
     /// Keeps one TTI event queued while a bearer has work.

@@ -3,6 +3,7 @@
 //! [`load`] turns TOML text plus `--set` overrides into a checked [`Scenario`];
 //! every error it returns names the file, line and key (see [`ScenarioError`]).
 
+mod check_wifi;
 mod error;
 mod overrides;
 pub mod schema;

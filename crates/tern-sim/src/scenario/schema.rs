@@ -16,6 +16,9 @@ pub struct Scenario {
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// IEEE 802.11 BSSs: an access point and its stations on one shared channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wifi: Vec<WifiSpec>,
     /// Explicit routes; where none is given, packets follow the path with the
     /// fewest hops (ties broken by the order of the links in the file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +52,172 @@ fn default_seed() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub name: String,
+    /// Where the node is, in metres `[x, y, z]` (default the origin). Radio nodes' SNR
+    /// follows from the distance between them (see `wifi.propagation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<[f64; 3]>,
+    /// How the node moves from `position`: pauses and straight walks, in order (e.g. stay
+    /// 3 s at the AP, then walk away at 10 m/s: `[{ pause = "3s" }, { walk_to = [100, 0, 0],
+    /// speed = 10 }]`). Default: it stays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<MoveSpec>,
+}
+
+/// One leg of a node's path.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum MoveSpec {
+    /// Stay where it is for this long.
+    Pause { pause: Duration },
+    /// Walk in a straight line to `walk_to` (metres) at `speed` (m/s).
+    Walk { walk_to: [f64; 3], speed: f64 },
+}
+
+/// An IEEE 802.11 BSS: the access point `ap` and its `stations`, all on one channel (every
+/// member hears every other: no hidden terminals). Each station is joined to the AP by a
+/// link named `<bss>-<station>` whose forward direction is the uplink. Routes treat those
+/// like any other link.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WifiSpec {
+    pub name: String,
+    pub ap: String,
+    pub stations: Vec<String>,
+    pub standard: WifiStandard,
+    /// 802.11b only: the data rate of every Data frame, 1, 2, 5.5 or 11 Mbit/s (default
+    /// 11 Mbit/s). Acks go at the highest basic rate (1 or 2 Mbit/s) not above it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<DataRate>,
+    /// 802.11b only: PLCP preamble, "long" (default, 192 µs) or "short" (96 µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preamble: Option<PreambleSpec>,
+    /// 802.11n only: "5GHz" (default) or "2.4GHz".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<BandSpec>,
+    /// 802.11n only: channel width in MHz, 20 (default) or 40.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// 802.11n only: "long" (800 ns, default) or "short" (400 ns) guard interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_interval: Option<GuardIntervalSpec>,
+    /// 802.11n only: spatial streams of every member, 1 (default, MCS 0–7) or 2 (MCS 0–15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u8>,
+    /// 802.11n only: how each sender picks the MCS of an A-MPDU (default Minstrel-HT, the
+    /// Linux mac80211 default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlSpec>,
+    /// MAC transmit queue of each member, in packets (default 500, the size of ns-3's
+    /// WifiMacQueue).
+    #[serde(default = "wifi_queue")]
+    pub queue: u32,
+    /// Attempts before a frame is dropped: 802.11b per frame (default 7,
+    /// dot11ShortRetryLimit), 802.11n per MPDU (default 30, ATH_MAX_SW_RETRIES of the Linux
+    /// ath9k driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_limit: Option<u32>,
+    /// 802.11n only: A-MPDU limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ampdu: Option<AmpduSpec>,
+    /// A fixed probability that an MPDU is received in error, on top of the SNR-based
+    /// errors (default 0): for calibration.
+    #[serde(default)]
+    pub mpdu_error: f64,
+    /// How the SNR between members follows from their positions.
+    #[serde(default)]
+    pub propagation: PropagationSpec,
+}
+
+fn wifi_queue() -> u32 {
+    500
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum WifiStandard {
+    #[serde(rename = "802.11b")]
+    Dot11b,
+    #[serde(rename = "802.11n")]
+    Dot11n,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PreambleSpec {
+    Long,
+    Short,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum BandSpec {
+    #[serde(rename = "2.4GHz")]
+    Ghz2_4,
+    #[serde(rename = "5GHz")]
+    Ghz5,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GuardIntervalSpec {
+    Long,
+    Short,
+}
+
+/// Rate adaptation of an 802.11n sender.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RateControlSpec {
+    /// Always this MCS (0–15).
+    Constant { mcs: u8 },
+    /// The best MCS for the current SNR, known exactly (an oracle).
+    Ideal,
+    /// Minstrel-HT-like: success-probability statistics per MCS, throughput ranking, sampling.
+    Minstrel,
+}
+
+/// A-MPDU limits of an 802.11n sender.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AmpduSpec {
+    /// MPDUs per A-MPDU, 1–64 (default 64, the HT Block Ack window).
+    #[serde(default = "ampdu_mpdus")]
+    pub max_mpdus: u32,
+    /// PSDU bytes, up to 65 535 (default).
+    #[serde(default = "ampdu_bytes")]
+    pub max_bytes: u32,
+    /// PPDU duration (default 5.484 ms, the HT-mixed L-SIG limit; Linux ath9k uses 4 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<Duration>,
+}
+
+fn ampdu_mpdus() -> u32 {
+    64
+}
+fn ampdu_bytes() -> u32 {
+    65_535
+}
+
+/// Log-distance path loss (Rappaport eq. 4.69) from positions to SNR. Defaults are ns-3's
+/// YansWifiChannelHelper::Default() and YansWifiPhy: exponent 3, reference loss at 1 m from
+/// Friis at the band's frequency, transmit power 16.0206 dBm, noise figure 7 dB.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropagationSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+    /// Loss at 1 m, dB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_loss: Option<f64>,
+    /// Transmit power of every member, dBm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_power: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_figure: Option<f64>,
+    /// Standard deviation of log-normal shadowing, dB (default 0: none); one draw per
+    /// `shadowing_interval` (default 1 s) and member pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowing: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowing_interval: Option<Duration>,
 }
 
 /// A full-duplex point-to-point link; each direction has its own queue.
@@ -692,6 +861,9 @@ pub enum RecordKind {
     /// RLC AM per TTI and direction: sender buffer, PDUs sent and retransmitted;
     /// and (table `rlc_sdu`) every SDU's delay across the RLC.
     Rlc,
+    /// 802.11: every PPDU on the air (sender, receiver, kind, rate and MCS, MPDUs sent and
+    /// acknowledged, collision, the receiver's SNR).
+    Wifi,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -710,6 +882,7 @@ impl RecordKind {
             RecordKind::Handovers => "handovers",
             RecordKind::Switcher => "switcher",
             RecordKind::Rlc => "rlc",
+            RecordKind::Wifi => "wifi",
             RecordKind::Pcap => "pcap",
         }
     }

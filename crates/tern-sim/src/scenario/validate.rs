@@ -11,16 +11,16 @@ use crate::net::route::RouteError;
 use crate::scenario::units::QueueLimit;
 use crate::world::topology;
 
-fn key(k: &str) -> PathSeg {
+pub(super) fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_owned())
 }
 
-fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
+pub(super) fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
     vec![key(list), PathSeg::Index(i), key(field)]
 }
 
 /// Finds the first duplicate name in `names`, returning the index of its second use.
-fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
+pub(super) fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
     let mut seen: Vec<&str> = Vec::new();
     for (i, n) in names.enumerate() {
         if seen.contains(&n) {
@@ -31,7 +31,11 @@ fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str
     None
 }
 
-fn check_probability(src: &Source, path: Vec<PathSeg>, p: f64) -> Result<(), ScenarioError> {
+pub(super) fn check_probability(
+    src: &Source,
+    path: Vec<PathSeg>,
+    p: f64,
+) -> Result<(), ScenarioError> {
     if (0.0..=1.0).contains(&p) {
         Ok(())
     } else {
@@ -56,6 +60,7 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         ));
     }
     check_names(s, src)?;
+    super::check_wifi::check(s, src)?;
     let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
     for (i, link) in s.links.iter().enumerate() {
         for end in &link.ends {
@@ -250,9 +255,10 @@ fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioErr
 }
 
 fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
-    let lists: [(&str, Vec<&str>); 3] = [
+    let lists: [(&str, Vec<&str>); 4] = [
         ("nodes", s.nodes.iter().map(|n| n.name.as_str()).collect()),
         ("links", s.links.iter().map(|l| l.name.as_str()).collect()),
+        ("wifi", s.wifi.iter().map(|w| w.name.as_str()).collect()),
         ("flows", s.flows.iter().map(|f| f.name.as_str()).collect()),
     ];
     for (list, names) in &lists {
@@ -361,7 +367,7 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             ) {
                 Ok(chans) => {
                     for c in chans {
-                        path_mtu = path_mtu.min(s.links[c.0 as usize / 2].mtu.0);
+                        path_mtu = path_mtu.min(u64::from(crate::world::channel_mtu(s, c)));
                     }
                 }
                 Err(RouteError::NoRoute { at: n }) => {

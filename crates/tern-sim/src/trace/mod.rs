@@ -125,6 +125,7 @@ pub struct Traces {
     pub switcher: Option<Table>,
     pub rlc: Option<Table>,
     pub rlc_sdu: Option<Table>,
+    pub wifi: Option<Table>,
 }
 
 impl Traces {
@@ -218,6 +219,24 @@ impl Traces {
                             ("len", U64),
                             ("backoff", U64),
                             ("rto", F64),
+                        ],
+                    ))
+                }
+                RecordKind::Wifi => {
+                    t.wifi = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("bss", Text),
+                            ("from", Text),
+                            ("to", Text),
+                            ("kind", Text),
+                            ("rate_mbps", F64),
+                            ("mcs", F64),
+                            ("mpdus", U64),
+                            ("acked", U64),
+                            ("collision", U64),
+                            ("snr_db", F64),
                         ],
                     ))
                 }
@@ -325,6 +344,7 @@ impl Traces {
             self.switcher,
             self.rlc,
             self.rlc_sdu,
+            self.wifi,
         ]
         .into_iter()
         .flatten()

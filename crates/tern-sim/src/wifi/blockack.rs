@@ -1,1 +1,724 @@
-//! Block Ack agreements (placeholder, being written).
+//! HT-immediate Block Ack for one (originator, recipient, TID) agreement (IEEE Std
+//! 802.11-2020 §10.25, HT-immediate extensions §10.25.6): the originator's transmit window
+//! and retransmission bookkeeping ([`Originator`], §10.25.6.7 and §10.25.6.8) and the
+//! recipient's scoreboard and receive reordering buffer ([`Recipient`], §10.25.6.3 and
+//! §10.25.6.6), with the 64-bit compressed BlockAck bitmap (§9.3.1.8).
+//!
+//! Sans-IO state machines: the MAC model tells them what happened (an A-MPDU is being built,
+//! a BlockAck arrived or timed out, an MPDU arrived with a correct FCS, a BlockAckReq
+//! arrived) and acts on what they return. Packets are opaque `u64` ids. The ADDBA
+//! handshake, the frames themselves and all timing are the caller's business.
+//!
+//! Sequence numbers are the 12-bit Sequence Number field (§9.2.4.4.2), counted modulo 4096
+//! (§10.3.2.14): see [`sn_add`], [`sn_offset`] and [`sn_precedes`].
+
+use std::collections::VecDeque;
+
+/// Sequence numbers are counted modulo 2^12 (§9.2.4.4.2).
+pub const SN_MODULO: u16 = 4096;
+
+/// Half the sequence number space, 2^11: how far ahead "after" reaches in SN comparisons.
+const SN_HALF: u16 = SN_MODULO / 2;
+
+/// WinSizeB, the recipient's reordering buffer and scoreboard size: 64 MPDUs, the size of the
+/// compressed BlockAck bitmap (§9.3.1.8) and the largest HT buffer size.
+pub const RECIPIENT_WIN_SIZE: u16 = 64;
+
+/// `sn + n` modulo 4096.
+pub const fn sn_add(sn: u16, n: u16) -> u16 {
+    // 4096 divides 2^16, so wrapping u16 arithmetic is exact modulo 4096.
+    sn.wrapping_add(n) % SN_MODULO
+}
+
+/// `(to − from)` modulo 4096: how many sequence numbers `to` lies after `from`.
+pub const fn sn_offset(from: u16, to: u16) -> u16 {
+    to.wrapping_sub(from) % SN_MODULO
+}
+
+/// Whether `a` comes strictly before `b` in the circular sequence space:
+/// 0 < (b − a) mod 4096 < 2048.
+pub const fn sn_precedes(a: u16, b: u16) -> bool {
+    let d = sn_offset(a, b);
+    d != 0 && d < SN_HALF
+}
+
+// ---------------------------------------------------------------------------------------
+// Originator
+// ---------------------------------------------------------------------------------------
+
+/// Where an MPDU of the originator's queue stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MpduState {
+    /// Has a sequence number, never sent.
+    New,
+    /// Sent in the last batch, outcome not known yet.
+    InFlight,
+    /// Sent, not acknowledged, waiting for a retransmission.
+    Retry,
+    /// Acknowledged by a BlockAck (stays queued until the window passes it).
+    Acked,
+    /// Given up after `retry_limit` failed attempts (stays queued until the window passes it).
+    Dropped,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Mpdu {
+    id: u64,
+    attempts: u32,
+    state: MpduState,
+}
+
+/// What a BlockAck (or its absence) did to the originator's window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaOutcome {
+    /// Ids acknowledged by this BlockAck, in SN order: the MPDUs of the batch whose bit is
+    /// set, plus any MPDU still waiting for a retransmission whose bit is set (its earlier
+    /// BlockAck was lost).
+    pub acked: Vec<u64>,
+    /// Ids of the batch given up on, in SN order: not acknowledged after their
+    /// `retry_limit`-th attempt.
+    pub dropped: Vec<u64>,
+    /// MPDUs of the batch not acknowledged and queued for a retransmission.
+    pub retries: usize,
+    /// WinStartO after this outcome.
+    pub win_start: u16,
+    /// `Some(WinStartO)` when the window moved past at least one dropped MPDU: the
+    /// originator then sends a BlockAckReq (§9.3.1.7) with this Starting Sequence Number so
+    /// that the recipient stops waiting for the dropped MPDUs; hand it to
+    /// [`Recipient::on_bar`]. The BlockAckReq is modelled as reliable.
+    pub bar: Option<u16>,
+}
+
+/// The transmit side of an HT-immediate Block Ack agreement (§10.25.6.7, §10.25.6.8):
+/// assigns sequence numbers, picks the MPDUs of each A-MPDU within the transmit window
+/// [WinStartO, WinStartO + WinSizeO) and keeps track of acknowledgements and retries.
+///
+/// One batch (A-MPDU) is outstanding at a time: after [`Originator::next_batch`] the caller
+/// reports the BlockAck with [`Originator::on_block_ack`] or its timeout with
+/// [`Originator::on_no_block_ack`] before asking for the next batch.
+#[derive(Clone, Debug)]
+pub struct Originator {
+    /// WinStartO: the SN of `queue[0]`, the oldest MPDU neither acknowledged nor dropped
+    /// (or the next SN to assign if the queue is empty).
+    win_start: u16,
+    /// WinSizeO, 1..=64.
+    win_size: u16,
+    /// Most transmissions of one MPDU.
+    retry_limit: u32,
+    /// `queue[i]` has SN `win_start + i`. Its front is never `Acked` or `Dropped`; the MPDUs
+    /// ever sent form a prefix of it, all inside the window.
+    queue: VecDeque<Mpdu>,
+}
+
+impl Originator {
+    /// An agreement whose first MPDU gets SN 0, with transmit window WinSizeO = `win_size`
+    /// and at most `retry_limit` transmissions per MPDU.
+    ///
+    /// # Panics
+    /// If `win_size` is not in 1..=64 or `retry_limit` is 0.
+    pub fn new(win_size: u16, retry_limit: u32) -> Self {
+        Self::with_ssn(0, win_size, retry_limit)
+    }
+
+    /// Like [`Originator::new`], with the first MPDU getting SN `ssn` (the Block Ack
+    /// Starting Sequence Control of the ADDBA Request).
+    ///
+    /// # Panics
+    /// If `ssn` ≥ 4096, `win_size` is not in 1..=64 or `retry_limit` is 0.
+    pub fn with_ssn(ssn: u16, win_size: u16, retry_limit: u32) -> Self {
+        assert!(ssn < SN_MODULO, "sequence number {ssn} is not 12-bit");
+        assert!(
+            (1..=RECIPIENT_WIN_SIZE).contains(&win_size),
+            "WinSizeO {win_size} not in 1..=64"
+        );
+        assert!(retry_limit >= 1, "retry limit must allow one transmission");
+        Originator {
+            win_start: ssn,
+            win_size,
+            retry_limit,
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// Queues a new MPDU carrying packet `id` and returns its sequence number: the SN after
+    /// that of the previously queued MPDU, modulo 4096 (§10.3.2.14).
+    pub fn enqueue(&mut self, id: u64) -> u16 {
+        // The queue may be longer than the SN space; only its first 64 entries are ever
+        // looked at by SN, so the ambiguity never matters.
+        let sn = sn_add(
+            self.win_start,
+            (self.queue.len() % SN_MODULO as usize) as u16,
+        );
+        self.queue.push_back(Mpdu {
+            id,
+            attempts: 0,
+            state: MpduState::New,
+        });
+        sn
+    }
+
+    /// The `(sn, id)` pairs of the next A-MPDU, in SN order: the MPDUs waiting for a
+    /// retransmission first, then new ones, all with SN in [WinStartO, WinStartO + WinSizeO)
+    /// (§10.25.6.7); an MPDU outside the window waits. Stops after `max_mpdus` MPDUs or at
+    /// the first MPDU for which `fits(id)` is false (the caller's byte and duration limits).
+    /// Each MPDU returned is in flight and has one more attempt.
+    pub fn next_batch(
+        &mut self,
+        max_mpdus: usize,
+        mut fits: impl FnMut(u64) -> bool,
+    ) -> Vec<(u16, u64)> {
+        let mut batch = Vec::new();
+        // Sent MPDUs form a prefix of the queue, so SN order puts retransmissions first.
+        for i in 0..self.window_len() {
+            if batch.len() >= max_mpdus {
+                break;
+            }
+            let m = &mut self.queue[i];
+            if !matches!(m.state, MpduState::New | MpduState::Retry) {
+                continue;
+            }
+            if !fits(m.id) {
+                break;
+            }
+            m.state = MpduState::InFlight;
+            m.attempts += 1;
+            batch.push((sn_add(self.win_start, i as u16), m.id));
+        }
+        batch
+    }
+
+    /// A BlockAck arrived whose bitmap bit `i` acknowledges SN `start_seq + i` (§9.3.1.8,
+    /// §10.25.6.8):
+    ///
+    /// * an in-flight or retry-waiting MPDU whose bit is set is done;
+    /// * an in-flight MPDU whose bit is clear, or which lies outside the 64 SNs the bitmap
+    ///   covers, failed one attempt: it waits for a retransmission, or is dropped if it has
+    ///   had `retry_limit` attempts;
+    ///
+    /// then WinStartO moves to the oldest MPDU neither acknowledged nor dropped.
+    pub fn on_block_ack(&mut self, start_seq: u16, bitmap: u64) -> BaOutcome {
+        let mut out = BaOutcome::default();
+        for i in 0..self.window_len() {
+            let off = sn_offset(start_seq, sn_add(self.win_start, i as u16));
+            let acked = off < 64 && (bitmap >> off) & 1 == 1;
+            let m = &mut self.queue[i];
+            match m.state {
+                MpduState::InFlight | MpduState::Retry if acked => {
+                    m.state = MpduState::Acked;
+                    out.acked.push(m.id);
+                }
+                MpduState::InFlight => Self::fail(m, self.retry_limit, &mut out),
+                _ => {}
+            }
+        }
+        self.advance(out)
+    }
+
+    /// No BlockAck came back (BlockAck timeout): every in-flight MPDU failed one attempt,
+    /// with the same retry-limit rule as [`Originator::on_block_ack`].
+    pub fn on_no_block_ack(&mut self) -> BaOutcome {
+        let mut out = BaOutcome::default();
+        for m in self.queue.iter_mut().take(self.win_size as usize) {
+            if m.state == MpduState::InFlight {
+                Self::fail(m, self.retry_limit, &mut out);
+            }
+        }
+        self.advance(out)
+    }
+
+    /// WinStartO: the SN of the oldest MPDU neither acknowledged nor dropped.
+    pub fn win_start(&self) -> u16 {
+        self.win_start
+    }
+
+    /// MPDUs waiting to be sent: new ones plus those waiting for a retransmission.
+    pub fn queued(&self) -> usize {
+        self.queue.len() - self.count_in_window(|s| !matches!(s, MpduState::New | MpduState::Retry))
+    }
+
+    /// MPDUs waiting for a retransmission.
+    pub fn pending_retries(&self) -> usize {
+        self.count_in_window(|s| s == MpduState::Retry)
+    }
+
+    /// MPDUs of the outstanding batch.
+    pub fn in_flight(&self) -> usize {
+        self.count_in_window(|s| s == MpduState::InFlight)
+    }
+
+    /// Whether every MPDU queued so far has been acknowledged or dropped.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// How many queue entries lie inside the transmit window.
+    fn window_len(&self) -> usize {
+        self.queue.len().min(self.win_size as usize)
+    }
+
+    /// Entries of the window in a state matching `pred` (entries past the window are all
+    /// `New`).
+    fn count_in_window(&self, pred: impl Fn(MpduState) -> bool) -> usize {
+        self.queue
+            .iter()
+            .take(self.win_size as usize)
+            .filter(|m| pred(m.state))
+            .count()
+    }
+
+    /// One failed attempt of an in-flight MPDU.
+    fn fail(m: &mut Mpdu, retry_limit: u32, out: &mut BaOutcome) {
+        if m.attempts >= retry_limit {
+            m.state = MpduState::Dropped;
+            out.dropped.push(m.id);
+        } else {
+            m.state = MpduState::Retry;
+            out.retries += 1;
+        }
+    }
+
+    /// Moves WinStartO past the acknowledged and dropped MPDUs at the front and completes
+    /// `out` with the new window start (and the BlockAckReq SSN if a drop was passed).
+    fn advance(&mut self, mut out: BaOutcome) -> BaOutcome {
+        let mut passed_drop = false;
+        while let Some(m) = self.queue.front() {
+            match m.state {
+                MpduState::Acked => {}
+                MpduState::Dropped => passed_drop = true,
+                _ => break,
+            }
+            self.queue.pop_front();
+            self.win_start = sn_add(self.win_start, 1);
+        }
+        out.win_start = self.win_start;
+        out.bar = passed_drop.then_some(self.win_start);
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Recipient
+// ---------------------------------------------------------------------------------------
+
+/// The receive side of an HT-immediate Block Ack agreement: the receive reordering buffer
+/// (§10.25.6.6) with WinStartB and WinEndB = WinStartB + 63 (WinSizeB = 64), and the
+/// scoreboard the BlockAck bitmap is built from (§10.25.6.3).
+///
+/// The scoreboard shares the reordering buffer's window (WinStartR = WinStartB) and adds a
+/// record of which of the 2048 SNs behind the window were received and passed up, so that
+/// [`Recipient::block_ack`] can answer for any starting sequence number the originator may
+/// still be asking about; see there for the exact rule.
+#[derive(Clone, Debug)]
+pub struct Recipient {
+    /// WinStartB.
+    win_start: u16,
+    /// Buffered MPDU ids, SN `s` in slot `s % 64`; only SNs of the current window are held.
+    buffer: [Option<u64>; RECIPIENT_WIN_SIZE as usize],
+    /// How many slots of `buffer` are full.
+    buffered: usize,
+    /// One bit per SN: received since the SN last entered the window. Meaningful for the
+    /// window and the 2048 SNs before WinStartB; cleared as an SN (re-)enters the window.
+    received: [u64; SN_MODULO as usize / 64],
+    /// MPDUs discarded as duplicates or as too old.
+    duplicates: u64,
+}
+
+impl Recipient {
+    /// An agreement whose window starts at `ssn` (the Block Ack Starting Sequence Control of
+    /// the ADDBA Request).
+    ///
+    /// # Panics
+    /// If `ssn` ≥ 4096.
+    pub fn new(ssn: u16) -> Self {
+        assert!(ssn < SN_MODULO, "sequence number {ssn} is not 12-bit");
+        Recipient {
+            win_start: ssn,
+            buffer: [None; RECIPIENT_WIN_SIZE as usize],
+            buffered: 0,
+            received: [0; SN_MODULO as usize / 64],
+            duplicates: 0,
+        }
+    }
+
+    /// An MPDU with SN `sn` carrying packet `id` arrived with a correct FCS. The rules of
+    /// §10.25.6.6, with d = (sn − WinStartB) mod 4096:
+    ///
+    /// * d < 64 (within the window): buffered, or discarded if that SN is already buffered;
+    /// * 64 ≤ d < 2048 (beyond WinEndB): the window moves so that WinEndB = `sn`, every
+    ///   buffered MPDU now before WinStartB is passed up in SN order (gaps are skipped, the
+    ///   missing MPDUs are given up on), then the MPDU is buffered;
+    /// * d ≥ 2048 (before WinStartB): discarded as old or duplicate.
+    ///
+    /// Then the in-order run of buffered MPDUs from WinStartB is passed up and WinStartB
+    /// moves past it. Returns the ids passed up, in SN order.
+    pub fn on_mpdu(&mut self, sn: u16, id: u64) -> Vec<u64> {
+        let mut up = Vec::new();
+        let d = sn_offset(self.win_start, sn);
+        if d >= SN_HALF {
+            self.duplicates += 1;
+            return up;
+        }
+        if d >= RECIPIENT_WIN_SIZE {
+            self.move_window(sn_add(sn, SN_MODULO - (RECIPIENT_WIN_SIZE - 1)), &mut up);
+        }
+        let slot = &mut self.buffer[Self::slot(sn)];
+        if slot.is_some() {
+            self.duplicates += 1;
+            return up;
+        }
+        *slot = Some(id);
+        self.buffered += 1;
+        self.received[sn as usize / 64] |= 1 << (sn % 64);
+        self.release_in_order(&mut up);
+        up
+    }
+
+    /// A BlockAckReq with Starting Sequence Number `ssn` arrived (§10.25.6.6): if `ssn` is
+    /// after WinStartB, every buffered MPDU before `ssn` is passed up in SN order (gaps are
+    /// given up on), WinStartB becomes `ssn`, then the in-order run from there is passed up.
+    /// Otherwise nothing changes. Returns the ids passed up, in SN order.
+    pub fn on_bar(&mut self, ssn: u16) -> Vec<u64> {
+        let mut up = Vec::new();
+        if sn_precedes(self.win_start, ssn) {
+            self.move_window(ssn, &mut up);
+            self.release_in_order(&mut up);
+        }
+        up
+    }
+
+    /// The compressed BlockAck bitmap (§9.3.1.8) answering for `start_seq`: bit `i` is set
+    /// when the MPDU with SN s = `start_seq + i` is known to have been received, that is
+    /// when s is
+    ///
+    /// * in the window [WinStartB, WinEndB] and held in the reordering buffer;
+    /// * in the 2048 SNs before WinStartB and was received and passed up: an SN the window
+    ///   moved past without it having been received (a gap skipped by a later MPDU or a
+    ///   BlockAckReq) reports 0, like an SN never seen since the agreement began;
+    ///
+    /// and clear for SNs beyond WinEndB. Reporting passed-up MPDUs keeps an originator whose
+    /// previous BlockAck was lost from retransmitting what was already delivered; the bit of
+    /// an SN never depends on the `start_seq` asked for.
+    pub fn block_ack(&self, start_seq: u16) -> u64 {
+        (0..64u16)
+            .filter(|&i| self.is_received(sn_add(start_seq, i)))
+            .fold(0, |bitmap, i| bitmap | 1 << i)
+    }
+
+    /// WinStartB.
+    pub fn win_start(&self) -> u16 {
+        self.win_start
+    }
+
+    /// MPDUs held in the reordering buffer.
+    pub fn buffered(&self) -> usize {
+        self.buffered
+    }
+
+    /// MPDUs discarded so far: SN already buffered, or before WinStartB (received again
+    /// after being passed up, or arriving after the window gave up on it).
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    fn slot(sn: u16) -> usize {
+        (sn % RECIPIENT_WIN_SIZE) as usize
+    }
+
+    fn is_received(&self, sn: u16) -> bool {
+        let d = sn_offset(self.win_start, sn);
+        let beyond_end = (RECIPIENT_WIN_SIZE..SN_HALF).contains(&d);
+        !beyond_end && (self.received[sn as usize / 64] >> (sn % 64)) & 1 == 1
+    }
+
+    /// Moves WinStartB forward to `new_start` (after it, less than 2048 ahead): buffered
+    /// MPDUs now before the window are passed up into `up` in SN order, and the SNs that
+    /// entered the window, or jumped from beyond it to before it, are marked not received.
+    fn move_window(&mut self, new_start: u16, up: &mut Vec<u64>) {
+        let d = sn_offset(self.win_start, new_start);
+        for k in 0..d.min(RECIPIENT_WIN_SIZE) {
+            if let Some(id) = self.buffer[Self::slot(sn_add(self.win_start, k))].take() {
+                up.push(id);
+                self.buffered -= 1;
+            }
+        }
+        for k in 0..d {
+            let sn = sn_add(self.win_start, RECIPIENT_WIN_SIZE + k);
+            self.received[sn as usize / 64] &= !(1 << (sn % 64));
+        }
+        self.win_start = new_start;
+    }
+
+    /// Passes up the buffered MPDUs from WinStartB on until the first missing SN, moving
+    /// WinStartB past them.
+    fn release_in_order(&mut self, up: &mut Vec<u64>) {
+        while self.buffer[Self::slot(self.win_start)].is_some() {
+            self.move_window(sn_add(self.win_start, 1), up);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(_: u64) -> bool {
+        true
+    }
+
+    #[test]
+    fn sequence_number_arithmetic() {
+        assert_eq!(sn_add(4095, 1), 0);
+        assert_eq!(sn_add(4000, 200), 104);
+        assert_eq!(sn_offset(4095, 0), 1);
+        assert_eq!(sn_offset(0, 4095), 4095);
+        assert!(sn_precedes(4095, 0));
+        assert!(sn_precedes(0, 2047));
+        assert!(!sn_precedes(0, 2048));
+        assert!(!sn_precedes(7, 7));
+        assert!(!sn_precedes(1, 0));
+    }
+
+    /// Four MPDUs, the second lost: BlockAck 0b1101, only SN 1 resent; the recipient passes
+    /// up SN 0, holds 2 and 3 until 1 arrives, then passes up 1, 2, 3.
+    #[test]
+    fn one_lost_mpdu_is_resent_alone_and_reordered() {
+        let mut o = Originator::new(64, 7);
+        let mut r = Recipient::new(0);
+        let sns: Vec<u16> = (100..104).map(|id| o.enqueue(id)).collect();
+        assert_eq!(sns, [0, 1, 2, 3]);
+        let batch = o.next_batch(64, all);
+        assert_eq!(batch, [(0, 100), (1, 101), (2, 102), (3, 103)]);
+        assert_eq!(o.in_flight(), 4);
+
+        assert_eq!(r.on_mpdu(0, 100), [100]);
+        assert!(r.on_mpdu(2, 102).is_empty());
+        assert!(r.on_mpdu(3, 103).is_empty());
+        assert_eq!(r.buffered(), 2);
+        assert_eq!(r.win_start(), 1);
+        assert_eq!(r.block_ack(0), 0b1101);
+
+        let out = o.on_block_ack(0, 0b1101);
+        assert_eq!(out.acked, [100, 102, 103]);
+        assert!(out.dropped.is_empty());
+        assert_eq!(out.retries, 1);
+        assert_eq!(out.win_start, 1);
+        assert_eq!(out.bar, None);
+        assert_eq!((o.queued(), o.pending_retries(), o.in_flight()), (1, 1, 0));
+
+        assert_eq!(o.next_batch(64, all), [(1, 101)]);
+        assert_eq!(r.on_mpdu(1, 101), [101, 102, 103]);
+        assert_eq!(r.buffered(), 0);
+        // SNs 1..=3 received, 4.. not.
+        assert_eq!(r.block_ack(1), 0b111);
+        let out = o.on_block_ack(1, r.block_ack(1));
+        assert_eq!(out.acked, [101]);
+        assert_eq!(out.win_start, 4);
+        assert!(o.is_empty());
+    }
+
+    /// A new MPDU beyond WinStartO + WinSizeO − 1 waits while an older one is unacknowledged.
+    #[test]
+    fn new_mpdus_wait_outside_the_window() {
+        let mut o = Originator::new(64, 7);
+        for id in 0..100 {
+            o.enqueue(id);
+        }
+        assert_eq!(o.next_batch(10, all).len(), 10);
+        // SN 0 missing, 1..=9 acknowledged.
+        let out = o.on_block_ack(0, 0b11_1111_1110);
+        assert_eq!((out.retries, out.win_start), (1, 0));
+        let batch = o.next_batch(usize::MAX, all);
+        let sns: Vec<u16> = batch.iter().map(|&(sn, _)| sn).collect();
+        let expected: Vec<u16> = std::iter::once(0).chain(10..64).collect();
+        assert_eq!(sns, expected);
+        assert_eq!(o.queued(), 36);
+        // Everything acknowledged: the window slides to 64 and the rest may go.
+        let out = o.on_block_ack(0, u64::MAX);
+        assert_eq!(out.acked.len(), 55);
+        assert_eq!(out.win_start, 64);
+        assert_eq!(o.next_batch(usize::MAX, all).len(), 36);
+    }
+
+    #[test]
+    fn small_window_and_fits_limit_the_batch() {
+        let mut o = Originator::new(4, 3);
+        for id in 0..10 {
+            o.enqueue(id);
+        }
+        let mut budget = 2;
+        let batch = o.next_batch(64, |_| {
+            budget -= 1;
+            budget >= 0
+        });
+        assert_eq!(batch, [(0, 0), (1, 1)]);
+        o.on_block_ack(0, 0b10);
+        // SN 0 resent, then SNs 2 and 3; SN 4 is outside [0, 4).
+        assert_eq!(o.next_batch(64, all), [(0, 0), (2, 2), (3, 3)]);
+        assert!(o.next_batch(64, all).is_empty());
+    }
+
+    /// An MPDU failing `retry_limit` times is dropped, the window moves past it and the
+    /// BlockAckReq releases the MPDUs the recipient held behind it.
+    #[test]
+    fn retry_limit_drops_and_block_ack_req_releases() {
+        let mut o = Originator::new(64, 2);
+        let mut r = Recipient::new(0);
+        for id in [10, 11, 12] {
+            o.enqueue(id);
+        }
+        o.next_batch(64, all);
+        assert!(r.on_mpdu(1, 11).is_empty());
+        assert!(r.on_mpdu(2, 12).is_empty());
+        let out = o.on_block_ack(0, r.block_ack(0));
+        assert_eq!(
+            (out.acked.as_slice(), out.retries, out.bar),
+            (&[11, 12][..], 1, None)
+        );
+
+        assert_eq!(o.next_batch(64, all), [(0, 10)]);
+        let out = o.on_block_ack(0, r.block_ack(0));
+        assert_eq!(out.dropped, [10]);
+        assert_eq!(out.retries, 0);
+        assert_eq!((out.win_start, out.bar), (3, Some(3)));
+        assert!(o.is_empty());
+
+        assert_eq!(r.on_bar(3), [11, 12]);
+        assert_eq!(r.win_start(), 3);
+        assert_eq!(r.buffered(), 0);
+        // The late copy of SN 0 is discarded; its bit stays clear, 1 and 2 stay set.
+        assert!(r.on_mpdu(0, 10).is_empty());
+        assert_eq!(r.duplicates(), 1);
+        assert_eq!(r.block_ack(0), 0b110);
+    }
+
+    /// The BlockAckReq is announced as soon as the window passes a dropped MPDU, even with
+    /// later MPDUs still waiting for a retransmission.
+    #[test]
+    fn block_ack_req_as_soon_as_the_window_passes_a_drop() {
+        let mut o = Originator::new(64, 1);
+        o.enqueue(0);
+        o.enqueue(1);
+        o.next_batch(1, all);
+        let out = o.on_no_block_ack();
+        assert_eq!(
+            (out.dropped.as_slice(), out.win_start, out.bar),
+            (&[0][..], 1, Some(1))
+        );
+
+        let mut o = Originator::new(64, 2);
+        o.enqueue(0);
+        o.enqueue(1);
+        o.next_batch(64, all);
+        o.on_block_ack(0, 0b00); // both wait for a retransmission
+        assert_eq!(o.next_batch(1, all), [(0, 0)]); // SN 0's last attempt
+        let out = o.on_no_block_ack();
+        assert_eq!(
+            (out.dropped.as_slice(), out.win_start, out.bar),
+            (&[0][..], 1, Some(1))
+        );
+        assert_eq!(o.pending_retries(), 1);
+    }
+
+    /// Whole A-MPDU lost (BlockAck timeout): every MPDU retried, then dropped at the limit.
+    #[test]
+    fn lost_ampdu_retries_everything() {
+        let mut o = Originator::new(64, 2);
+        for id in 0..5 {
+            o.enqueue(id);
+        }
+        let first = o.next_batch(64, all);
+        let out = o.on_no_block_ack();
+        assert_eq!((out.retries, out.win_start, out.bar), (5, 0, None));
+        assert_eq!(o.pending_retries(), 5);
+        assert_eq!(o.next_batch(64, all), first);
+        let out = o.on_no_block_ack();
+        assert_eq!(out.dropped, [0, 1, 2, 3, 4]);
+        assert_eq!((out.retries, out.win_start, out.bar), (0, 5, Some(5)));
+        assert!(o.is_empty());
+    }
+
+    /// A late BlockAck bit acknowledges an MPDU that was waiting for a retransmission.
+    #[test]
+    fn acknowledgement_of_a_retry_waiting_mpdu() {
+        let mut o = Originator::new(64, 5);
+        for id in 0..3 {
+            o.enqueue(id);
+        }
+        o.next_batch(64, all);
+        o.on_no_block_ack();
+        assert_eq!(o.next_batch(1, all), [(0, 0)]);
+        let out = o.on_block_ack(0, 0b111);
+        assert_eq!(out.acked, [0, 1, 2]);
+        assert!(o.is_empty());
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_around() {
+        let mut o = Originator::with_ssn(4094, 64, 4);
+        let mut r = Recipient::new(4094);
+        let sns: Vec<u16> = (0..4).map(|id| o.enqueue(id)).collect();
+        assert_eq!(sns, [4094, 4095, 0, 1]);
+        let batch = o.next_batch(64, all);
+        assert_eq!(batch.len(), 4);
+        assert_eq!(r.on_mpdu(4094, 0), [0]);
+        assert!(r.on_mpdu(0, 2).is_empty());
+        assert!(r.on_mpdu(1, 3).is_empty());
+        assert_eq!(r.block_ack(4094), 0b1101);
+        let out = o.on_block_ack(4094, 0b1101);
+        assert_eq!(
+            (out.acked.as_slice(), out.win_start),
+            (&[0, 2, 3][..], 4095)
+        );
+        assert_eq!(o.next_batch(64, all), [(4095, 1)]);
+        assert_eq!(r.on_mpdu(4095, 1), [1, 2, 3]);
+        assert_eq!(r.win_start(), 2);
+        let out = o.on_block_ack(4095, r.block_ack(4095));
+        assert_eq!((out.acked.as_slice(), out.win_start), (&[1][..], 2));
+        assert!(o.is_empty());
+    }
+
+    /// An SN beyond WinEndB moves the window: buffered MPDUs falling before it are passed up
+    /// across the gap; the skipped SN reports 0, the passed-up ones 1.
+    #[test]
+    fn recipient_window_jump_skips_gaps() {
+        let mut r = Recipient::new(0);
+        assert!(r.on_mpdu(1, 11).is_empty());
+        assert!(r.on_mpdu(3, 13).is_empty());
+        // WinEndB = 66, WinStartB = 3: SN 1 goes up across the gap at 0 and 2, then SN 3
+        // starts the in-order run.
+        assert_eq!(r.on_mpdu(66, 76), [11, 13]);
+        assert_eq!(r.win_start(), 4);
+        assert_eq!(r.buffered(), 1);
+        assert_eq!(r.block_ack(0), 0b1010);
+        assert_eq!(r.block_ack(3), 1 | 1 << 63);
+        assert!(r.on_mpdu(1, 11).is_empty());
+        assert!(r.on_mpdu(66, 76).is_empty());
+        assert_eq!(r.duplicates(), 2);
+        // SN 70 is beyond WinEndB = 67: it moves the window to 7, releasing nothing since
+        // SN 66 is still in the window.
+        assert!(r.on_mpdu(70, 80).is_empty());
+        assert_eq!(r.win_start(), 7);
+        assert_eq!(r.on_bar(67), [76]);
+        assert_eq!(r.win_start(), 67);
+        // A BlockAckReq that is not ahead of WinStartB changes nothing.
+        assert!(r.on_bar(10).is_empty());
+        assert_eq!(r.win_start(), 67);
+        assert_eq!(r.on_mpdu(67, 77), [77]);
+        assert_eq!(r.block_ack(63), 0b1001_1000);
+    }
+
+    /// After the SN space wraps, stale scoreboard bits from 4096 SNs ago are not reported.
+    #[test]
+    fn scoreboard_forgets_the_previous_lap() {
+        let mut r = Recipient::new(0);
+        for sn in 0..SN_MODULO {
+            assert_eq!(r.on_mpdu(sn, u64::from(sn)), [u64::from(sn)]);
+        }
+        assert_eq!(r.win_start(), 0);
+        assert_eq!(r.block_ack(0), 0);
+        assert_eq!(r.block_ack(4032), u64::MAX);
+        // Jump far ahead with a BlockAckReq: the jumped-over SNs were never received.
+        assert!(r.on_bar(1000).is_empty());
+        assert_eq!(r.block_ack(900), 0);
+    }
+}

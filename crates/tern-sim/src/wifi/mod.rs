@@ -14,6 +14,8 @@
 
 pub mod analytic;
 pub mod blockack;
+pub mod bss;
+pub mod build;
 pub mod error_model;
 pub mod frames;
 pub mod phy;

@@ -1,0 +1,175 @@
+//! Checks of node positions and `[[wifi]]` tables: members exist, each field fits the
+//! standard it belongs to, values are in range.
+
+use super::validate::{at, check_probability, duplicate, key};
+use super::{PathSeg, RateControlSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard};
+use crate::wifi::build::{dsss_rate, mobility};
+
+pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.position.is_some_and(|p| p.iter().any(|c| !c.is_finite())) {
+            return Err(src.error(&at("nodes", i, "position"), "expected finite metres"));
+        }
+        if let Err(e) = mobility(n) {
+            return Err(src.error(&at("nodes", i, "moves"), e));
+        }
+    }
+    let mut members: Vec<&str> = Vec::new();
+    for (i, w) in s.wifi.iter().enumerate() {
+        check_bss(s, src, i, w)?;
+        members.extend(w.stations.iter().map(String::as_str));
+    }
+    if let Some((k, n)) = duplicate(members.iter().copied()) {
+        // Find the BSS of the second use for the error's place.
+        let mut seen = 0;
+        for (i, w) in s.wifi.iter().enumerate() {
+            if k < seen + w.stations.len() {
+                return Err(src.error(
+                    &at("wifi", i, "stations"),
+                    format!("station {n:?} belongs to two BSSs (roaming is not modelled)"),
+                ));
+            }
+            seen += w.stations.len();
+        }
+    }
+    Ok(())
+}
+
+fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), ScenarioError> {
+    let path = |field: &str| at("wifi", i, field);
+    let sub = |field: &str, inner: &str| {
+        let mut p = at("wifi", i, field);
+        p.push(key(inner));
+        p
+    };
+    let node = |name: &str| s.nodes.iter().any(|n| n.name == name);
+    if !node(&w.ap) {
+        return Err(src.error(&path("ap"), format!("no node named {:?}", w.ap)));
+    }
+    if w.stations.is_empty() {
+        return Err(src.error(&path("stations"), "expected at least one station"));
+    }
+    for (k, st) in w.stations.iter().enumerate() {
+        let mut p = path("stations");
+        p.push(PathSeg::Index(k));
+        if !node(st) {
+            return Err(src.error(&p, format!("no node named {st:?}")));
+        }
+        if *st == w.ap {
+            return Err(src.error(&p, "the AP cannot also be a station of its BSS"));
+        }
+    }
+    if let Some((k, n)) = duplicate(w.stations.iter().map(String::as_str)) {
+        let mut p = path("stations");
+        p.push(PathSeg::Index(k));
+        return Err(src.error(&p, format!("station {n:?} is listed twice")));
+    }
+    let (only, other) = match w.standard {
+        WifiStandard::Dot11b => ("802.11b", "802.11n"),
+        WifiStandard::Dot11n => ("802.11n", "802.11b"),
+    };
+    let foreign: &[(&str, bool)] = match w.standard {
+        WifiStandard::Dot11b => &[
+            ("band", w.band.is_some()),
+            ("width", w.width.is_some()),
+            ("guard_interval", w.guard_interval.is_some()),
+            ("streams", w.streams.is_some()),
+            ("rate_control", w.rate_control.is_some()),
+            ("ampdu", w.ampdu.is_some()),
+        ],
+        WifiStandard::Dot11n => &[
+            ("rate", w.rate.is_some()),
+            ("preamble", w.preamble.is_some()),
+        ],
+    };
+    if let Some((field, _)) = foreign.iter().find(|(_, set)| *set) {
+        return Err(src.error(
+            &path(field),
+            format!("`{field}` is an {other} setting; this BSS is {only}"),
+        ));
+    }
+    if let Some(r) = w.rate {
+        if dsss_rate(r.0).is_none() {
+            return Err(src.error(
+                &path("rate"),
+                "expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
+            ));
+        }
+    }
+    if w.width.is_some_and(|x| x != 20 && x != 40) {
+        return Err(src.error(&path("width"), "expected 20 or 40 (MHz)"));
+    }
+    if w.streams.is_some_and(|x| x != 1 && x != 2) {
+        return Err(src.error(&path("streams"), "expected 1 or 2 spatial streams"));
+    }
+    let top = if w.streams == Some(2) { 15 } else { 7 };
+    if let Some(RateControlSpec::Constant { mcs }) = &w.rate_control {
+        if *mcs > top {
+            return Err(src.error(
+                &path("rate_control"),
+                format!(
+                    "expected an MCS from 0 to {top} with {} stream(s)",
+                    top / 8 + 1
+                ),
+            ));
+        }
+    }
+    if let Some(a) = &w.ampdu {
+        if !(1..=64).contains(&a.max_mpdus) {
+            return Err(src.error(&sub("ampdu", "max_mpdus"), "expected 1 to 64 MPDUs"));
+        }
+        if !(1..=65_535).contains(&a.max_bytes) {
+            return Err(src.error(&sub("ampdu", "max_bytes"), "expected 1 to 65535 bytes"));
+        }
+        if a.max_duration.is_some_and(|d| d.0.as_nanos() == 0) {
+            return Err(src.error(
+                &sub("ampdu", "max_duration"),
+                "expected a duration above zero",
+            ));
+        }
+    }
+    if w.queue == 0 {
+        return Err(src.error(&path("queue"), "expected at least 1 packet"));
+    }
+    if w.retry_limit == Some(0) {
+        return Err(src.error(&path("retry_limit"), "expected at least 1 attempt"));
+    }
+    check_probability(src, path("mpdu_error"), w.mpdu_error)?;
+    if w.mpdu_error >= 1.0 {
+        return Err(src.error(
+            &path("mpdu_error"),
+            "expected below 1 (nothing would arrive)",
+        ));
+    }
+    let p = &w.propagation;
+    for (field, v) in [
+        ("exponent", p.exponent),
+        ("reference_loss", p.reference_loss),
+        ("tx_power", p.tx_power),
+        ("noise_figure", p.noise_figure),
+        ("shadowing", p.shadowing),
+    ] {
+        if v.is_some_and(|v| !v.is_finite()) {
+            return Err(src.error(&sub("propagation", field), "expected a finite number"));
+        }
+    }
+    if p.exponent.is_some_and(|e| e <= 0.0) {
+        return Err(src.error(
+            &sub("propagation", "exponent"),
+            "expected an exponent above 0",
+        ));
+    }
+    if p.shadowing.is_some_and(|s| s < 0.0) {
+        return Err(src.error(
+            &sub("propagation", "shadowing"),
+            "expected a σ of 0 dB or more",
+        ));
+    }
+    if p.shadowing_interval.is_some_and(|d| d.0.as_nanos() == 0) {
+        return Err(src.error(
+            &sub("propagation", "shadowing_interval"),
+            "expected a duration above zero",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,745 @@
+//! One 802.11 BSS: an access point and its stations contending for one shared channel.
+//!
+//! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
+//! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
+//! arbitration, collisions and airtime are decided here.
+//!
+//! **Channel access** (DCF §10.3.4.3, EDCA §10.22.2): each entity counts its backoff down in
+//! slots once the medium has been idle for DIFS (AIFS[AC] with EDCA) after the last busy
+//! period, or EIFS after a frame it could not decode (§10.3.2.3.7). The counter is drawn
+//! uniformly from `0..=CW` after every frame exchange of the entity (post-backoff), CW starts
+//! at CWmin, doubles plus one after a failed exchange up to CWmax, and returns to CWmin after
+//! a success or a drop (§10.22.2.2). An entity whose counter has run out and which then
+//! gets a frame transmits at once (the medium has been idle for at least DIFS). Entities
+//! whose counters end in the same slot transmit together: a collision, in which every frame
+//! is lost (no capture). Rather than an event per slot, the time each entity's counter
+//! ends is computed, and counters are decremented by the whole slots that elapsed when the
+//! medium turns busy.
+//!
+//! **Frame exchanges**: 802.11b sends one Data MPDU and expects an Ack after SIFS (§10.3.2.11);
+//! without it, the sender invokes backoff when AckTimeout (aSIFSTime + aSlotTime +
+//! aRxPHYStartDelay) expires and retries up to the retry limit (dot11ShortRetryLimit, 7).
+//! 802.11n sends an A-MPDU (§10.12) of QoS Data MPDUs under an HT-immediate Block Ack
+//! agreement and gets a compressed BlockAck after SIFS (§10.25.6); MPDUs not acknowledged are
+//! retransmitted selectively up to a per-MPDU retry limit, after which they are dropped and a
+//! BlockAckReq moves the recipient's window (§10.25.6.6). If no MPDU of an A-MPDU arrives,
+//! no BlockAck comes back and the whole A-MPDU is retried after the timeout.
+//!
+//! **Errors**: each MPDU is received or not independently, with probability (1 − the fixed
+//! per-MPDU error rate) × the success rate of [`super::error_model`] at the SNR the
+//! [`RadioChannel`] gives for the sender and receiver at the start of the PPDU. Control
+//! frames (Ack, BlockAck, BlockAckReq) are not lost. Propagation delay is not modelled
+//! (below 1 µs in a BSS).
+//!
+//! Not modelled: RTS/CTS, fragmentation, A-MSDU, beacons and management frames, power
+//! saving, TXOP limits above one exchange, the NAV of overlapping BSSs.
+
+use super::blockack::{Originator, Recipient};
+use super::error_model::{db_to_linear, dsss_success_rate, ht_success_rate_db};
+use super::frames::{
+    ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED, BLOCK_ACK_REQ_COMPRESSED,
+    MAX_AMPDU_MPDUS,
+};
+use super::phy::{
+    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, Band,
+    ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector, OfdmRate, PhyTiming,
+    DSSS_EIFS_ACK_TXTIME,
+};
+use super::rate::RateControl;
+use crate::engine::{RngStream, SimTime};
+use crate::net::packet::PacketRef;
+use crate::radio::RadioChannel;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The PHY of a BSS and the parameters that follow from it.
+#[derive(Clone, Debug)]
+pub enum Phy {
+    /// 802.11b: DSSS/HR-DSSS at one data rate (Clauses 15, 16).
+    Dsss {
+        rate: DsssRate,
+        preamble: DsssPreamble,
+    },
+    /// 802.11n HT-mixed format (Clause 19).
+    Ht {
+        band: Band,
+        width: ChannelWidth,
+        gi: GuardInterval,
+    },
+}
+
+impl Phy {
+    /// aSlotTime, aSIFSTime, aCWmin, aCWmax of the PHY.
+    pub fn timing(&self) -> PhyTiming {
+        match self {
+            Phy::Dsss { .. } => PhyTiming::DSSS,
+            Phy::Ht { band, .. } => PhyTiming::ht(*band),
+        }
+    }
+
+    /// aRxPHYStartDelay: 192 µs for DSSS with the long preamble, 96 µs with the short one
+    /// (Table 16-4), 33 µs for HT (Table 19-25).
+    pub fn rx_phy_start_delay(&self) -> SimTime {
+        match self {
+            Phy::Dsss {
+                preamble: DsssPreamble::Long,
+                ..
+            } => SimTime::from_micros(192),
+            Phy::Dsss { .. } => SimTime::from_micros(96),
+            Phy::Ht { .. } => SimTime::from_micros(33),
+        }
+    }
+
+    /// The AIFSN of the access category used for data: 2 for the DCF (DIFS = SIFS + 2 slots),
+    /// 3 for EDCA best effort (Table 9-155).
+    pub fn aifsn(&self) -> u32 {
+        match self {
+            Phy::Dsss { .. } => 2,
+            Phy::Ht { .. } => 3,
+        }
+    }
+
+    /// The basic rate set control responses are chosen from: 1 and 2 Mbit/s for 802.11b,
+    /// the mandatory 6, 12 and 24 Mbit/s for OFDM/HT.
+    fn basic_ofdm(&self) -> &'static [OfdmRate] {
+        &OfdmRate::MANDATORY
+    }
+}
+
+/// The MAC parameters of a BSS, shared by the AP and its stations.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub phy: Phy,
+    /// MAC transmit queue of each entity, in packets (frames held by a Block Ack originator
+    /// count too).
+    pub queue_limit: usize,
+    /// 802.11b: transmission attempts of a frame before it is dropped; 802.11n: per MPDU.
+    pub retry_limit: u32,
+    /// A-MPDU limits: MPDUs, PSDU bytes, PPDU duration.
+    pub max_mpdus: u32,
+    pub max_ampdu_bytes: u32,
+    pub max_ppdu: SimTime,
+    /// Fixed per-MPDU error rate (for calibration), on top of the SNR-based errors.
+    pub mpdu_error: f64,
+}
+
+/// A packet waiting in, or carried by, a MAC.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    peer: usize,
+    packet: PacketRef,
+    uid: u64,
+    /// IP bytes.
+    bytes: u32,
+}
+
+/// One MAC entity (AP or station) of the BSS.
+struct Entity {
+    /// Frames not yet handed to a Block Ack originator (802.11n) or not yet sent (802.11b),
+    /// in arrival order.
+    queue: VecDeque<Frame>,
+    /// 802.11n: frames held by an originator, by uid.
+    held: BTreeMap<u64, Frame>,
+    /// 802.11n: frames received and waiting in a recipient's reordering buffer, by uid.
+    reorder: BTreeMap<u64, Frame>,
+    /// 802.11n: per peer entity, the Block Ack originator and recipient.
+    originators: Vec<Option<Originator>>,
+    recipients: Vec<Option<Recipient>>,
+    /// 802.11n: per peer, the rate control and a BlockAckReq to send (its starting SN).
+    rates: Vec<Option<RateControl>>,
+    pending_bar: Vec<Option<u16>>,
+    /// The peer served last (the AP serves its stations round-robin).
+    last_peer: usize,
+    /// 802.11b: attempts of the head-of-line frame so far.
+    attempts: u32,
+    cw: u32,
+    /// Backoff slots left.
+    slots: u32,
+    /// When the current count-down starts (after DIFS/AIFS/EIFS); `None` while the medium is
+    /// busy.
+    count_from: Option<SimTime>,
+    /// When the entity last got a frame while it had none (it may send from then on).
+    ready_at: SimTime,
+}
+
+impl Entity {
+    fn backlog(&self) -> usize {
+        self.queue.len() + self.held.len()
+    }
+
+    fn has_traffic(&self) -> bool {
+        self.backlog() > 0 || self.pending_bar.iter().any(Option::is_some)
+    }
+}
+
+/// One transmission on the medium.
+struct Tx {
+    entity: usize,
+    peer: usize,
+    start: SimTime,
+    end: SimTime,
+    /// The receiver's SNR for this PPDU, dB.
+    snr_db: f64,
+    what: Payload,
+}
+
+enum Payload {
+    /// 802.11b: the head-of-line frame.
+    Single(Frame),
+    /// 802.11n: an A-MPDU (SN, uid) at an MCS.
+    Ampdu { mpdus: Vec<(u16, u64)>, mcs: HtMcs },
+    /// 802.11n: a BlockAckReq with this starting SN.
+    Bar(u16),
+}
+
+/// What a transmission did, for the `wifi` trace and the summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TxRecord {
+    pub start: SimTime,
+    pub entity: usize,
+    pub peer: usize,
+    /// "data", "ampdu" or "bar".
+    pub kind: &'static str,
+    /// Data rate of the PPDU, bit/s; the HT MCS index if HT.
+    pub rate_bps: f64,
+    pub mcs: Option<u8>,
+    pub mpdus: u32,
+    pub acked: u32,
+    pub collision: bool,
+    pub snr_db: f64,
+}
+
+/// Counters of a BSS, for the summary.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub ppdus: u64,
+    pub collisions: u64,
+    pub mpdus_sent: u64,
+    pub mpdus_failed: u64,
+    pub dropped_retry: u64,
+    pub dropped_queue: u64,
+    pub busy: SimTime,
+}
+
+/// What the world has to act on after [`Bss::wake`] or [`Bss::enqueue`].
+#[derive(Default)]
+pub struct Outcome {
+    /// Packets that reached entity `.1` from entity `.0`, to be passed up now, in order.
+    pub delivered: Vec<(usize, usize, PacketRef)>,
+    /// Packets the sender's MAC is done with (acknowledged): (from, to, packet).
+    pub acked: Vec<(usize, usize, PacketRef)>,
+    /// Packets dropped after the retry limit: (from, to, packet).
+    pub dropped: Vec<(usize, usize, PacketRef)>,
+    pub transmissions: Vec<TxRecord>,
+}
+
+pub struct Bss {
+    pub name: String,
+    cfg: Config,
+    timing: PhyTiming,
+    aifs: SimTime,
+    eifs: SimTime,
+    ack_timeout: SimTime,
+    entities: Vec<Entity>,
+    /// Transmissions on the air (more than one: a collision).
+    on_air: Vec<Tx>,
+    backoff_rng: RngStream,
+    error_rng: RngStream,
+    /// Positions and path loss of the members (entity order), for the SNR of each frame.
+    pub radio: RadioChannel,
+    pub counters: Counters,
+    /// The time of the wake-up the world has queued for this BSS, if any.
+    pub queued_wake: Option<SimTime>,
+}
+
+impl Bss {
+    /// A BSS of `stations` stations plus the AP, with its random streams named after `name`.
+    /// `rates(peer)` builds the rate control an 802.11n entity uses towards each peer.
+    pub fn new(
+        name: &str,
+        cfg: Config,
+        stations: usize,
+        seed: u64,
+        radio: RadioChannel,
+        mut rates: impl FnMut(usize, usize) -> RateControl,
+    ) -> Bss {
+        let timing = cfg.phy.timing();
+        let n = stations + 1;
+        let ht = matches!(cfg.phy, Phy::Ht { .. });
+        // The AP talks to every station, a station to the AP only.
+        let linked = |e: usize, p: usize| e != p && (e == 0 || p == 0);
+        let entities = (0..n)
+            .map(|e| Entity {
+                queue: VecDeque::new(),
+                held: BTreeMap::new(),
+                reorder: BTreeMap::new(),
+                originators: (0..n)
+                    .map(|p| {
+                        (ht && linked(e, p))
+                            .then(|| Originator::new(MAX_AMPDU_MPDUS as u16, cfg.retry_limit))
+                    })
+                    .collect(),
+                recipients: (0..n)
+                    .map(|p| (ht && linked(e, p)).then(|| Recipient::new(0)))
+                    .collect(),
+                rates: (0..n)
+                    .map(|p| (ht && linked(e, p)).then(|| rates(e, p)))
+                    .collect(),
+                pending_bar: vec![None; n],
+                last_peer: 0,
+                attempts: 0,
+                cw: timing.cw_min,
+                slots: 0,
+                count_from: Some(SimTime::ZERO),
+                ready_at: SimTime::ZERO,
+            })
+            .collect();
+        let aifs = timing.aifs(cfg.phy.aifsn());
+        let eifs = match &cfg.phy {
+            Phy::Dsss { .. } => timing.eifs(DSSS_EIFS_ACK_TXTIME),
+            Phy::Ht { band, .. } => {
+                timing.eifs_edca(ofdm_txtime(ACK, OfdmRate::Mbps6, *band), cfg.phy.aifsn())
+            }
+        };
+        let ack_timeout = timing.sifs + timing.slot + cfg.phy.rx_phy_start_delay();
+        Bss {
+            name: name.to_owned(),
+            timing,
+            aifs,
+            eifs,
+            ack_timeout,
+            entities,
+            on_air: Vec::new(),
+            backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
+            error_rng: RngStream::new(seed, &format!("wifi/{name}/errors")),
+            counters: Counters::default(),
+            queued_wake: None,
+            radio,
+            cfg,
+        }
+    }
+
+    /// Packets in entity `e`'s MAC.
+    pub fn backlog(&self, e: usize) -> usize {
+        self.entities[e].backlog()
+    }
+
+    /// Hands a packet of `bytes` IP bytes to entity `from` for entity `to`. Returns false
+    /// (and takes nothing) when the entity's queue is full.
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        from: usize,
+        to: usize,
+        packet: PacketRef,
+        uid: u64,
+        bytes: u32,
+    ) -> bool {
+        let e = &mut self.entities[from];
+        if e.backlog() >= self.cfg.queue_limit {
+            self.counters.dropped_queue += 1;
+            return false;
+        }
+        if !e.has_traffic() {
+            e.ready_at = now;
+        }
+        e.queue.push_back(Frame {
+            peer: to,
+            packet,
+            uid,
+            bytes,
+        });
+        true
+    }
+
+    /// When the BSS next needs [`Bss::wake`]: the end of the transmissions on the air, or
+    /// the earliest time an entity's backoff lets it transmit.
+    pub fn next_wake(&self) -> Option<SimTime> {
+        if let Some(end) = self.on_air.iter().map(|t| t.end).max() {
+            return Some(end);
+        }
+        self.entities
+            .iter()
+            .filter_map(|e| self.access_time(e))
+            .min()
+    }
+
+    fn access_time(&self, e: &Entity) -> Option<SimTime> {
+        if !e.has_traffic() {
+            return None;
+        }
+        let counted =
+            e.count_from? + SimTime::from_nanos(self.timing.slot.as_nanos() * u64::from(e.slots));
+        Some(counted.max(e.ready_at))
+    }
+
+    /// Runs the BSS at `now` (a time [`Bss::next_wake`] gave): ends the exchange on the air,
+    /// or starts the transmissions whose backoff ends now.
+    pub fn wake(&mut self, now: SimTime) -> Outcome {
+        let mut out = Outcome::default();
+        if !self.on_air.is_empty() {
+            if self.on_air.iter().map(|t| t.end).max() == Some(now) {
+                self.finish(now, &mut out);
+            }
+            return out;
+        }
+        let winners: Vec<usize> = (0..self.entities.len())
+            .filter(|&i| self.access_time(&self.entities[i]) == Some(now))
+            .collect();
+        if winners.is_empty() {
+            return out;
+        }
+        for (i, e) in self.entities.iter_mut().enumerate() {
+            if let Some(from) = e.count_from.take() {
+                if !winners.contains(&i) && now > from {
+                    let elapsed = (now - from).as_nanos() / self.timing.slot.as_nanos();
+                    e.slots -= e.slots.min(elapsed as u32);
+                }
+            }
+        }
+        for i in winners {
+            let tx = self.build_tx(now, i);
+            self.on_air.push(tx);
+        }
+        out
+    }
+
+    /// The frame entity `i` sends now.
+    fn build_tx(&mut self, now: SimTime, i: usize) -> Tx {
+        self.entities[i].slots = 0;
+        match self.cfg.phy.clone() {
+            Phy::Dsss { rate, preamble } => {
+                let f = *self.entities[i].queue.front().expect("has traffic");
+                let air = dsss_txtime(dcf_mpdu_len(f.bytes), rate, preamble).expect("validated");
+                Tx {
+                    entity: i,
+                    peer: f.peer,
+                    start: now,
+                    snr_db: self.radio.snr_db(i, f.peer, now),
+                    end: now + air,
+                    what: Payload::Single(f),
+                }
+            }
+            Phy::Ht { band, width, gi } => {
+                let e = &mut self.entities[i];
+                if let Some(peer) = (0..e.pending_bar.len()).find(|&p| e.pending_bar[p].is_some()) {
+                    let ssn = e.pending_bar[peer].take().expect("found");
+                    let air = ofdm_txtime(BLOCK_ACK_REQ_COMPRESSED, OfdmRate::Mbps6, band);
+                    return Tx {
+                        entity: i,
+                        peer,
+                        start: now,
+                        end: now + air,
+                        snr_db: self.radio.snr_db(i, peer, now),
+                        what: Payload::Bar(ssn),
+                    };
+                }
+                let peer = self.next_peer(i);
+                let snr_db = self.radio.snr_db(i, peer, now);
+                let e = &mut self.entities[i];
+                let mcs = e.rates[peer]
+                    .as_mut()
+                    .expect("HT peer")
+                    .select(now, Some(snr_db));
+                let tx = HtTxVector::new(mcs, width, gi);
+                // Hand the peer's queued frames to its originator (it numbers them).
+                let orig = e.originators[peer].as_mut().expect("HT peer");
+                let mut k = 0;
+                while k < e.queue.len() {
+                    if e.queue[k].peer == peer {
+                        let f = e.queue.remove(k).expect("in range");
+                        orig.enqueue(f.uid);
+                        e.held.insert(f.uid, f);
+                    } else {
+                        k += 1;
+                    }
+                }
+                let held = &e.held;
+                let mut lens: Vec<u32> = Vec::new();
+                let (max_bytes, max_ppdu) = (self.cfg.max_ampdu_bytes, self.cfg.max_ppdu);
+                let mpdus = orig.next_batch(self.cfg.max_mpdus as usize, |uid| {
+                    lens.push(mpdu_len(held[&uid].bytes));
+                    let psdu = ampdu_len(&lens);
+                    let fits =
+                        lens.len() == 1 || (psdu <= max_bytes && tx.txtime(psdu, band) <= max_ppdu);
+                    if !fits {
+                        lens.pop();
+                    }
+                    fits
+                });
+                let air = tx.txtime(ampdu_len(&lens), band);
+                Tx {
+                    entity: i,
+                    peer,
+                    start: now,
+                    end: now + air,
+                    snr_db,
+                    what: Payload::Ampdu { mpdus, mcs },
+                }
+            }
+        }
+    }
+
+    /// The peer an 802.11n entity serves next: round-robin from the one after the last
+    /// served, among peers with frames queued or held.
+    fn next_peer(&mut self, i: usize) -> usize {
+        let e = &mut self.entities[i];
+        let n = e.originators.len();
+        let peer = (1..=n)
+            .map(|k| (e.last_peer + k) % n)
+            .find(|&p| {
+                e.originators[p].as_ref().is_some_and(|o| !o.is_empty())
+                    || e.queue.iter().any(|f| f.peer == p)
+            })
+            .expect("has traffic");
+        e.last_peer = peer;
+        peer
+    }
+
+    /// The transmissions on the air end at `now`.
+    fn finish(&mut self, now: SimTime, out: &mut Outcome) {
+        let txs = std::mem::take(&mut self.on_air);
+        let collision = txs.len() > 1;
+        self.counters.ppdus += txs.len() as u64;
+        if collision {
+            self.counters.collisions += 1;
+        }
+        // When the medium is idle again, whether someone heard a frame it could not decode
+        // (EIFS applies to them), and the senders left without a response.
+        let mut idle_from = now;
+        let mut heard_error = collision;
+        let mut unanswered: Vec<usize> = Vec::new();
+        for tx in txs {
+            self.counters.busy += tx.end - tx.start;
+            let response = if collision {
+                Response::None
+            } else {
+                self.receive(&tx, out)
+            };
+            match self.response_airtime(&tx, &response) {
+                Some(air) => {
+                    idle_from = now + self.timing.sifs + air;
+                    self.counters.busy += air;
+                }
+                None => {
+                    heard_error = true;
+                    unanswered.push(tx.entity);
+                }
+            }
+            self.after_exchange(now, &tx, response, collision, out);
+        }
+        for (i, e) in self.entities.iter_mut().enumerate() {
+            e.count_from = Some(if unanswered.contains(&i) {
+                // §10.3.2.11: backoff is invoked when AckTimeout expires (by then the medium
+                // has been idle for more than DIFS/AIFS).
+                (now + self.ack_timeout).max(idle_from + self.aifs)
+            } else if heard_error {
+                idle_from + self.eifs
+            } else {
+                idle_from + self.aifs
+            });
+        }
+    }
+
+    /// The airtime of the Ack or BlockAck answering `tx`, if one is sent.
+    fn response_airtime(&self, tx: &Tx, response: &Response) -> Option<SimTime> {
+        match (response, &self.cfg.phy) {
+            (Response::None, _) => None,
+            (Response::Ack, Phy::Dsss { rate, preamble }) => {
+                let ack_rate =
+                    dsss_control_response_rate(*rate, &[DsssRate::Mbps1, DsssRate::Mbps2]);
+                Some(dsss_txtime(ACK, ack_rate, *preamble).expect("1 and 2 Mbit/s"))
+            }
+            (Response::BlockAck { .. }, Phy::Ht { band, .. }) => {
+                // The BlockAck answering a BlockAckReq (sent at 6 Mbit/s) comes at 6 Mbit/s.
+                let rate = match &tx.what {
+                    Payload::Ampdu { mcs, .. } => {
+                        ht_control_response_rate(*mcs, self.cfg.phy.basic_ofdm())
+                    }
+                    _ => OfdmRate::Mbps6,
+                };
+                Some(ofdm_txtime(BLOCK_ACK_COMPRESSED, rate, *band))
+            }
+            _ => unreachable!("responses match the PHY"),
+        }
+    }
+
+    /// A lone transmission ends: decides which MPDUs arrived, passes up what the receiver
+    /// releases, and returns the receiver's response.
+    fn receive(&mut self, tx: &Tx, out: &mut Outcome) -> Response {
+        let snr_db = tx.snr_db;
+        match (&tx.what, &self.cfg.phy) {
+            (Payload::Single(f), Phy::Dsss { rate, .. }) => {
+                let bits = u64::from(dcf_mpdu_len(f.bytes)) * 8;
+                let p_snr = dsss_success_rate(*rate, db_to_linear(snr_db), bits);
+                if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
+                    out.delivered.push((tx.entity, tx.peer, f.packet));
+                    Response::Ack
+                } else {
+                    Response::None
+                }
+            }
+            (Payload::Bar(ssn), Phy::Ht { .. }) => {
+                let recipient = self.entities[tx.peer].recipients[tx.entity]
+                    .as_mut()
+                    .expect("HT peer");
+                let released = recipient.on_bar(*ssn);
+                let bitmap = recipient.block_ack(*ssn);
+                self.pass_up(tx.entity, tx.peer, released, out);
+                Response::BlockAck {
+                    start: *ssn,
+                    bitmap,
+                }
+            }
+            (Payload::Ampdu { mpdus, mcs }, Phy::Ht { .. }) => {
+                let mut got = Vec::new();
+                for &(sn, uid) in mpdus {
+                    let bits = u64::from(mpdu_len(self.entities[tx.entity].held[&uid].bytes)) * 8;
+                    let p_snr = ht_success_rate_db(*mcs, snr_db, bits);
+                    if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
+                        got.push((sn, uid));
+                    }
+                }
+                if got.is_empty() {
+                    return Response::None;
+                }
+                let recipient = self.entities[tx.peer].recipients[tx.entity]
+                    .as_mut()
+                    .expect("HT peer");
+                let mut released = Vec::new();
+                for &(sn, uid) in &got {
+                    released.extend(recipient.on_mpdu(sn, uid));
+                }
+                // Retransmissions come first in SN order, so the first MPDU has the lowest SN.
+                let start = mpdus[0].0;
+                let bitmap = recipient.block_ack(start);
+                for (_, uid) in got {
+                    let f = self.entities[tx.entity].held[&uid];
+                    self.entities[tx.peer].reorder.insert(uid, f);
+                }
+                self.pass_up(tx.entity, tx.peer, released, out);
+                Response::BlockAck { start, bitmap }
+            }
+            _ => unreachable!("payload matches the PHY"),
+        }
+    }
+
+    /// Delivers the packets entity `to`'s recipient released, by uid, to the world.
+    fn pass_up(&mut self, from: usize, to: usize, uids: Vec<u64>, out: &mut Outcome) {
+        for uid in uids {
+            let f = self.entities[to].reorder.remove(&uid).expect("received");
+            out.delivered.push((from, to, f.packet));
+        }
+    }
+
+    /// The sender's side of an exchange, given the response it got: updates CW, retries,
+    /// the originator, and draws the next backoff.
+    fn after_exchange(
+        &mut self,
+        now: SimTime,
+        tx: &Tx,
+        response: Response,
+        collision: bool,
+        out: &mut Outcome,
+    ) {
+        let i = tx.entity;
+        let success = !matches!(response, Response::None);
+        let mut record = TxRecord {
+            start: tx.start,
+            entity: i,
+            peer: tx.peer,
+            kind: "data",
+            rate_bps: 0.0,
+            mcs: None,
+            mpdus: 1,
+            acked: u32::from(success),
+            collision,
+            snr_db: tx.snr_db,
+        };
+        // §10.22.2.2: CW returns to CWmin after a success or a drop, else it widens.
+        let mut reset_cw = success;
+        match &tx.what {
+            Payload::Single(f) => {
+                self.counters.mpdus_sent += 1;
+                if let Phy::Dsss { rate, .. } = self.cfg.phy {
+                    record.rate_bps = rate.bps() as f64;
+                }
+                let e = &mut self.entities[i];
+                e.attempts += 1;
+                if success {
+                    out.acked.push((i, f.peer, f.packet));
+                } else {
+                    self.counters.mpdus_failed += 1;
+                }
+                if success || e.attempts >= self.cfg.retry_limit {
+                    e.queue.pop_front();
+                    e.attempts = 0;
+                }
+                if !success && e.attempts == 0 {
+                    reset_cw = true;
+                    self.counters.dropped_retry += 1;
+                    out.dropped.push((i, f.peer, f.packet));
+                }
+            }
+            Payload::Bar(_) => {
+                record.kind = "bar";
+                record.mpdus = 0;
+                record.rate_bps = OfdmRate::Mbps6.bps() as f64;
+            }
+            Payload::Ampdu { mpdus, mcs } => {
+                record.kind = "ampdu";
+                record.mcs = Some(mcs.index());
+                record.mpdus = mpdus.len() as u32;
+                if let Phy::Ht { width, gi, .. } = self.cfg.phy {
+                    record.rate_bps = HtTxVector::new(*mcs, width, gi).data_rate_bps();
+                }
+                let e = &mut self.entities[i];
+                let orig = e.originators[tx.peer].as_mut().expect("HT peer");
+                let result = match response {
+                    Response::BlockAck { start, bitmap } => orig.on_block_ack(start, bitmap),
+                    _ => orig.on_no_block_ack(),
+                };
+                record.acked = result.acked.len() as u32;
+                self.counters.mpdus_sent += mpdus.len() as u64;
+                self.counters.mpdus_failed += (mpdus.len() - result.acked.len()) as u64;
+                e.rates[tx.peer].as_mut().expect("HT peer").report(
+                    now,
+                    *mcs,
+                    record.mpdus,
+                    record.acked,
+                );
+                for uid in result.acked {
+                    let f = e.held.remove(&uid).expect("held");
+                    out.acked.push((i, f.peer, f.packet));
+                }
+                if let Some(ssn) = result.bar {
+                    e.pending_bar[tx.peer] = Some(ssn);
+                }
+                for uid in result.dropped {
+                    let f = e.held.remove(&uid).expect("held");
+                    self.counters.dropped_retry += 1;
+                    out.dropped.push((i, f.peer, f.packet));
+                }
+            }
+        }
+        let e = &mut self.entities[i];
+        e.cw = if reset_cw {
+            self.timing.cw_min
+        } else {
+            (2 * e.cw + 1).min(self.timing.cw_max)
+        };
+        // CW + 1 is a power of two, so the remainder is exactly uniform on 0..=CW.
+        let cw = u64::from(e.cw);
+        e.slots = (self.backoff_rng.next_u64() % (cw + 1)) as u32;
+        out.transmissions.push(record);
+    }
+}
+
+/// What a receiver answered.
+enum Response {
+    /// Nothing (collision, or no MPDU received): the sender's timeout runs.
+    None,
+    /// 802.11b Ack.
+    Ack,
+    /// Compressed BlockAck: starting SN and bitmap.
+    BlockAck { start: u16, bitmap: u64 },
+}

@@ -1,0 +1,194 @@
+//! A [`Bss`] from its scenario table.
+
+use super::bss::{Bss, Config, Phy};
+use super::phy::{
+    ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
+};
+use super::rate::{HtRateSet, MinstrelConfig, RateControl};
+use crate::engine::RngStream;
+use crate::radio::mobility::{Leg, Mobility, Position};
+use crate::radio::propagation::{
+    LogDistance, Shadowing, DEFAULT_NOISE_FIGURE_DB, DEFAULT_TX_POWER_DBM,
+};
+use crate::radio::RadioChannel;
+use crate::scenario::units::DataRate;
+use crate::scenario::{
+    BandSpec, GuardIntervalSpec, MoveSpec, NodeSpec, PreambleSpec, RateControlSpec, WifiSpec,
+    WifiStandard,
+};
+use tern_proto::time::SimTime;
+
+/// 802.11b per-frame retry limit: dot11ShortRetryLimit (7) applies to frames not longer than
+/// dot11RTSThreshold, i.e. all frames when RTS/CTS is off.
+pub const DSSS_RETRY_LIMIT: u32 = 7;
+/// 802.11n per-MPDU software retry limit of the Linux ath9k driver (ATH_MAX_SW_RETRIES).
+pub const HT_RETRY_LIMIT: u32 = 30;
+/// Default shadowing decorrelation interval.
+pub const SHADOWING_INTERVAL: SimTime = SimTime::from_secs(1);
+
+/// Where a node is over time, from its `position` and `moves`.
+pub fn mobility(node: &NodeSpec) -> Result<Mobility, String> {
+    let [x, y, z] = node.position.unwrap_or([0.0; 3]);
+    let start = Position::new(x, y, z);
+    if node.moves.is_empty() {
+        return Ok(Mobility::Static(start));
+    }
+    let legs: Vec<Leg> = node
+        .moves
+        .iter()
+        .map(|m| match m {
+            MoveSpec::Pause { pause } => Leg::Pause(pause.0),
+            MoveSpec::Walk { walk_to, speed } => Leg::Walk {
+                to: Position::new(walk_to[0], walk_to[1], walk_to[2]),
+                speed: *speed,
+            },
+        })
+        .collect();
+    Mobility::from_legs(start, &legs)
+}
+
+/// The PHY a BSS table describes (validated).
+pub fn phy(spec: &WifiSpec) -> Phy {
+    match spec.standard {
+        WifiStandard::Dot11b => Phy::Dsss {
+            rate: spec
+                .rate
+                .map_or(DsssRate::Mbps11, |r| dsss_rate(r.0).expect("validated")),
+            preamble: match spec.preamble {
+                Some(PreambleSpec::Short) => DsssPreamble::Short,
+                _ => DsssPreamble::Long,
+            },
+        },
+        WifiStandard::Dot11n => Phy::Ht {
+            band: band(spec),
+            width: if spec.width == Some(40) {
+                ChannelWidth::Mhz40
+            } else {
+                ChannelWidth::Mhz20
+            },
+            gi: match spec.guard_interval {
+                Some(GuardIntervalSpec::Short) => GuardInterval::Short,
+                _ => GuardInterval::Long,
+            },
+        },
+    }
+}
+
+fn band(spec: &WifiSpec) -> Band {
+    match spec.band {
+        Some(BandSpec::Ghz2_4) => Band::Ghz2_4,
+        _ => Band::Ghz5,
+    }
+}
+
+/// The PHY rate a BSS's channels report: the 802.11b data rate, or the fastest HT MCS.
+pub fn nominal_rate(spec: &WifiSpec) -> DataRate {
+    match phy(spec) {
+        Phy::Dsss { rate, .. } => DataRate(rate.bps()),
+        Phy::Ht { width, gi, .. } => {
+            let top = if spec.streams == Some(2) { 15 } else { 7 };
+            let tx = HtTxVector::new(HtMcs::new(top).expect("MCS 7 or 15"), width, gi);
+            DataRate(tx.data_rate_bps() as u64)
+        }
+    }
+}
+
+/// The DSSS rate of `bps` bit/s, if there is one.
+pub fn dsss_rate(bps: u64) -> Option<DsssRate> {
+    DsssRate::ALL.into_iter().find(|r| r.bps() == bps)
+}
+
+/// The BSS of `spec`; `nodes` are the scenario's nodes (for positions).
+pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
+    let phy = phy(spec);
+    let ht = matches!(phy, Phy::Ht { .. });
+    let ampdu = spec.ampdu.clone();
+    let cfg = Config {
+        queue_limit: spec.queue as usize,
+        retry_limit: spec
+            .retry_limit
+            .unwrap_or(if ht { HT_RETRY_LIMIT } else { DSSS_RETRY_LIMIT }),
+        max_mpdus: ampdu.as_ref().map_or(64, |a| a.max_mpdus),
+        max_ampdu_bytes: ampdu.as_ref().map_or(65_535, |a| a.max_bytes),
+        max_ppdu: ampdu
+            .as_ref()
+            .and_then(|a| a.max_duration)
+            .map_or(ht_mf_max_ppdu(band(spec)), |d| d.0),
+        mpdu_error: spec.mpdu_error,
+        phy: phy.clone(),
+    };
+    let node = |name: &str| nodes.iter().find(|n| n.name == name).expect("validated");
+    let members = std::iter::once(&spec.ap).chain(&spec.stations);
+    let mobility = members
+        .map(|m| mobility(node(m)).expect("validated"))
+        .collect();
+    let p = &spec.propagation;
+    let (freq, bandwidth) = match &phy {
+        Phy::Dsss { .. } => (2.412e9, 22e6),
+        Phy::Ht { band, width, .. } => (
+            if *band == Band::Ghz5 { 5.18e9 } else { 2.412e9 },
+            if *width == ChannelWidth::Mhz40 {
+                40e6
+            } else {
+                20e6
+            },
+        ),
+    };
+    let mut path = LogDistance::with_friis_reference(freq, p.exponent.unwrap_or(3.0));
+    if let Some(l) = p.reference_loss {
+        path.reference_loss_db = l;
+    }
+    let radio = RadioChannel::new(
+        &format!("wifi/{}", spec.name),
+        seed,
+        mobility,
+        path,
+        p.tx_power.unwrap_or(DEFAULT_TX_POWER_DBM),
+        bandwidth,
+        p.noise_figure.unwrap_or(DEFAULT_NOISE_FIGURE_DB),
+        p.shadowing.filter(|s| *s > 0.0).map(|sigma_db| {
+            (
+                Shadowing { sigma_db },
+                p.shadowing_interval.map_or(SHADOWING_INTERVAL, |d| d.0),
+            )
+        }),
+    );
+    let rate_spec = spec
+        .rate_control
+        .clone()
+        .unwrap_or(RateControlSpec::Minstrel);
+    let name = spec.name.clone();
+    let member_names: Vec<String> = std::iter::once(spec.ap.clone())
+        .chain(spec.stations.iter().cloned())
+        .collect();
+    Bss::new(
+        &spec.name,
+        cfg,
+        spec.stations.len(),
+        seed,
+        radio,
+        |from, to| {
+            let Phy::Ht { band, width, gi } = phy else {
+                unreachable!("rate control is for HT only")
+            };
+            let top = if spec.streams == Some(2) { 15 } else { 7 };
+            let set = HtRateSet::up_to(HtMcs::new(top).expect("MCS 7 or 15"), width, gi);
+            match &rate_spec {
+                RateControlSpec::Constant { mcs } => {
+                    RateControl::constant(HtMcs::new(*mcs).expect("validated"))
+                }
+                RateControlSpec::Ideal => RateControl::ideal(set),
+                RateControlSpec::Minstrel => RateControl::minstrel(
+                    MinstrelConfig::new(set, band),
+                    RngStream::new(
+                        seed,
+                        &format!(
+                            "wifi/{name}/minstrel/{}->{}",
+                            member_names[from], member_names[to]
+                        ),
+                    ),
+                ),
+            }
+        },
+    )
+}
