@@ -335,6 +335,7 @@ pub(crate) fn build(w: &World, events: u64) -> Summary {
                     mpdus_failed: c.mpdus_failed,
                     dropped_retry_limit: c.dropped_retry,
                     dropped_queue_full: c.dropped_queue,
+                    dropped_lifetime: c.dropped_lifetime,
                     airtime: c.busy.min(end).as_nanos() as f64 / end.as_nanos().max(1) as f64,
                 };
                 (b.name.clone(), summary)
@@ -355,6 +356,7 @@ pub struct WifiSummary {
     pub mpdus_failed: u64,
     pub dropped_retry_limit: u64,
     pub dropped_queue_full: u64,
+    pub dropped_lifetime: u64,
     /// Fraction of the run the medium carried a PPDU or an Ack/BlockAck.
     pub airtime: f64,
 }

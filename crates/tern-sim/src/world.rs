@@ -1191,11 +1191,14 @@ impl World {
             self.channels[c.0 as usize].stats.delivered_packets += 1;
             self.queue.schedule(now, Event::Arrive(c, p));
         }
-        for (from, to, p) in out.dropped {
-            let c = self.wifi_channel(b, from, to);
-            self.channels[c.0 as usize].stats.drops_loss += 1;
-            self.left_first_hop(now, c, p);
-            self.drop_packet(now, c, p, "retry-limit");
+        let drops = [(out.dropped, "retry-limit"), (out.expired, "lifetime")];
+        for (packets, reason) in drops {
+            for (from, to, p) in packets {
+                let c = self.wifi_channel(b, from, to);
+                self.channels[c.0 as usize].stats.drops_loss += 1;
+                self.left_first_hop(now, c, p);
+                self.drop_packet(now, c, p, reason);
+            }
         }
         if let Some(t) = &mut self.traces.wifi {
             let names = &self.wifi_names[b as usize];

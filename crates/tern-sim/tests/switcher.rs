@@ -140,3 +140,38 @@ fn a_switcher_away_from_a_cell_is_rejected_with_its_key() {
     .to_string();
     assert!(err.contains("flows[0].switcher"), "{err}");
 }
+
+/// Why the spare connection is slower than a lone message for seconds after
+/// the switch: its RTO still comes from its only RTT sample, the handshake in
+/// the source cell (2 × (20 + 30) ms = 100 ms), so RFC 6298 (2.2)-(2.4) gives
+/// SRTT + 4·RTTVAR = 3 × 100 ms = 300 ms (above Linux's 200 ms minimum). The
+/// first message on #2 leaves at the first 100 ms tick after the switch; the
+/// target cell's RTT is 2 × (670 + 30) ms = 1.4 s, so the timer expires at
+/// +0.3 s and, backed off (RFC 6298 §5.5), at +0.9 s, but not at +2.1 s: the
+/// first ACK is back after 1.4 s (plus at most the delayed-ACK wait for the
+/// next message, 100 ms later). Both expiries are spurious and F-RTO (RFC
+/// 5682) finds it: one detection. The Eifel response (RFC 4015 §2) then
+/// re-initialises the RTO from a 1.4 s sample (SRTT 1.4 s, RTTVAR 0.7 s:
+/// 4.2 s), above the RTT, so the RTO never expires again on #2: the delay
+/// that remains is cwnd (FlightSize + min(bytes_acked, IW) after the
+/// response), not the timer.
+#[test]
+fn the_spare_times_out_twice_spuriously_and_then_never() {
+    let out = run_with(&[]);
+    let spare = out.summary.flows["tcp"]
+        .switcher
+        .as_ref()
+        .and_then(|s| s.spare_tcp.as_ref())
+        .expect("spare connection");
+    let (rto, rtt) = (0.3, 2.0 * (0.670 + 0.030));
+    // Expiries before the first ACK can return (1.4 s, + 0.1 s delayed ACK).
+    let expiries = [rto, rto + 2.0 * rto, rto + 2.0 * rto + 4.0 * rto]
+        .iter()
+        .filter(|&&t| t < rtt)
+        .count();
+    assert!(rto + 2.0 * rto + 4.0 * rto > rtt + 0.1);
+    assert_eq!(expiries, 2);
+    assert_eq!(spare.rto_expiries, expiries as u64);
+    assert_eq!(spare.spurious_rtos, 1);
+    assert_eq!(spare.retransmits_rto, expiries as u64);
+}

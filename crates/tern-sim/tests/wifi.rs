@@ -127,3 +127,49 @@ fn ht_single_station_matches_mac_efficiency() {
         assert!(err.abs() < 0.03, "MCS {mcs}: {sim} vs {model}");
     }
 }
+
+/// The set-up of ns-3's `wifi_ht_upload.py` (scenarios/examples/wifi-ht-upload.toml) against
+/// that script's results, run with ns-3.44 (`pip install ns3==3.44.post0`):
+/// `python wifi_ht_upload.py --mcs 7 --distance 10` → goodput 50.382 Mbit/s, ping RTT median
+/// 94.70 ms; `--mcs 1` (28 m) → goodput 10.330 Mbit/s. (At 28 m MCS 7 depends on the error
+/// model: the script's table-based model loses 12.6 % of MPDUs, the NIST model all of them,
+/// in ns-3 as in Tern; the 10 m runs give the same numbers under both models.)
+#[test]
+fn ht_tcp_upload_matches_ns3() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/examples/wifi-ht-upload.toml"
+    ))
+    .unwrap();
+    let set = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    let cases = [
+        ("7", "[10, 0, 0]", 50.382e6, Some(0.094_701)),
+        ("1", "[28, 0, 0]", 10.330e6, None),
+    ];
+    for (mcs, position, ns3_goodput, ns3_ping) in cases {
+        let overrides = [
+            set("wifi.wlan.rate_control.mcs", mcs),
+            set("nodes.sta.position", position),
+        ];
+        let out = tern_sim::run_text("wifi-ht-upload.toml", &text, &overrides, None).unwrap();
+        let flows = &out.summary.flows;
+        let goodput = flows["upload"].goodput_bps;
+        let ping = flows["ping"].rtt_s.as_ref().unwrap().p50;
+        println!(
+            "MCS {mcs}: goodput Tern {:.3} / ns-3 {:.3} Mbit/s, ping median Tern {:.1} ms",
+            goodput / 1e6,
+            ns3_goodput / 1e6,
+            ping * 1e3
+        );
+        assert!(
+            (goodput / ns3_goodput - 1.0).abs() < 0.05,
+            "MCS {mcs} goodput"
+        );
+        if let Some(p) = ns3_ping {
+            assert!(
+                (ping / p - 1.0).abs() < 0.10,
+                "MCS {mcs} ping median {ping}"
+            );
+        }
+    }
+}

@@ -116,6 +116,11 @@ pub struct WifiSpec {
     /// ath9k driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_limit: Option<u32>,
+    /// MSDU lifetime: a packet still in the MAC queue this long after it entered is
+    /// discarded (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C; default 512 ms = 500 TU, the
+    /// standard's default; ns-3's WifiMacQueue MaxDelay is 500 ms). "0s" turns it off.
+    #[serde(default = "msdu_lifetime")]
+    pub lifetime: Duration,
     /// 802.11n only: A-MPDU limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ampdu: Option<AmpduSpec>,
@@ -126,6 +131,10 @@ pub struct WifiSpec {
     /// How the SNR between members follows from their positions.
     #[serde(default)]
     pub propagation: PropagationSpec,
+}
+
+fn msdu_lifetime() -> Duration {
+    Duration(tern_proto::time::SimTime::from_micros(500 * 1024))
 }
 
 fn wifi_queue() -> u32 {

@@ -120,6 +120,9 @@ pub struct Config {
     pub max_ppdu: SimTime,
     /// Fixed per-MPDU error rate (for calibration), on top of the SNR-based errors.
     pub mpdu_error: f64,
+    /// MSDU lifetime (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C): a frame still waiting in
+    /// the MAC queue this long after it entered is discarded.
+    pub lifetime: Option<SimTime>,
 }
 
 /// A packet waiting in, or carried by, a MAC.
@@ -130,6 +133,8 @@ struct Frame {
     uid: u64,
     /// IP bytes.
     bytes: u32,
+    /// When it entered the MAC.
+    since: SimTime,
 }
 
 /// One MAC entity (AP or station) of the BSS.
@@ -217,6 +222,7 @@ pub struct Counters {
     pub mpdus_failed: u64,
     pub dropped_retry: u64,
     pub dropped_queue: u64,
+    pub dropped_lifetime: u64,
     pub busy: SimTime,
 }
 
@@ -229,6 +235,8 @@ pub struct Outcome {
     pub acked: Vec<(usize, usize, PacketRef)>,
     /// Packets dropped after the retry limit: (from, to, packet).
     pub dropped: Vec<(usize, usize, PacketRef)>,
+    /// Packets discarded at the end of their MSDU lifetime: (from, to, packet).
+    pub expired: Vec<(usize, usize, PacketRef)>,
     pub transmissions: Vec<TxRecord>,
 }
 
@@ -347,6 +355,7 @@ impl Bss {
             packet,
             uid,
             bytes,
+            since: now,
         });
         true
     }
@@ -382,6 +391,7 @@ impl Bss {
             }
             return out;
         }
+        self.expire(now, &mut out);
         let winners: Vec<usize> = (0..self.entities.len())
             .filter(|&i| self.access_time(&self.entities[i]) == Some(now))
             .collect();
@@ -401,6 +411,25 @@ impl Bss {
             self.on_air.push(tx);
         }
         out
+    }
+
+    /// Discards the frames that have waited in a MAC queue for their lifetime (never one
+    /// being retried: 802.11b's head-of-line frame after its first attempt).
+    fn expire(&mut self, now: SimTime, out: &mut Outcome) {
+        let Some(lifetime) = self.cfg.lifetime else {
+            return;
+        };
+        for (i, e) in self.entities.iter_mut().enumerate() {
+            let skip = usize::from(e.attempts > 0);
+            while let Some(f) = e.queue.get(skip) {
+                if now.saturating_sub(f.since) < lifetime {
+                    break;
+                }
+                let f = e.queue.remove(skip).expect("present");
+                self.counters.dropped_lifetime += 1;
+                out.expired.push((i, f.peer, f.packet));
+            }
+        }
     }
 
     /// The frame entity `i` sends now.
@@ -441,10 +470,11 @@ impl Bss {
                     .expect("HT peer")
                     .select(now, Some(snr_db));
                 let tx = HtTxVector::new(mcs, width, gi);
-                // Hand the peer's queued frames to its originator (it numbers them).
+                // Hand the peer's oldest queued frames to its originator (it numbers them),
+                // up to what one A-MPDU can carry; the rest stay queued (and may expire).
                 let orig = e.originators[peer].as_mut().expect("HT peer");
                 let mut k = 0;
-                while k < e.queue.len() {
+                while k < e.queue.len() && orig.queued() < self.cfg.max_mpdus as usize {
                     if e.queue[k].peer == peer {
                         let f = e.queue.remove(k).expect("in range");
                         orig.enqueue(f.uid);

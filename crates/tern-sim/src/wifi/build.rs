@@ -115,6 +115,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
             .and_then(|a| a.max_duration)
             .map_or(ht_mf_max_ppdu(band(spec)), |d| d.0),
         mpdu_error: spec.mpdu_error,
+        lifetime: Some(spec.lifetime.0).filter(|d| d.as_nanos() > 0),
         phy: phy.clone(),
     };
     let node = |name: &str| nodes.iter().find(|n| n.name == name).expect("validated");
