@@ -1,4 +1,4 @@
-"""Prints one line of speed figures from the JSON line of ns-3's p2p_bulk.py (stdin)."""
+"""Prints one line of speed figures from the JSON line of an ns-3 bench script (stdin)."""
 
 import json
 import sys
@@ -6,7 +6,7 @@ import sys
 d = json.loads(sys.stdin.read().strip().splitlines()[-1])
 print(
     f"ns-3 Run() {d['run_wall_s']:.3f} s, {d['events']} events "
-    f"({d['events_per_wall_s']:.0f} events/s), {d['link_tx_pkts_total']} link transmissions "
+    f"({d['events_per_wall_s']:.0f} events/s), {d.get('link_tx_pkts_total', d.get('pkts_total'))} packets "
     f"({d['pkts_per_wall_s']:.0f} packets/s), peak RSS {d['maxrss_kb_self'] / 1024:.1f} MiB "
     f"(whole Python process), goodput {d['goodput_mbps']:.3f} Mbit/s"
 )

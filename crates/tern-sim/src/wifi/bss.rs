@@ -254,6 +254,7 @@ pub struct Bss {
     error_rng: RngStream,
     /// Positions and path loss of the members (entity order), for the SNR of each frame.
     pub radio: RadioChannel,
+    success: SuccessCache,
     pub counters: Counters,
     /// The time of the wake-up the world has queued for this BSS, if any.
     pub queued_wake: Option<SimTime>,
@@ -322,6 +323,7 @@ impl Bss {
             counters: Counters::default(),
             queued_wake: None,
             radio,
+            success: SuccessCache::default(),
             cfg,
         }
     }
@@ -600,7 +602,9 @@ impl Bss {
         match (&tx.what, &self.cfg.phy) {
             (Payload::Single(f), Phy::Dsss { rate, .. }) => {
                 let bits = u64::from(dcf_mpdu_len(f.bytes)) * 8;
-                let p_snr = dsss_success_rate(*rate, db_to_linear(snr_db), bits);
+                let p_snr = self.success.get(snr_db, u8::MAX - *rate as u8, bits, || {
+                    dsss_success_rate(*rate, db_to_linear(snr_db), bits)
+                });
                 if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
                     out.delivered.push((tx.entity, tx.peer, f.packet));
                     Response::Ack
@@ -624,7 +628,9 @@ impl Bss {
                 let mut got = Vec::new();
                 for &(sn, uid) in mpdus {
                     let bits = u64::from(mpdu_len(self.entities[tx.entity].held[&uid].bytes)) * 8;
-                    let p_snr = ht_success_rate_db(*mcs, snr_db, bits);
+                    let p_snr = self.success.get(snr_db, mcs.index(), bits, || {
+                        ht_success_rate_db(*mcs, snr_db, bits)
+                    });
                     if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
                         got.push((sn, uid));
                     }
@@ -772,4 +778,25 @@ enum Response {
     Ack,
     /// Compressed BlockAck: starting SN and bitmap.
     BlockAck { start: u16, bitmap: u64 },
+}
+
+/// Frame success rates already computed, by (SNR bits, rate, frame bits): the error model's
+/// special functions cost far more than a MAC exchange, and a static station sees one SNR.
+/// A pure function cached, so results are the same with or without it.
+#[derive(Default)]
+struct SuccessCache(BTreeMap<(u64, u8, u64), f64>);
+
+impl SuccessCache {
+    /// Entries kept before the cache starts over (moving stations see ever new SNRs).
+    const LIMIT: usize = 4096;
+
+    fn get(&mut self, snr_db: f64, rate: u8, bits: u64, compute: impl FnOnce() -> f64) -> f64 {
+        if self.0.len() >= Self::LIMIT {
+            self.0.clear();
+        }
+        *self
+            .0
+            .entry((snr_db.to_bits(), rate, bits))
+            .or_insert_with(compute)
+    }
 }
