@@ -77,7 +77,49 @@ CASES = [
         lambda s: s.replace('to = "b"', 'to = "c"') + '\n[[nodes]]\nname = "c"\n',
         'flows[0].to: no route from "a" to "c"',
     ),
+    (
+        "802.11n setting on an 802.11b BSS",
+        lambda s: s + WIFI.replace('standard = "802.11b"', 'standard = "802.11b"\nwidth = 40'),
+        "wifi[0].width: `width` is an 802.11n setting; this BSS is 802.11b",
+    ),
+    (
+        "802.11b rate that does not exist",
+        lambda s: s + WIFI.replace('standard = "802.11b"', 'standard = "802.11b"\nrate = "6Mbps"'),
+        "wifi[0].rate: expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
+    ),
+    (
+        "MCS beyond one spatial stream",
+        lambda s: (
+            s
+            + WIFI.replace(
+                'standard = "802.11b"',
+                'standard = "802.11n"\nrate_control = { kind = "constant", mcs = 12 }',
+            )
+        ),
+        "wifi[0].rate_control: expected an MCS from 0 to 7 with 1 stream(s)",
+    ),
+    (
+        "Wi-Fi station that is not a node",
+        lambda s: s + WIFI.replace('stations = ["b"]', 'stations = ["z"]'),
+        'wifi[0].stations[0]: no node named "z"',
+    ),
+    (
+        "walk at zero speed",
+        lambda s: s.replace(
+            'name = "b"\n', 'name = "b"\nmoves = [{ walk_to = [10, 0, 0], speed = 0 }]\n'
+        ),
+        "nodes[1].moves:",
+    ),
 ]
+
+# A BSS appended to the P2P scenario: "a" is its AP, "b" its station.
+WIFI = """
+[[wifi]]
+name = "wlan"
+ap = "a"
+stations = ["b"]
+standard = "802.11b"
+"""
 
 
 @pytest.mark.parametrize(("what", "edit", "expected"), CASES, ids=[c[0] for c in CASES])

@@ -65,7 +65,11 @@ pub struct NodeSpec {
 
 /// One leg of a node's path.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(untagged, deny_unknown_fields)]
+#[serde(
+    untagged,
+    deny_unknown_fields,
+    expecting = "a leg: { pause = \"3s\" } or { walk_to = [x, y, z], speed = metres per second }"
+)]
 pub enum MoveSpec {
     /// Stay where it is for this long.
     Pause { pause: Duration },
