@@ -3,7 +3,7 @@
 
 use super::validate::{at, check_probability, duplicate, key};
 use super::{PathSeg, RateControlSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard};
-use crate::wifi::build::{dsss_rate, mobility};
+use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, n) in s.nodes.iter().enumerate() {
@@ -102,7 +102,7 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
     if w.streams.is_some_and(|x| x != 1 && x != 2) {
         return Err(src.error(&path("streams"), "expected 1 or 2 spatial streams"));
     }
-    let top = if w.streams == Some(2) { 15 } else { 7 };
+    let top = top_mcs(w).index();
     if let Some(RateControlSpec::Constant { mcs }) = &w.rate_control {
         if *mcs > top {
             return Err(src.error(

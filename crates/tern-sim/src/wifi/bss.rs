@@ -97,12 +97,6 @@ impl Phy {
             Phy::Ht { .. } => 3,
         }
     }
-
-    /// The basic rate set control responses are chosen from: 1 and 2 Mbit/s for 802.11b,
-    /// the mandatory 6, 12 and 24 Mbit/s for OFDM/HT.
-    fn basic_ofdm(&self) -> &'static [OfdmRate] {
-        &OfdmRate::MANDATORY
-    }
 }
 
 /// The MAC parameters of a BSS, shared by the AP and its stations.
@@ -328,11 +322,6 @@ impl Bss {
         }
     }
 
-    /// Packets in entity `e`'s MAC.
-    pub fn backlog(&self, e: usize) -> usize {
-        self.entities[e].backlog()
-    }
-
     /// Hands a packet of `bytes` IP bytes to entity `from` for entity `to`. Returns false
     /// (and takes nothing) when the entity's queue is full.
     pub fn enqueue(
@@ -516,12 +505,14 @@ impl Bss {
     fn next_peer(&mut self, i: usize) -> usize {
         let e = &mut self.entities[i];
         let n = e.originators.len();
+        // One pass over the queue, not one per peer.
+        let mut waiting = vec![false; n];
+        for f in &e.queue {
+            waiting[f.peer] = true;
+        }
         let peer = (1..=n)
             .map(|k| (e.last_peer + k) % n)
-            .find(|&p| {
-                e.originators[p].as_ref().is_some_and(|o| !o.is_empty())
-                    || e.queue.iter().any(|f| f.peer == p)
-            })
+            .find(|&p| waiting[p] || e.originators[p].as_ref().is_some_and(|o| !o.is_empty()))
             .expect("has traffic");
         e.last_peer = peer;
         peer
@@ -585,7 +576,8 @@ impl Bss {
                 // The BlockAck answering a BlockAckReq (sent at 6 Mbit/s) comes at 6 Mbit/s.
                 let rate = match &tx.what {
                     Payload::Ampdu { mcs, .. } => {
-                        ht_control_response_rate(*mcs, self.cfg.phy.basic_ofdm())
+                        // The BSSBasicRateSet: the mandatory 6, 12 and 24 Mbit/s.
+                        ht_control_response_rate(*mcs, &OfdmRate::MANDATORY)
                     }
                     _ => OfdmRate::Mbps6,
                 };

@@ -86,11 +86,15 @@ pub fn nominal_rate(spec: &WifiSpec) -> DataRate {
     match phy(spec) {
         Phy::Dsss { rate, .. } => DataRate(rate.bps()),
         Phy::Ht { width, gi, .. } => {
-            let top = if spec.streams == Some(2) { 15 } else { 7 };
-            let tx = HtTxVector::new(HtMcs::new(top).expect("MCS 7 or 15"), width, gi);
+            let tx = HtTxVector::new(top_mcs(spec), width, gi);
             DataRate(tx.data_rate_bps() as u64)
         }
     }
+}
+
+/// The fastest HT MCS of the members' spatial streams: 7 with one (the default), 15 with two.
+pub fn top_mcs(spec: &WifiSpec) -> HtMcs {
+    HtMcs::new(if spec.streams == Some(2) { 15 } else { 7 }).expect("MCS 7 or 15")
 }
 
 /// The DSSS rate of `bps` bit/s, if there is one.
@@ -172,8 +176,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
             let Phy::Ht { band, width, gi } = phy else {
                 unreachable!("rate control is for HT only")
             };
-            let top = if spec.streams == Some(2) { 15 } else { 7 };
-            let set = HtRateSet::up_to(HtMcs::new(top).expect("MCS 7 or 15"), width, gi);
+            let set = HtRateSet::up_to(top_mcs(spec), width, gi);
             match &rate_spec {
                 RateControlSpec::Constant { mcs } => {
                     RateControl::constant(HtMcs::new(*mcs).expect("validated"))
