@@ -110,6 +110,21 @@ CASES = [
         ),
         "nodes[1].moves:",
     ),
+    (
+        "roaming station in one BSS only",
+        lambda s: s + WIFI + ROAM,
+        'roaming[0].station: expected a station listed in two or more [[wifi]] BSSs, "b" is in 1',
+    ),
+    (
+        "roaming to a BSS the station is not in",
+        lambda s: s + TWO_BSS + ROAM.replace('to = "wlan"', 'to = "wlan3"'),
+        'roaming[0].to: expected one of the BSSs listing "b": ["wlan", "wlan2"]',
+    ),
+    (
+        "roaming both scheduled and RSSI-triggered",
+        lambda s: s + TWO_BSS + ROAM.replace('at = "1s"', 'at = "1s"\nrssi_below = -80'),
+        "roaming[0].rssi_below: expected either a schedule (at, to) or an RSSI trigger",
+    ),
 ]
 
 # A BSS appended to the P2P scenario: "a" is its AP, "b" its station.
@@ -119,6 +134,22 @@ name = "wlan"
 ap = "a"
 stations = ["b"]
 standard = "802.11b"
+"""
+
+# A second BSS, of AP "c", that "b" is in too.
+TWO_BSS = (
+    '\n[[nodes]]\nname = "c"\n'
+    + WIFI
+    + WIFI.replace('name = "wlan"', 'name = "wlan2"').replace('ap = "a"', 'ap = "c"')
+)
+
+ROAM = """
+[[roaming]]
+name = "r"
+station = "b"
+at = "1s"
+to = "wlan"
+disconnect = "1s"
 """
 
 

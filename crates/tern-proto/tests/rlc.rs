@@ -10,11 +10,7 @@ use std::collections::VecDeque;
 use proptest::prelude::*;
 use tern_proto::rlc::{AmdPdu, Chunk, Config, Event, Li, Pdu, RlcAm, Sdu, Sn, StatusPdu, Sufi};
 use tern_proto::time::SimTime;
-use util::Rng;
-
-fn ms(v: u64) -> SimTime {
-    SimTime::from_millis(v)
-}
+use util::{ms, Rng};
 
 fn entity(cfg: Config) -> RlcAm {
     RlcAm::new(cfg).expect("valid config")

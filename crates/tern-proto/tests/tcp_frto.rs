@@ -3,16 +3,14 @@
 
 mod util;
 
-use tern_proto::tcp::{
-    CcKind, Config, Connection, Event, Flags, InitialWindow, RetransmitKind, Segment, SeqNum,
-    TcpOptions,
-};
-use tern_proto::time::SimTime;
-use util::{Pair, Side, Wire};
+use std::ops::Bound::{Excluded, Included};
 
-const CLIENT_ISN: u32 = 1000;
-const SERVER_ISN: u32 = 5000;
-const MSS: u64 = 1460;
+use tern_proto::tcp::{CcKind, Config, Connection, Event, InitialWindow, RetransmitKind, SeqNum};
+use tern_proto::time::SimTime;
+use util::{
+    ack, ack_wnd, client_data, drain_data, events, ms, retransmits, rto_expiry_times, seg_seq,
+    Pair, Side, Wire, MSS,
+};
 
 /// No timestamps / window scaling so segments are easy to craft by hand;
 /// IW = 10 segments, min RTO 1 s (RFC 6298), delayed ACKs every 2 segments.
@@ -28,38 +26,6 @@ fn plain(sack: bool, frto: bool) -> Config {
     }
 }
 
-fn ms(v: u64) -> SimTime {
-    SimTime::from_millis(v)
-}
-
-/// Sequence number of the first byte of data segment `i` (MSS 1460).
-fn seg_seq(i: u32) -> u32 {
-    CLIENT_ISN + 1 + i * 1460
-}
-
-/// Data segments the client sent in `(from, to]`, as (time, segment index).
-fn client_data(p: &Pair, from: SimTime, to: SimTime) -> Vec<(SimTime, u32)> {
-    p.sent
-        .iter()
-        .filter(|(t, side, seg)| {
-            *side == Side::Client && *t > from && *t <= to && seg.payload_len > 0
-        })
-        .map(|(t, _, seg)| (*t, seg.seq.diff(SeqNum(seg_seq(0))) as u32 / 1460))
-        .collect()
-}
-
-fn retransmits(p: &Pair) -> Vec<(SimTime, RetransmitKind, u32)> {
-    p.client_events
-        .iter()
-        .filter_map(|(t, e)| match e {
-            Event::Retransmit { kind, seq, .. } => {
-                Some((*t, *kind, seq.diff(SeqNum(seg_seq(0))) as u32 / 1460))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 fn spurious_events(p: &Pair) -> Vec<(SimTime, u64, u64)> {
     p.client_events
         .iter()
@@ -67,14 +33,6 @@ fn spurious_events(p: &Pair) -> Vec<(SimTime, u64, u64)> {
             Event::SpuriousRto { cwnd, ssthresh } => Some((*t, *cwnd, *ssthresh)),
             _ => None,
         })
-        .collect()
-}
-
-fn rto_expiries(p: &Pair) -> Vec<SimTime> {
-    p.client_events
-        .iter()
-        .filter(|(_, e)| matches!(e, Event::RtoExpired { .. }))
-        .map(|(t, _)| *t)
         .collect()
 }
 
@@ -106,9 +64,9 @@ fn delay_spike_detected_as_spurious() {
         let (mut p, t0) = delay_spike(sack, true);
         p.run_until(t0 + ms(1399));
         // The timer fired once, at t0 + 1 s; step 1 resent segment 0 only.
-        assert_eq!(rto_expiries(&p), vec![t0 + ms(1000)], "sack={sack}");
+        assert_eq!(rto_expiry_times(&p), vec![t0 + ms(1000)], "sack={sack}");
         assert_eq!(
-            client_data(&p, t0 - ms(1), p.now),
+            client_data(&p, (Excluded(t0 - ms(1)), Included(p.now))),
             (0..10)
                 .map(|i| (t0, i))
                 .chain([(t0 + ms(1000), 0)])
@@ -128,7 +86,10 @@ fn delay_spike_detected_as_spurious() {
         let t1 = t0 + ms(1400);
         p.step();
         assert_eq!(p.now, t1);
-        assert_eq!(client_data(&p, t1 - ms(1), t1), vec![(t1, 10), (t1, 11)]);
+        assert_eq!(
+            client_data(&p, (Excluded(t1 - ms(1)), Included(t1))),
+            vec![(t1, 10), (t1, 11)]
+        );
         assert!(spurious_events(&p).is_empty());
         assert_eq!(p.client.stats().retransmits_rto, 1);
 
@@ -146,7 +107,7 @@ fn delay_spike_detected_as_spurious() {
         // New data follows within the restored window (pipe 8 segments,
         // cwnd 10): segments 12 and 13, no go-back-N.
         assert_eq!(
-            client_data(&p, t1 - ms(1), t1),
+            client_data(&p, (Excluded(t1 - ms(1)), Included(t1))),
             vec![(t1, 10), (t1, 11), (t1, 12), (t1, 13)]
         );
 
@@ -154,7 +115,7 @@ fn delay_spike_detected_as_spurious() {
         p.run_while(100_000, |p| p.client.unacked_bytes() > 0);
         assert_eq!(p.server_read, 20 * MSS);
         assert_eq!(retransmits(&p).len(), 1);
-        assert_eq!(rto_expiries(&p).len(), 1);
+        assert_eq!(rto_expiry_times(&p).len(), 1);
         assert_eq!(p.client.stats().retransmits_rto, 1);
     }
 }
@@ -167,14 +128,17 @@ fn delay_spike_without_frto_goes_back_n() {
     for sack in [false, true] {
         let (mut p, t0) = delay_spike(sack, false);
         p.run_until(t0 + ms(1399));
-        assert_eq!(rto_expiries(&p), vec![t0 + ms(1000)]);
+        assert_eq!(rto_expiry_times(&p), vec![t0 + ms(1000)]);
         // RFC 5681 eq. 4: max(14600/2, 2*1460) = 7300; cwnd = 1 SMSS.
         assert_eq!((p.client.cwnd(), p.client.ssthresh()), (MSS, 7300));
         // First ACK (segments 0-1): slow start, cwnd 2 SMSS, and the next
         // two "lost" segments, 2 and 3, are resent although delivered.
         let t1 = t0 + ms(1400);
         p.step();
-        assert_eq!(client_data(&p, t1 - ms(1), t1), vec![(t1, 2), (t1, 3)]);
+        assert_eq!(
+            client_data(&p, (Excluded(t1 - ms(1)), Included(t1))),
+            vec![(t1, 2), (t1, 3)]
+        );
         // The other ACKs of the first window clock out the rest of it.
         p.run_until(t1);
         assert_eq!(p.client.ssthresh(), 7300, "sack={sack}");
@@ -249,7 +213,7 @@ fn rtt_samples_and_eifel_rto_reinit() {
             "ts={ts}"
         );
         // No further timeout on the 1.4 s path.
-        assert_eq!(rto_expiries(&p).len(), 1);
+        assert_eq!(rto_expiry_times(&p).len(), 1);
     }
 }
 
@@ -276,9 +240,9 @@ fn genuine_loss_falls_back_to_conventional_recovery() {
         p.client.write(20 * MSS);
         p.client_events.clear();
         p.run_until(t0 + ms(1300));
-        assert_eq!(rto_expiries(&p), vec![t0 + ms(1000)]);
+        assert_eq!(rto_expiry_times(&p), vec![t0 + ms(1000)]);
         assert_eq!(
-            client_data(&p, t0 + ms(1), p.now),
+            client_data(&p, (Excluded(t0 + ms(1)), Included(p.now))),
             vec![(t0 + ms(1000), 0), (t0 + ms(1300), 10), (t0 + ms(1300), 11)],
             "sack={sack}"
         );
@@ -289,7 +253,7 @@ fn genuine_loss_falls_back_to_conventional_recovery() {
         assert_eq!(p.client.cwnd(), 3 * MSS, "sack={sack}");
         // pipe: without SACK segments 10 and 11 count (room for 1); with
         // SACK the duplicate ACK SACKed segment 10 (room for 2).
-        let resent: Vec<u32> = client_data(&p, t0 + ms(1399), p.now)
+        let resent: Vec<u32> = client_data(&p, (Excluded(t0 + ms(1399)), Included(p.now)))
             .into_iter()
             .map(|x| x.1)
             .collect();
@@ -306,46 +270,11 @@ fn genuine_loss_falls_back_to_conventional_recovery() {
             .collect();
         retx.sort_unstable();
         assert_eq!(retx, (0..10).collect::<Vec<_>>(), "sack={sack}");
-        assert_eq!(rto_expiries(&p).len(), 1);
+        assert_eq!(rto_expiry_times(&p).len(), 1);
     }
 }
 
 // ---- State machine alone: one ACK in, the exact segments out. ----
-
-/// An ACK from the server as the client would receive it.
-fn ack_wnd(ack: u32, sack: &[(u32, u32)], window: u16) -> Segment {
-    Segment {
-        src_port: 80,
-        dst_port: 40000,
-        seq: SeqNum(SERVER_ISN + 1),
-        ack: SeqNum(ack),
-        flags: Flags {
-            ack: true,
-            ..Flags::default()
-        },
-        window,
-        options: TcpOptions {
-            sack_blocks: sack.iter().map(|&(l, r)| (SeqNum(l), SeqNum(r))).collect(),
-            ..TcpOptions::default()
-        },
-        payload_len: 0,
-    }
-}
-
-fn ack(ack: u32, sack: &[(u32, u32)]) -> Segment {
-    ack_wnd(ack, sack, 65535)
-}
-
-fn drain(c: &mut Connection, now: SimTime) -> Vec<u32> {
-    std::iter::from_fn(|| c.poll_transmit(now))
-        .filter(|s| s.payload_len > 0)
-        .map(|s| s.seq.diff(SeqNum(seg_seq(0))) as u32 / 1460)
-        .collect()
-}
-
-fn events(c: &mut Connection) -> Vec<Event> {
-    std::iter::from_fn(|| c.poll_event()).collect()
-}
 
 /// An established client (handshake RTT 100 ms) that wrote `written`
 /// segments and sent the first 10 (IW), then had its RTO fire: returns it
@@ -355,11 +284,11 @@ fn timed_out(cfg: Config, written: u64) -> (Connection, SimTime) {
     p.handshake();
     let mut c = p.client;
     c.write(written * MSS);
-    assert_eq!(drain(&mut c, p.now), (0..10).collect::<Vec<_>>());
+    assert_eq!(drain_data(&mut c, p.now), (0..10).collect::<Vec<_>>());
     let t = c.poll_timeout().expect("RTO armed");
     assert_eq!(t, p.now + SimTime::from_secs(1));
     c.handle_timeout(t);
-    assert_eq!(drain(&mut c, t), vec![0], "step 1: first segment only");
+    assert_eq!(drain_data(&mut c, t), vec![0], "step 1: first segment only");
     events(&mut c);
     (c, t)
 }
@@ -379,7 +308,7 @@ fn duplicate_ack_in_step_2() {
         let (mut c, t) = timed_out(plain(sack, true), 20);
         let now = t + ms(100);
         c.handle_segment(now, &ack(seg_seq(0), &[(seg_seq(5), seg_seq(6))]));
-        assert!(drain(&mut c, now).is_empty());
+        assert!(drain_data(&mut c, now).is_empty());
         if sack {
             // Segment 5 SACKed; everything else still in flight.
             assert_eq!(c.bytes_in_flight(), 9 * MSS);
@@ -389,7 +318,7 @@ fn duplicate_ack_in_step_2() {
         // ACK of segment 0: basic, slow start (cwnd 2) resends 1 and 2;
         // SACK-enhanced, step 2b sends new segments 10 and 11.
         c.handle_segment(now, &ack(seg_seq(1), &[(seg_seq(5), seg_seq(6))]));
-        let out = drain(&mut c, now);
+        let out = drain_data(&mut c, now);
         let evs = events(&mut c);
         if sack {
             assert_eq!(out, vec![10, 11]);
@@ -422,7 +351,7 @@ fn no_new_data_in_step_2b_means_conventional_recovery() {
             // segments, so SND.UNA + window = SND.NXT (segment 10).
             let wnd = if window_limited { 8 * 1460 } else { 65535 };
             c.handle_segment(now, &ack_wnd(seg_seq(2), &[], wnd));
-            assert_eq!(drain(&mut c, now), vec![2, 3], "sack={sack}");
+            assert_eq!(drain_data(&mut c, now), vec![2, 3], "sack={sack}");
             assert_eq!(c.cwnd(), 2 * MSS);
             let evs = events(&mut c);
             assert!(!evs.iter().any(is_spurious));
@@ -443,7 +372,7 @@ fn ack_of_everything_in_step_2_is_not_spurious() {
         assert_eq!(c.stats().spurious_rtos, 0);
         // cwnd no more than 2 SMSS; slow start sends segments 10, 11.
         assert_eq!(c.cwnd(), 2 * MSS);
-        assert_eq!(drain(&mut c, now), vec![10, 11]);
+        assert_eq!(drain_data(&mut c, now), vec![10, 11]);
     }
 }
 
@@ -460,14 +389,14 @@ fn sack_information_decides_step_3() {
         let (mut c, t) = timed_out(plain(true, true), 20);
         let now = t + ms(400);
         c.handle_segment(now, &ack(seg_seq(1), &[]));
-        assert_eq!(drain(&mut c, now), vec![10, 11]);
+        assert_eq!(drain_data(&mut c, now), vec![10, 11]);
         let block = if below {
             (seg_seq(5), seg_seq(6))
         } else {
             (seg_seq(10), seg_seq(11))
         };
         c.handle_segment(now, &ack(seg_seq(1), &[block]));
-        let out = drain(&mut c, now);
+        let out = drain_data(&mut c, now);
         let evs = events(&mut c);
         if below {
             assert!(evs.contains(&Event::SpuriousRto {
@@ -492,10 +421,10 @@ fn basic_duplicate_ack_in_step_3_is_genuine() {
     let (mut c, t) = timed_out(plain(false, true), 20);
     let now = t + ms(400);
     c.handle_segment(now, &ack(seg_seq(1), &[]));
-    assert_eq!(drain(&mut c, now), vec![10, 11]);
+    assert_eq!(drain_data(&mut c, now), vec![10, 11]);
     c.handle_segment(now, &ack(seg_seq(1), &[]));
     assert_eq!(c.cwnd(), 3 * MSS);
-    assert_eq!(drain(&mut c, now), vec![1]);
+    assert_eq!(drain_data(&mut c, now), vec![1]);
     assert!(!events(&mut c).iter().any(is_spurious));
 }
 
@@ -511,11 +440,11 @@ fn repeated_timeouts() {
         let t2 = c.poll_timeout().unwrap();
         assert_eq!(t2, t + SimTime::from_secs(2));
         c.handle_timeout(t2);
-        assert_eq!(drain(&mut c, t2), vec![0]);
+        assert_eq!(drain_data(&mut c, t2), vec![0]);
         assert_eq!(c.ssthresh(), 7300);
         let now = t2 + ms(100);
         c.handle_segment(now, &ack(seg_seq(2), &[]));
-        assert_eq!(drain(&mut c, now), vec![10, 11]);
+        assert_eq!(drain_data(&mut c, now), vec![10, 11]);
         c.handle_segment(now, &ack(seg_seq(4), &[]));
         // FlightSize 4..11 = 8 segments + min(2 segments, IW) = 14600.
         assert!(events(&mut c).contains(&Event::SpuriousRto {
@@ -529,15 +458,15 @@ fn repeated_timeouts() {
         let (mut c, t) = timed_out(plain(sack, true), 20);
         let now = t + ms(400);
         c.handle_segment(now, &ack(seg_seq(1), &[]));
-        assert_eq!(drain(&mut c, now), vec![10, 11]);
+        assert_eq!(drain_data(&mut c, now), vec![10, 11]);
         let t3 = c.poll_timeout().unwrap();
         c.handle_timeout(t3);
-        assert_eq!(drain(&mut c, t3), vec![1]);
+        assert_eq!(drain_data(&mut c, t3), vec![1]);
         // Everything outstanding is now lost but the resent segment 1.
         assert_eq!(c.bytes_in_flight(), MSS);
         let later = t3 + ms(100);
         c.handle_segment(later, &ack(seg_seq(2), &[]));
-        assert_eq!(drain(&mut c, later), vec![2, 3]);
+        assert_eq!(drain_data(&mut c, later), vec![2, 3]);
         assert!(!events(&mut c).iter().any(is_spurious));
     }
 }
@@ -555,7 +484,7 @@ fn cubic_spurious_rto_restores_window() {
     assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 7 * MSS));
     let now = t + ms(400);
     c.handle_segment(now, &ack(seg_seq(2), &[]));
-    assert_eq!(drain(&mut c, now), vec![10, 11]);
+    assert_eq!(drain_data(&mut c, now), vec![10, 11]);
     c.handle_segment(now, &ack(seg_seq(4), &[]));
     assert!(events(&mut c).contains(&Event::SpuriousRto {
         cwnd: 14600,
@@ -572,15 +501,15 @@ fn default_is_conventional() {
     p.handshake();
     let mut c = p.client;
     c.write(20 * MSS);
-    assert_eq!(drain(&mut c, p.now).len(), 10);
+    assert_eq!(drain_data(&mut c, p.now).len(), 10);
     let t = c.poll_timeout().unwrap();
     c.handle_timeout(t);
-    assert_eq!(drain(&mut c, t), vec![0]);
+    assert_eq!(drain_data(&mut c, t), vec![0]);
     // Every outstanding segment is lost but the resent one.
     assert_eq!(c.bytes_in_flight(), MSS);
     let now = t + ms(400);
     c.handle_segment(now, &ack(seg_seq(2), &[]));
-    assert_eq!(drain(&mut c, now), vec![2, 3]);
+    assert_eq!(drain_data(&mut c, now), vec![2, 3]);
 }
 
 /// The study's case with Linux's 200 ms minimum RTO: the stale RTO is
@@ -617,7 +546,7 @@ fn stale_rto_with_linux_min_rto() {
                 _ => None,
             })
             .min();
-        let expiries: Vec<SimTime> = rto_expiries(&p).iter().map(|t| *t - t0).collect();
+        let expiries: Vec<SimTime> = rto_expiry_times(&p).iter().map(|t| *t - t0).collect();
         if frto {
             assert_eq!(expiries, vec![ms(300), ms(900)]);
             assert_eq!(

@@ -4,14 +4,10 @@
 mod util;
 
 use tern_proto::tcp::{
-    CcKind, Config, Connection, Event, Flags, InitialWindow, RetransmitKind, Segment, SeqNum,
-    State, TcpOptions,
+    CcKind, Config, Event, InitialWindow, RetransmitKind, Segment, SeqNum, State,
 };
 use tern_proto::time::SimTime;
-use util::{Pair, Side, Wire};
-
-const CLIENT_ISN: u32 = 1000;
-const SERVER_ISN: u32 = 5000;
+use util::{ack, drain, events, seg_seq, Pair, Side, Wire, CLIENT_ISN, SERVER_ISN};
 
 /// No timestamps / window scaling so segments are easy to craft by hand.
 fn plain(sack: bool) -> Config {
@@ -29,39 +25,6 @@ fn established(cfg: Config) -> Pair {
     let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
     p.handshake();
     p
-}
-
-/// An ACK from the server as the client would receive it.
-fn ack(ack: u32, sack: &[(u32, u32)]) -> Segment {
-    Segment {
-        src_port: 80,
-        dst_port: 40000,
-        seq: SeqNum(SERVER_ISN + 1),
-        ack: SeqNum(ack),
-        flags: Flags {
-            ack: true,
-            ..Flags::default()
-        },
-        window: 65535,
-        options: TcpOptions {
-            sack_blocks: sack.iter().map(|&(l, r)| (SeqNum(l), SeqNum(r))).collect(),
-            ..TcpOptions::default()
-        },
-        payload_len: 0,
-    }
-}
-
-fn drain(c: &mut Connection, now: SimTime) -> Vec<Segment> {
-    std::iter::from_fn(|| c.poll_transmit(now)).collect()
-}
-
-fn events(c: &mut Connection) -> Vec<Event> {
-    std::iter::from_fn(|| c.poll_event()).collect()
-}
-
-/// Sequence number of the first byte of data segment `i` (MSS 1460).
-fn seg_seq(i: u32) -> u32 {
-    CLIENT_ISN + 1 + i * 1460
 }
 
 #[test]

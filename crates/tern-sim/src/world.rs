@@ -20,7 +20,8 @@ use crate::summary::{self, Summary};
 use crate::trace::pcap::PcapWriter;
 use crate::trace::{Cell, Table, Traces};
 use crate::transport::tcp::{self, Side, SpareRecipe, Switched, TcpApp, TcpFlow, TcpTransport};
-use crate::wifi::bss::{self, Bss};
+use crate::wifi::bss::{self, Bss, Refused};
+use crate::wifi::roaming::{self, Roam, Roamer, BEACON_INTERVAL};
 use tern_proto::tcp::{Event as TcpEvent, RetransmitKind};
 
 /// The smallest MTU on the paths between `a` and `b`, both ways.
@@ -54,17 +55,28 @@ pub(crate) fn associations(s: &Scenario) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Channel ends and routes of a scenario. Link `i` has channel `2i` forward
-/// (`ends[0]` → `ends[1]`) and `2i + 1` reverse.
+/// For each association (in [`associations`] order), whether it is where the station
+/// starts: the first BSS that lists the station.
+pub(crate) fn initial_associations(s: &Scenario) -> Vec<bool> {
+    associations(s)
+        .into_iter()
+        .map(|(b, k)| {
+            let station = &s.wifi[b].stations[k - 1];
+            s.wifi.iter().position(|w| w.stations.contains(station)) == Some(b)
+        })
+        .collect()
+}
+
+/// Channel ends and routes of a scenario, each station in the BSS it starts in. Link `i`
+/// has channel `2i` forward (`ends[0]` → `ends[1]`) and `2i + 1` reverse.
 pub(crate) fn topology(s: &Scenario) -> (Vec<(NodeId, NodeId)>, Routes) {
-    let node = |name: &str| {
-        NodeId(
-            s.nodes
-                .iter()
-                .position(|n| n.name == name)
-                .expect("checked") as u32,
-        )
-    };
+    let ends = channel_ends(s);
+    let routes = routes(s, &ends, &initial_associations(s));
+    (ends, routes)
+}
+
+pub(crate) fn channel_ends(s: &Scenario) -> Vec<(NodeId, NodeId)> {
+    let node = |name: &str| node_id(s, name);
     let mut ends = Vec::with_capacity(2 * s.links.len());
     for l in &s.links {
         let (a, b) = (node(&l.ends[0]), node(&l.ends[1]));
@@ -76,22 +88,74 @@ pub(crate) fn topology(s: &Scenario) -> (Vec<(NodeId, NodeId)>, Routes) {
         ends.push((sta, ap));
         ends.push((ap, sta));
     }
-    let mut routes = Routes::shortest_paths(s.nodes.len(), &ends);
-    for r in &s.routes {
-        let from = node(&r.node);
-        let link = s
-            .links
+    ends
+}
+
+/// The node named `name` (the scenario was checked: it exists).
+pub(crate) fn node_id(s: &Scenario, name: &str) -> NodeId {
+    NodeId(
+        s.nodes
             .iter()
-            .position(|l| l.name == r.via)
-            .expect("checked");
-        let ch = if ends[2 * link].0 == from {
-            2 * link
-        } else {
-            2 * link + 1
-        };
-        routes.set(from, node(&r.to), ChanId(ch as u32));
+            .position(|n| n.name == name)
+            .expect("checked") as u32,
+    )
+}
+
+/// Routes over the links and the `active` associations (one flag per association).
+pub(crate) fn routes(s: &Scenario, ends: &[(NodeId, NodeId)], active: &[bool]) -> Routes {
+    RouteInputs::new(s, ends).routes(active)
+}
+
+/// What routes are computed from: the channels and the scenario's explicit routes.
+struct RouteInputs {
+    nodes: usize,
+    ends: Vec<(NodeId, NodeId)>,
+    /// Channels of wired and cellular links; 802.11 associations come after them.
+    link_channels: usize,
+    /// (node, destination, next hop).
+    explicit: Vec<(NodeId, NodeId, ChanId)>,
+}
+
+impl RouteInputs {
+    fn new(s: &Scenario, ends: &[(NodeId, NodeId)]) -> RouteInputs {
+        let explicit = s
+            .routes
+            .iter()
+            .map(|r| {
+                let from = node_id(s, &r.node);
+                let link = s
+                    .links
+                    .iter()
+                    .position(|l| l.name == r.via)
+                    .expect("checked");
+                let ch = if ends[2 * link].0 == from {
+                    2 * link
+                } else {
+                    2 * link + 1
+                };
+                (from, node_id(s, &r.to), ChanId(ch as u32))
+            })
+            .collect();
+        RouteInputs {
+            nodes: s.nodes.len(),
+            ends: ends.to_vec(),
+            link_channels: 2 * s.links.len(),
+            explicit,
+        }
     }
-    (ends, routes)
+
+    fn routes(&self, active: &[bool]) -> Routes {
+        let links = self.link_channels;
+        let usable = |c: ChanId| {
+            let c = c.0 as usize;
+            c < links || active[(c - links) / 2]
+        };
+        let mut routes = Routes::shortest_paths(self.nodes, &self.ends, usable);
+        for &(from, to, via) in &self.explicit {
+            routes.set(from, to, via);
+        }
+        routes
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -117,6 +181,12 @@ enum Event {
     RadioArrive(u32, u8),
     /// 802.11 BSS `.0` may have a transmission to start or to end.
     Wifi(u32),
+    /// A station starts a roam (index into `World::roams`).
+    RoamStart(u32),
+    /// A roaming station (index into `World::roamers`) joins its new AP.
+    RoamEnd(u32),
+    /// Every AP sends a beacon: stations measure RSSI (and may roam).
+    Beacon,
 }
 
 /// Where a channel meets an 802.11 BSS: the BSS and the sending and receiving members
@@ -200,6 +270,12 @@ pub struct World {
     /// The first channel of each BSS's associations.
     wifi_base: Vec<u32>,
     wifi_names: Vec<Vec<String>>,
+    /// Stations that may roam, the roams started so far or scheduled, and which
+    /// associations routes use.
+    roamers: Vec<Roamer>,
+    roams: Vec<Roam>,
+    route_inputs: RouteInputs,
+    active: Vec<bool>,
     /// One capture per channel, when `record` asks for "pcap".
     captures: Vec<PcapWriter<Vec<u8>>>,
     scratch: Vec<Queued>,
@@ -336,14 +412,7 @@ impl World {
                 ));
             }
         }
-        let node = |name: &str| {
-            NodeId(
-                s.nodes
-                    .iter()
-                    .position(|n| n.name == name)
-                    .expect("checked") as u32,
-            )
-        };
+        let node = |name: &str| node_id(s, name);
         let mut flows = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
             let id = FlowId(i as u32);
@@ -474,6 +543,31 @@ impl World {
                 transport,
             });
         }
+        let (roamers, scheduled) = roaming::build(s, &associations(s));
+        let mut roams = Vec::with_capacity(scheduled.len());
+        for (at, roam) in scheduled {
+            queue.schedule(at, Event::RoamStart(roams.len() as u32));
+            roams.push(roam);
+        }
+        let beacons =
+            s.record.contains(&RecordKind::Rssi) || roamers.iter().any(|r| r.trigger.is_some());
+        if beacons {
+            queue.schedule(SimTime::ZERO, Event::Beacon);
+        }
+        let active = initial_associations(s);
+        let mut wifi: Vec<Bss> = s
+            .wifi
+            .iter()
+            .map(|w| crate::wifi::build::bss(w, &s.nodes, seed))
+            .collect();
+        for bss in &mut wifi {
+            bss.observe_rx = s.record.contains(&RecordKind::WifiRx);
+        }
+        for (&(b, k), &starts_here) in associations(s).iter().zip(&active) {
+            if !starts_here {
+                wifi[b].disassociate(k);
+            }
+        }
         let channels_len = channels.len();
         World {
             seed,
@@ -496,11 +590,7 @@ impl World {
                         .map(|r| Box::new(WcdmaBearer::new(l, r, seed)))
                 })
                 .collect(),
-            wifi: s
-                .wifi
-                .iter()
-                .map(|w| crate::wifi::build::bss(w, &s.nodes, seed))
-                .collect(),
+            wifi,
             wifi_ports,
             wifi_base,
             wifi_names: s
@@ -508,6 +598,10 @@ impl World {
                 .iter()
                 .map(|w| std::iter::once(&w.ap).chain(&w.stations).cloned().collect())
                 .collect(),
+            roamers,
+            roams,
+            route_inputs: RouteInputs::new(s, &ends),
+            active,
             captures: if s.record.contains(&RecordKind::Pcap) {
                 (0..channels_len)
                     .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
@@ -603,6 +697,177 @@ impl World {
                     self.wifi_outcome(now, b, out);
                 }
             }
+            Event::RoamStart(i) => self.roam_start(now, i),
+            Event::RoamEnd(r) => self.roam_end(now, r as usize),
+            Event::Beacon => self.beacon(now),
+        }
+    }
+
+    /// A station leaves its AP to roam (once no frame exchange of its own is on the air).
+    fn roam_start(&mut self, now: SimTime, i: u32) {
+        let roam = self.roams[i as usize];
+        let r = &self.roamers[roam.roamer];
+        if r.joining.is_some() || r.current == roam.to {
+            return; // Already roaming, or already there.
+        }
+        let from = r.memberships[r.current];
+        let b = from.bss as u32;
+        if let Some(end) = self.wifi[from.bss].exchange_of(from.entity) {
+            self.queue.schedule(end, Event::RoamStart(i));
+            return;
+        }
+        let rssi = self.wifi[from.bss].radio.rssi_dbm(0, from.entity, now);
+        let out = self.wifi[from.bss].disassociate(from.entity);
+        self.roamers[roam.roamer].joining = Some(roam.to);
+        self.queue
+            .schedule(now + roam.disconnect, Event::RoamEnd(roam.roamer as u32));
+        let current = self.roamers[roam.roamer].current;
+        self.trace_roam(now, roam.roamer, "left", (current, roam.to), rssi);
+        self.wifi_outcome(now, b, out);
+        let node = self.roamers[roam.roamer].node;
+        self.tcp_link_event(now, node, false);
+    }
+
+    /// Tells the TCP endpoints on `node` that its link went down or came back
+    /// (`Connection::on_connectivity`; only connections configured to care react).
+    fn tcp_link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            if flow.start > now {
+                continue; // Not open yet.
+            }
+            let side = if flow.src == node {
+                Side::Client
+            } else if flow.dst == node {
+                Side::Server
+            } else {
+                continue;
+            };
+            let Transport::Tcp(tcp) = &flow.transport else {
+                continue;
+            };
+            let id = FlowId(f as u32);
+            for k in 0..tcp.conns.len() {
+                self.tcp(id).conns[k].ends[side.index()]
+                    .conn
+                    .on_connectivity(now, up);
+                self.tcp_pump(now, id, k, side);
+            }
+        }
+    }
+
+    /// A roaming station joins its new AP, bringing the frames it kept; routes follow it.
+    fn roam_end(&mut self, now: SimTime, r: usize) {
+        let roamer = &mut self.roamers[r];
+        let to = roamer.joining.take().expect("roaming");
+        let left = roamer.current;
+        let (old, new) = (roamer.memberships[left], roamer.memberships[to]);
+        roamer.current = to;
+        let frames = self.wifi[old.bss].take_frames(old.entity);
+        let overflow = self.wifi[new.bss].associate(now, new.entity, frames);
+        let c = self.wifi_channel(new.bss as u32, new.entity, 0);
+        for f in overflow {
+            self.channels[c.0 as usize].stats.drops_queue += 1;
+            self.left_first_hop(now, c, f.packet());
+            self.drop_packet(now, c, f.packet(), "queue");
+        }
+        self.active[old.association] = false;
+        self.active[new.association] = true;
+        self.routes = self.route_inputs.routes(&self.active);
+        let rssi = self.wifi[new.bss].radio.rssi_dbm(0, new.entity, now);
+        self.trace_roam(now, r, "joined", (left, to), rssi);
+        self.arm_wifi(now, new.bss as u32);
+        // The station's switched flows learn of it as of a cellular handover.
+        let node = self.roamers[r].node;
+        self.tcp_link_event(now, node, true);
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            let switched = matches!(&flow.transport, Transport::Tcp(t) if t.switcher.is_some());
+            if switched && flow.src == node {
+                self.switcher_ue(now, FlowId(f as u32), None);
+            }
+        }
+    }
+
+    /// Beacons: every station measures the RSSI of each AP it may join; the `rssi` trace
+    /// records it, and RSSI-triggered roams start.
+    fn beacon(&mut self, now: SimTime) {
+        self.queue.schedule(now + BEACON_INTERVAL, Event::Beacon);
+        if let Some(t) = &mut self.traces.rssi {
+            for (b, bss) in self.wifi.iter_mut().enumerate() {
+                for k in 1..self.wifi_names[b].len() {
+                    let rssi = bss.radio.rssi_dbm(0, k, now);
+                    t.push(&[
+                        Cell::F64(now.as_secs_f64()),
+                        Cell::Text(&self.wifi_names[b][k]),
+                        Cell::Text(&bss.name),
+                        Cell::F64(rssi),
+                        Cell::U64(u64::from(bss.is_associated(k))),
+                    ]);
+                }
+            }
+        }
+        for r in 0..self.roamers.len() {
+            let roamer = &self.roamers[r];
+            let Some(trigger) = roamer.trigger else {
+                continue;
+            };
+            if roamer.joining.is_some() {
+                continue;
+            }
+            let memberships = roamer.memberships.clone();
+            let current = roamer.current;
+            let mut rssi =
+                |m: &roaming::Membership| self.wifi[m.bss].radio.rssi_dbm(0, m.entity, now);
+            let here = rssi(&memberships[current]);
+            let others: Vec<(usize, f64)> = memberships
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != current)
+                .map(|(i, m)| (i, rssi(m)))
+                .collect();
+            if let Some(to) = trigger.decide(here, &others) {
+                self.roams.push(Roam {
+                    roamer: r,
+                    to,
+                    disconnect: trigger.disconnect,
+                });
+                self.roam_start(now, self.roams.len() as u32 - 1);
+            }
+        }
+    }
+
+    /// The RSSI (dBm) at a station of the beacons of the AP it is associated with, or `None`
+    /// if it is in no BSS or between APs: what a mechanism on the station reads.
+    pub fn rssi_dbm(&mut self, station: NodeId, now: SimTime) -> Option<f64> {
+        let name = &self.node_names[station.0 as usize];
+        let (b, k) = self.wifi_names.iter().enumerate().find_map(|(b, names)| {
+            let k = names.iter().skip(1).position(|n| n == name)? + 1;
+            self.wifi[b].is_associated(k).then_some((b, k))
+        })?;
+        Some(self.wifi[b].radio.rssi_dbm(0, k, now))
+    }
+
+    /// A `roaming` trace row; `from` and `to` are memberships of roamer `r`.
+    fn trace_roam(
+        &mut self,
+        now: SimTime,
+        r: usize,
+        event: &str,
+        (from, to): (usize, usize),
+        rssi_dbm: f64,
+    ) {
+        if let Some(t) = &mut self.traces.roaming {
+            let roamer = &self.roamers[r];
+            let name = |m: usize| self.wifi[roamer.memberships[m].bss].name.as_str();
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&roamer.name),
+                Cell::Text(event),
+                Cell::Text(name(from)),
+                Cell::Text(name(to)),
+                Cell::F64(rssi_dbm),
+            ]);
         }
     }
 
@@ -610,6 +875,7 @@ impl World {
     /// changes scheduled at the same time ran first).
     fn handover_complete(&mut self, now: SimTime, i: u32) {
         let ue = self.handovers[i as usize].ue;
+        self.tcp_link_event(now, ue, true);
         // The UE's switched flows learn of it (the cell-id change).
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
@@ -874,6 +1140,7 @@ impl World {
                             RetransmitKind::Rto => "rto",
                             RetransmitKind::SackRecovery => "sack",
                             RetransmitKind::Probe => "probe",
+                            RetransmitKind::Speculative => "speculative",
                         };
                         table.push(&[
                             base[0],
@@ -938,9 +1205,13 @@ impl World {
             let uid = pkt.uid;
             let bss = &mut self.wifi[port.bss as usize];
             let (from, to) = (usize::from(port.from), usize::from(port.to));
-            if !bss.enqueue(now, from, to, p, uid, size) {
+            if let Err(why) = bss.enqueue(now, from, to, p, uid, size) {
+                let reason = match why {
+                    Refused::QueueFull => "queue",
+                    Refused::NotAssociated => "disassociated",
+                };
                 self.channels[c.0 as usize].stats.drops_queue += 1;
-                self.drop_packet(now, c, p, "queue");
+                self.drop_packet(now, c, p, reason);
                 return false;
             }
             let ch = &mut self.channels[c.0 as usize];
@@ -1191,7 +1462,11 @@ impl World {
             self.channels[c.0 as usize].stats.delivered_packets += 1;
             self.queue.schedule(now, Event::Arrive(c, p));
         }
-        let drops = [(out.dropped, "retry-limit"), (out.expired, "lifetime")];
+        let drops = [
+            (out.dropped, "retry-limit"),
+            (out.expired, "lifetime"),
+            (out.disassociated, "disassociated"),
+        ];
         for (packets, reason) in drops {
             for (from, to, p) in packets {
                 let c = self.wifi_channel(b, from, to);
@@ -1216,6 +1491,22 @@ impl World {
                     Cell::U64(u64::from(r.collision)),
                     Cell::F64(r.snr_db),
                 ]);
+            }
+        }
+        if let Some(t) = &mut self.traces.wifi_rx {
+            let names = &self.wifi_names[b as usize];
+            for a in &out.received {
+                for m in &a.mpdus {
+                    t.push(&[
+                        Cell::F64(a.start.as_secs_f64()),
+                        Cell::Text(&self.wifi[b as usize].name),
+                        Cell::Text(&names[a.from]),
+                        Cell::Text(&names[a.to]),
+                        Cell::U64(u64::from(m.sn)),
+                        Cell::U64(u64::from(m.fcs_ok)),
+                        Cell::F64(a.rate_bps / 1e6),
+                    ]);
+                }
             }
         }
         self.arm_wifi(now, b);

@@ -1,9 +1,10 @@
 //! HT-immediate Block Ack end to end: a stream of MPDUs goes Originator → lossy channel →
 //! Recipient, with BlockAcks lost too, and what comes out of the reordering buffer is checked
-//! against what went in.
+//! against what went in; with and without the recipient's driver giving up on MPDUs
+//! ([`Recipient::give_up`]), which is also unit-tested here.
 
 use proptest::prelude::*;
-use tern_sim::wifi::blockack::{sn_offset, Originator, Recipient};
+use tern_sim::wifi::blockack::{sn_add, sn_offset, Originator, Recipient};
 
 /// SplitMix64: the channel's loss draws, reproducible from the proptest-chosen seed.
 struct Draws(u64);
@@ -62,20 +63,60 @@ fn link() -> impl Strategy<Value = Link> {
         )
 }
 
+/// When the recipient's driver gives up on an MPDU.
+#[derive(Clone, Copy, Debug)]
+struct GiveUps {
+    /// Give up on an MPDU once it was lost (received with a bad FCS) more than this many
+    /// times: the AP-side countermeasure to bufferbloat.
+    after: u32,
+    /// Chance in percent, per MPDU of each A-MPDU whether lost or not, of also giving up
+    /// on it: exercises the calls that must change nothing (SN already buffered or already
+    /// passed up).
+    random: u64,
+}
+
+fn give_ups() -> impl Strategy<Value = GiveUps> {
+    (0..=3u32, 0..=20u64).prop_map(|(after, random)| GiveUps { after, random })
+}
+
 /// What came out of one run.
 struct Run {
     delivered: Vec<u64>,
     dropped: Vec<u64>,
+    /// Ids whose SN the window moved past through [`Recipient::give_up`] without passing
+    /// them up (the given-up SNs and the gaps before them), in order.
+    given_up: Vec<u64>,
+    /// The recipient's `ignored()` and `duplicates()` at the end, and those of its twin
+    /// that never gives up.
+    ignored: u64,
+    duplicates: u64,
+    twin_delivered: Vec<u64>,
+    twin_duplicates: u64,
 }
 
 /// Packets 0..mpdus arrive in random bursts; each round sends one A-MPDU (random byte
 /// budget through `fits`), loses MPDUs and the BlockAck independently, and hands any
-/// BlockAckReq to the recipient.
-fn run(l: &Link, retry_limit: u32) -> Run {
+/// BlockAckReq to the recipient. With `give_ups`, the recipient's driver gives up on MPDUs
+/// as described there; a twin recipient gets the same MPDUs and BlockAckReqs but never
+/// gives up, and its BlockAck bitmaps must be the same (the scoreboard is the chip's, it does
+/// not see the driver's decisions).
+///
+/// Packet `id` has SN `ssn + id`, so the absolute position of WinStartB counts in ids.
+fn run(l: &Link, retry_limit: u32, give_ups: Option<GiveUps>) -> Run {
     let mut draws = Draws(l.seed);
     let mut o = Originator::with_ssn(l.ssn, l.win_size, retry_limit);
     let mut r = Recipient::new(l.ssn);
+    let mut twin = Recipient::new(l.ssn);
     let (mut delivered, mut dropped) = (Vec::new(), Vec::new());
+    let (mut given_up, mut twin_delivered) = (Vec::new(), Vec::new());
+    // Bad-FCS receptions per id.
+    let mut corrupted = vec![0u32; l.mpdus as usize];
+    // The id whose SN is WinStartB, and how far WinStartB moved from there.
+    let mut win_start_id = 0u64;
+    let advance = |win_start_id: u64, r: &Recipient| {
+        let sn = sn_add(l.ssn, (win_start_id % 4096) as u16);
+        u64::from(sn_offset(sn, r.win_start()))
+    };
     let mut arrived = 0;
     for _round in 0..1_000_000 {
         let burst = draws.upto(100).min(l.mpdus - arrived);
@@ -85,7 +126,16 @@ fn run(l: &Link, retry_limit: u32) -> Run {
         arrived += burst;
         if o.is_empty() && arrived == l.mpdus {
             assert_eq!(r.buffered(), 0, "recipient still holds MPDUs");
-            return Run { delivered, dropped };
+            assert_eq!(twin.buffered(), 0, "twin recipient still holds MPDUs");
+            return Run {
+                delivered,
+                dropped,
+                given_up,
+                ignored: r.ignored(),
+                duplicates: r.duplicates(),
+                twin_delivered,
+                twin_duplicates: twin.duplicates(),
+            };
         }
 
         let queued = o.queued();
@@ -107,8 +157,32 @@ fn run(l: &Link, retry_limit: u32) -> Run {
         assert!(*offsets.last().unwrap() < l.win_size);
 
         for &(sn, id) in &batch {
-            if !draws.chance(l.mpdu_loss) {
+            let lost = draws.chance(l.mpdu_loss);
+            if !lost {
                 delivered.extend(r.on_mpdu(sn, id));
+                twin_delivered.extend(twin.on_mpdu(sn, id));
+                win_start_id += advance(win_start_id, &r);
+            }
+            let Some(g) = give_ups else { continue };
+            if lost {
+                corrupted[id as usize] += 1;
+            }
+            if corrupted[id as usize] > g.after || draws.chance(g.random) {
+                let from = win_start_id;
+                let up = r.give_up(sn);
+                // WinStartB moves at most to WinEndB + 1.
+                let moved = advance(win_start_id, &r);
+                assert!(moved <= 64);
+                win_start_id += moved;
+                if moved > 0 {
+                    // Effective only for an SN in the window: WinStartB is now past it.
+                    assert!(from <= id && id < win_start_id);
+                    assert!(!up.contains(&id), "given-up id {id} passed up");
+                    given_up.extend((from..win_start_id).filter(|i| !up.contains(i)));
+                } else {
+                    assert!(up.is_empty());
+                }
+                delivered.extend(up);
             }
         }
         let out = if draws.chance(l.ba_loss) {
@@ -120,6 +194,11 @@ fn run(l: &Link, retry_limit: u32) -> Run {
             } else {
                 o.win_start()
             };
+            assert_eq!(
+                r.block_ack(start),
+                twin.block_ack(start),
+                "giving up changed the BlockAck"
+            );
             o.on_block_ack(start, r.block_ack(start))
         };
         assert_eq!(out.win_start, o.win_start());
@@ -127,6 +206,8 @@ fn run(l: &Link, retry_limit: u32) -> Run {
         dropped.extend(out.dropped);
         if let Some(ssn) = out.bar {
             delivered.extend(r.on_bar(ssn));
+            twin_delivered.extend(twin.on_bar(ssn));
+            win_start_id += advance(win_start_id, &r);
         }
     }
     panic!("did not finish");
@@ -136,7 +217,7 @@ proptest! {
     /// Retries never run out: every packet is delivered exactly once, in order.
     #[test]
     fn blockack_delivers_everything_in_order(l in link()) {
-        let out = run(&l, u32::MAX);
+        let out = run(&l, u32::MAX, None);
         prop_assert!(out.dropped.is_empty());
         prop_assert_eq!(out.delivered, (0..l.mpdus).collect::<Vec<_>>());
     }
@@ -151,7 +232,7 @@ proptest! {
         lossless_ba in any::<bool>(),
     ) {
         let l = Link { ba_loss: if lossless_ba { 0 } else { l.ba_loss }, ..l };
-        let out = run(&l, retry_limit);
+        let out = run(&l, retry_limit, None);
         prop_assert!(out.delivered.windows(2).all(|w| w[0] < w[1]));
         prop_assert!(out.dropped.windows(2).all(|w| w[0] < w[1]));
         let mut seen = vec![0u8; l.mpdus as usize];
@@ -166,4 +247,210 @@ proptest! {
             prop_assert!(seen.iter().all(|&s| s != 3), "a packet was delivered and dropped");
         }
     }
+
+    /// The driver gives up on MPDUs (after more than `after` bad-FCS receptions, and at
+    /// random) while retries never run out. The chip's scoreboard does not see it, so the
+    /// originator gets the bitmaps of a recipient that never gives up and behaves the same:
+    /// the twin gets everything in order. The recipient passes up each packet at most once,
+    /// in order, and never one it gave up on (the SN or a gap before it); every packet is
+    /// either passed up or given up on. Each given-up MPDU is retransmitted until it arrives
+    /// intact and the chip acknowledges it, so it is ignored exactly once.
+    #[test]
+    fn give_up_skips_packets_the_chip_still_acknowledges(l in link(), g in give_ups()) {
+        let out = run(&l, u32::MAX, Some(g));
+        let all: Vec<u64> = (0..l.mpdus).collect();
+        prop_assert!(out.dropped.is_empty());
+        prop_assert_eq!(&out.twin_delivered, &all);
+        prop_assert!(out.delivered.windows(2).all(|w| w[0] < w[1]));
+        prop_assert!(out.given_up.windows(2).all(|w| w[0] < w[1]));
+        let mut either: Vec<u64> = out.delivered.iter().chain(&out.given_up).copied().collect();
+        either.sort_unstable();
+        prop_assert_eq!(either, all);
+        prop_assert_eq!(out.ignored, out.given_up.len() as u64);
+        prop_assert_eq!(out.duplicates, out.twin_duplicates);
+    }
+
+    /// Give-ups with few retries: passed-up packets still increase, a given-up packet is
+    /// never passed up, and every packet is passed up, dropped or given up. The scoreboard
+    /// records the same MPDUs as the twin's: those the twin buffers, the recipient buffers
+    /// (and passes up) or ignores, and both discard the same duplicates.
+    #[test]
+    fn give_up_with_small_retry_limit(
+        l in link(),
+        retry_limit in 1..=4u32,
+        g in give_ups(),
+    ) {
+        let out = run(&l, retry_limit, Some(g));
+        prop_assert!(out.delivered.windows(2).all(|w| w[0] < w[1]));
+        prop_assert!(out.given_up.windows(2).all(|w| w[0] < w[1]));
+        let mut seen = vec![0u8; l.mpdus as usize];
+        for &id in &out.delivered {
+            seen[id as usize] |= 1;
+        }
+        for &id in &out.dropped {
+            seen[id as usize] |= 2;
+        }
+        for &id in &out.given_up {
+            seen[id as usize] |= 4;
+        }
+        prop_assert!(seen.iter().all(|&s| s != 0), "a packet was neither passed up, dropped nor given up");
+        prop_assert!(seen.iter().all(|&s| s & 5 != 5), "a given-up packet was passed up");
+        prop_assert_eq!(out.duplicates, out.twin_duplicates);
+        prop_assert_eq!(
+            out.delivered.len() as u64 + out.ignored,
+            out.twin_delivered.len() as u64
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Recipient::give_up, by hand
+// ---------------------------------------------------------------------------------------
+
+/// Giving up on an SN in the window passes up the MPDUs buffered before it (across the gap
+/// at SN 0), moves WinStartB past it and passes up the in-order run behind it. The bitmap
+/// does not change: the chip's scoreboard still waits for SNs 0 and 2.
+#[test]
+fn give_up_releases_the_mpdus_buffered_behind_it() {
+    let mut r = Recipient::new(0);
+    for (sn, id) in [(1, 11), (3, 13), (4, 14), (6, 16)] {
+        assert!(r.on_mpdu(sn, id).is_empty());
+    }
+    assert_eq!(r.block_ack(0), 0b101_1010);
+    assert_eq!(r.give_up(2), [11, 13, 14]);
+    assert_eq!((r.win_start(), r.buffered()), (5, 1));
+    assert_eq!(r.block_ack(0), 0b101_1010);
+    // SN 5 at WinStartB: nothing before it, SN 6 behind it.
+    assert_eq!(r.give_up(5), [16]);
+    assert_eq!((r.win_start(), r.buffered()), (7, 0));
+    assert_eq!(r.block_ack(0), 0b101_1010);
+    assert_eq!((r.duplicates(), r.ignored()), (0, 0));
+}
+
+/// A given-up SN (or a gap given up with it) arriving intact later is not passed up, but
+/// the chip records it: its bit is set, and WinStartR moves over the in-order run so that a
+/// later BlockAck still reports it.
+#[test]
+fn given_up_mpdu_arriving_intact_is_ignored_but_acknowledged() {
+    let mut r = Recipient::new(0);
+    for (sn, id) in [(1, 11), (3, 13), (4, 14), (6, 16)] {
+        r.on_mpdu(sn, id);
+    }
+    assert_eq!(r.give_up(2), [11, 13, 14]);
+    assert_eq!(r.give_up(5), [16]);
+    // SN 2, given up on.
+    assert!(r.on_mpdu(2, 12).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
+    assert_eq!(r.block_ack(0), 0b101_1110);
+    // SN 0, a gap given up with SN 2.
+    assert!(r.on_mpdu(0, 10).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 2));
+    assert_eq!(r.block_ack(0), 0b101_1111);
+    // A second copy of SN 2 is a duplicate.
+    assert!(r.on_mpdu(2, 12).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 2));
+    // SN 5, given up on at WinStartB.
+    assert!(r.on_mpdu(5, 15).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 3));
+    assert_eq!(r.block_ack(0), 0b111_1111);
+    assert_eq!(r.win_start(), 7);
+    assert_eq!(r.on_mpdu(7, 17), [17]);
+    assert_eq!(r.block_ack(0), 0b1111_1111);
+    assert_eq!(r.block_ack(5), 0b111);
+}
+
+/// Before the window, already buffered, or beyond WinEndB: nothing changes.
+#[test]
+fn give_up_outside_the_window_or_of_a_buffered_mpdu_changes_nothing() {
+    let mut r = Recipient::new(0);
+    assert_eq!(r.on_mpdu(0, 10), [10]);
+    assert!(r.on_mpdu(2, 12).is_empty());
+    // WinStartB = 1, WinEndB = 64.
+    for sn in [0, 4095, 2049, 2, 65, 2048] {
+        assert!(r.give_up(sn).is_empty(), "give_up({sn})");
+        assert_eq!((r.win_start(), r.buffered()), (1, 1));
+        assert_eq!(r.block_ack(0), 0b101);
+    }
+    assert_eq!((r.duplicates(), r.ignored()), (0, 0));
+    // WinEndB itself is in the window: SN 2 goes up, WinStartB = 65.
+    assert_eq!(r.give_up(64), [12]);
+    assert_eq!((r.win_start(), r.buffered()), (65, 0));
+    // SN 1 was given up as a gap before SN 64: ignored, but acknowledged.
+    assert!(r.on_mpdu(1, 11).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
+    assert_eq!(r.block_ack(0), 0b111);
+    // SN 64 was given up; the chip still waits for it.
+    assert_eq!(r.block_ack(64), 0);
+
+    // An SN a BlockAckReq moved both windows past is no longer recorded: giving up on it
+    // does nothing, and a late copy is a duplicate with its bit clear.
+    let mut r = Recipient::new(0);
+    assert!(r.on_bar(10).is_empty());
+    assert!(r.give_up(5).is_empty());
+    assert_eq!(r.win_start(), 10);
+    assert!(r.on_mpdu(5, 15).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 0));
+    assert_eq!(r.block_ack(0), 0);
+}
+
+/// The scoreboard window moves by its own rules (§10.25.6.3): an SN beyond WinEndR moves it
+/// past a given-up SN that never arrived, which is then no longer recorded.
+#[test]
+fn scoreboard_passes_a_given_up_mpdu_after_64_later_ones() {
+    let mut r = Recipient::new(0);
+    assert!(r.give_up(0).is_empty());
+    assert_eq!(r.win_start(), 1);
+    for sn in 1..64u16 {
+        assert_eq!(r.on_mpdu(sn, u64::from(sn)), [u64::from(sn)]);
+    }
+    // WinStartR is still 0: SN 0 could still be acknowledged.
+    assert_eq!(r.block_ack(0), u64::MAX << 1);
+    // SN 64 is beyond WinEndR = 63: WinStartR moves to 1, then past the run 1..=64.
+    assert_eq!(r.on_mpdu(64, 64), [64]);
+    assert_eq!(r.win_start(), 65);
+    assert_eq!(r.block_ack(0), u64::MAX << 1);
+    assert_eq!(r.block_ack(1), u64::MAX);
+    assert!(r.on_mpdu(0, 0).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 0));
+    assert_eq!(r.block_ack(0), u64::MAX << 1);
+}
+
+/// A BlockAckReq between WinStartR and WinStartB moves the scoreboard alone.
+#[test]
+fn block_ack_req_behind_the_reordering_window_moves_the_scoreboard() {
+    let mut r = Recipient::new(0);
+    assert!(r.on_mpdu(2, 12).is_empty());
+    assert_eq!(r.give_up(1), [12]);
+    assert_eq!(r.win_start(), 3);
+    assert_eq!(r.block_ack(0), 0b100);
+    // WinStartR 0 → 1; WinStartB stays 3.
+    assert!(r.on_bar(1).is_empty());
+    assert_eq!(r.win_start(), 3);
+    // SN 0 is now before WinStartR: a duplicate, not recorded.
+    assert!(r.on_mpdu(0, 10).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 0));
+    assert_eq!(r.block_ack(0), 0b100);
+    // SN 1 is in the scoreboard window: ignored, recorded.
+    assert!(r.on_mpdu(1, 11).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (1, 1));
+    assert_eq!(r.block_ack(0), 0b110);
+    assert_eq!(r.on_mpdu(3, 13), [13]);
+    assert_eq!(r.block_ack(0), 0b1110);
+}
+
+/// Across the wrap of the sequence space.
+#[test]
+fn give_up_wraps_around() {
+    let mut r = Recipient::new(4094);
+    for (sn, id) in [(4095, 1), (0, 2), (2, 4)] {
+        assert!(r.on_mpdu(sn, id).is_empty());
+    }
+    assert_eq!(r.give_up(4094), [1, 2]);
+    assert_eq!(r.win_start(), 1);
+    assert_eq!(r.give_up(1), [4]);
+    assert_eq!(r.win_start(), 3);
+    assert!(r.on_mpdu(4094, 0).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
+    // 4094, 4095, 0 and 2 received; 1 not.
+    assert_eq!(r.block_ack(4094), 0b1_0111);
 }

@@ -106,6 +106,28 @@ pub struct Config {
     /// (`net.ipv4.tcp_frto = 2`, SACK-enhanced when SACK is in use), and so
     /// does Android: set it to model those stacks.
     pub frto: bool,
+    /// React to lower-layer connectivity-change indications
+    /// ([`Connection::on_connectivity`](super::Connection::on_connectivity)),
+    /// after "TCP Response to Lower-Layer Connectivity-Change Indications"
+    /// (draft-schuetz-tcpm-tcp-rlci): when the link comes back while the
+    /// retransmission timer is backed off, retransmit the oldest
+    /// unacknowledged segment at once and restart the timer with the
+    /// un-backed-off RTO (see the `rlci` module for the exact rules).
+    ///
+    /// Off by default: standard TCP has no such input and ignores the
+    /// indication, waiting for its backed-off timer.
+    pub rlci: bool,
+    /// With [`rlci`](Self::rlci) on: treat every link-up indication as a
+    /// change of path (e.g. a handover to another access point) and forget
+    /// what was learnt about the old one, like a newly started connection:
+    /// SRTT and RTTVAR are cleared and the RTO goes back to
+    /// [`initial_rto`](Self::initial_rto) (RFC 6298 §2.1, and the note after
+    /// rule 5.7 of RFC 6298 §5 allows clearing them after repeated
+    /// back-off), and the congestion controller restarts with the initial
+    /// window and an arbitrarily high ssthresh (RFC 5681 §3.1). Off by
+    /// default. Only meaningful if the driver signals link-up on a real
+    /// path change.
+    pub rlci_reset_path: bool,
 }
 
 impl Default for Config {
@@ -131,6 +153,8 @@ impl Default for Config {
             time_wait: SimTime::from_secs(60),
             cubic_fast_convergence: true,
             frto: false,
+            rlci: false,
+            rlci_reset_path: false,
         }
     }
 }

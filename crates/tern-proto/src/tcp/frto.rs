@@ -86,6 +86,20 @@
 //! 5682 §2), so a loss after the spurious timeout can be repaired by fast
 //! retransmit at once; the SACK-enhanced algorithm keeps RecoveryPoint as
 //! set in step 2.
+//!
+//! **Restored connectivity** (`rlci`, [`Config::rlci`](super::Config::rlci)):
+//! the speculative retransmission happens only while no ACK has arrived
+//! since the timeout, i.e. in step 1 / waiting for the first ACK of step 2
+//! (`AwaitFirstAck`). It resends the same segment step 1 resent, exactly
+//! as a further timeout in step 2 does ("back to step 1"), so F-RTO goes on
+//! unchanged: the segment's ACK is still "the first ACK after the
+//! retransmission" and never counts as evidence of a spurious timeout,
+//! which needs ACKs of never-retransmitted data. The state saved for the
+//! Eifel response is kept. With
+//! [`Config::rlci_reset_path`](super::Config::rlci_reset_path), a link-up
+//! abandons F-RTO (`frto_abandon`, conventional recovery) and drops a
+//! pending Eifel RTO re-initialisation: both would restore the old path's
+//! congestion and RTT state onto the new path.
 
 use super::cc::{CongestionControl, FrtoFallbackEvent, SpuriousRtoEvent};
 use super::{Connection, Event, RetransmitKind};
@@ -343,14 +357,9 @@ impl Connection {
     /// data, 3a): resend in slow start the window outstanding at the
     /// timeout, except the segment already resent and SACKed data.
     fn frto_conventional(&mut self, now: SimTime, at: Fallback) {
-        let Some(f) = self.frto.take() else {
+        if !self.frto_abandon() {
             return;
-        };
-        self.sb
-            .mark_lost_range(f.retx_end, f.high, RetransmitKind::Rto);
-        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1, as at any RTO.
-        self.recover = self.send.snd_nxt;
-        self.rto_recovery = true;
+        }
         let smss = u64::from(self.smss);
         let cwnd = match at {
             // §3 step 2a: "no more than 2 * MSS, like a regular TCP".
@@ -361,6 +370,25 @@ impl Connection {
         if cwnd != self.cc.cwnd() {
             self.cc.on_frto_fallback(&FrtoFallbackEvent { now, cwnd });
         }
+    }
+
+    /// Gives up F-RTO for conventional RTO recovery, leaving cwnd alone:
+    /// marks lost the window outstanding at the timeout, except the segment
+    /// already resent and SACKed data. Returns whether F-RTO was running.
+    /// `frto_conventional` then bounds cwnd; restored connectivity with
+    /// [`Config::rlci_reset_path`](super::Config::rlci_reset_path) calls it
+    /// directly to give up without a verdict because the path changed (the
+    /// congestion controller is being restarted).
+    pub(super) fn frto_abandon(&mut self) -> bool {
+        let Some(f) = self.frto.take() else {
+            return false;
+        };
+        self.sb
+            .mark_lost_range(f.retx_end, f.high, RetransmitKind::Rto);
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1, as at any RTO.
+        self.recover = self.send.snd_nxt;
+        self.rto_recovery = true;
+        true
     }
 
     /// Step 3b: the timeout was spurious; Eifel response (RFC 4015 §2).

@@ -12,7 +12,8 @@
 //! `recv` (buffers, reassembly, delayed ACK), `input`, `output`, `timers`
 //! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
 //! spurious-timeout detection with the RFC 4015 response, off by default:
-//! [`Config::frto`]).
+//! [`Config::frto`]), `rlci` (response to lower-layer connectivity-change
+//! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]).
 
 pub mod cc;
 pub mod config;
@@ -21,6 +22,7 @@ mod input;
 mod output;
 mod recovery;
 mod recv;
+mod rlci;
 pub mod rtt;
 mod scoreboard;
 mod send;
@@ -78,6 +80,11 @@ pub enum RetransmitKind {
     SackRecovery,
     /// Zero-window probe resent by the persist timer (RFC 9293 §3.8.6.1).
     Probe,
+    /// Speculative retransmission of the oldest unacknowledged segment when
+    /// lower-layer connectivity is restored during retransmission-timer
+    /// back-off ([`Connection::on_connectivity`], [`Config::rlci`];
+    /// draft-schuetz-tcpm-tcp-rlci).
+    Speculative,
 }
 
 /// Trace records, drained with [`Connection::poll_event`].
@@ -137,6 +144,9 @@ pub struct Stats {
     pub retransmits_rto: u64,
     pub retransmits_sack: u64,
     pub retransmits_probe: u64,
+    /// Speculative retransmissions on restored connectivity
+    /// ([`RetransmitKind::Speculative`]).
+    pub retransmits_speculative: u64,
     pub rto_expiries: u64,
     /// Retransmission timeouts that F-RTO (RFC 5682) found spurious.
     pub spurious_rtos: u64,
@@ -156,7 +166,8 @@ pub struct Stats {
 /// takes `now`, which must never decrease. After creating it and after
 /// **every** call to [`handle_segment`](Self::handle_segment),
 /// [`handle_timeout`](Self::handle_timeout), [`write`](Self::write),
-/// [`read`](Self::read) or [`close`](Self::close), the driver must:
+/// [`read`](Self::read), [`close`](Self::close) or
+/// [`on_connectivity`](Self::on_connectivity), the driver must:
 ///
 /// 1. call [`poll_transmit`](Self::poll_transmit) until it returns `None`,
 ///    sending each segment;

@@ -9,7 +9,8 @@ impl Connection {
     /// The next segment to send at `now`, or `None`.
     ///
     /// Priority: RST reply, SYN/SYN-ACK, forced retransmission (fast
-    /// retransmit / partial ACK / RTO), F-RTO's new segments (RFC 5682
+    /// retransmit / partial ACK / RTO / speculative retransmission on
+    /// restored connectivity), F-RTO's new segments (RFC 5682
     /// step 2b), zero-window probe, lost segments within
     /// cwnd (NextSeg rule 1), new data within cwnd and the peer's window
     /// (rule 2), FIN, then a pure ACK if one is due.
@@ -151,6 +152,7 @@ impl Connection {
             RetransmitKind::Rto => &mut self.stats.retransmits_rto,
             RetransmitKind::SackRecovery => &mut self.stats.retransmits_sack,
             RetransmitKind::Probe => &mut self.stats.retransmits_probe,
+            RetransmitKind::Speculative => &mut self.stats.retransmits_speculative,
         };
         *counter += 1;
         self.events.push_back(Event::Retransmit { kind, seq, len });

@@ -84,6 +84,16 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// Forgets the exponential back-off without an RTT sample, so that
+    /// [`rto`](Self::rto) is the base RTO again. Not part of RFC 6298 (whose
+    /// back-off lasts until a valid sample, §5.5 and Karn's algorithm):
+    /// used by the response to a restored lower-layer connectivity
+    /// indication (draft-schuetz-tcpm-tcp-rlci), where the timeouts were
+    /// caused by the outage, not by congestion.
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// The granularity G of RFC 6298 §2.
     pub fn granularity(&self) -> SimTime {
         self.granularity

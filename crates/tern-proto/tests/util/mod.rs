@@ -3,8 +3,20 @@
 
 #![allow(dead_code)]
 
-use tern_proto::tcp::{Config, Connection, Event, Segment, State};
+use std::ops::RangeBounds;
+
+use tern_proto::tcp::{
+    Config, Connection, Event, Flags, RetransmitKind, Segment, SeqNum, State, TcpOptions,
+};
 use tern_proto::time::SimTime;
+
+/// Initial sequence number of the client [`Pair::new`] builds.
+pub const CLIENT_ISN: u32 = 1000;
+/// Initial sequence number of the server [`Pair::new`] builds.
+pub const SERVER_ISN: u32 = 5000;
+/// The sender MSS with the default configuration and no timestamps
+/// (Ethernet MTU).
+pub const MSS: u64 = 1460;
 
 /// Which endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,8 +101,9 @@ pub struct Pair {
 
 impl Pair {
     pub fn new(client_cfg: Config, server_cfg: Config, wire: Wire, seed: u64) -> Self {
-        let client = Connection::connect(client_cfg, 1000, SimTime::ZERO).with_ports(40000, 80);
-        let server = Connection::listen(server_cfg, 5000).with_ports(80, 0);
+        let client =
+            Connection::connect(client_cfg, CLIENT_ISN, SimTime::ZERO).with_ports(40000, 80);
+        let server = Connection::listen(server_cfg, SERVER_ISN).with_ports(80, 0);
         let mut p = Pair {
             now: SimTime::ZERO,
             client,
@@ -257,4 +270,102 @@ impl Pair {
             .map(|(_, _, seg)| seg)
             .collect()
     }
+}
+
+// ---- Crafting and inspecting TCP segments and events (client view). ----
+
+pub fn ms(v: u64) -> SimTime {
+    SimTime::from_millis(v)
+}
+
+/// Sequence number of the first byte of the client's data segment `i`
+/// (full-sized segments of [`MSS`]).
+pub fn seg_seq(i: u32) -> u32 {
+    CLIENT_ISN + 1 + i * MSS as u32
+}
+
+/// Index of the client's data segment starting at `seq`.
+pub fn seg_index(seq: SeqNum) -> u32 {
+    seq.diff(SeqNum(seg_seq(0))) as u32 / MSS as u32
+}
+
+/// An ACK from the server as the client would receive it, advertising
+/// `window` and carrying the SACK blocks `sack` (`[left, right)`).
+pub fn ack_wnd(ack: u32, sack: &[(u32, u32)], window: u16) -> Segment {
+    Segment {
+        src_port: 80,
+        dst_port: 40000,
+        seq: SeqNum(SERVER_ISN + 1),
+        ack: SeqNum(ack),
+        flags: Flags {
+            ack: true,
+            ..Flags::default()
+        },
+        window,
+        options: TcpOptions {
+            sack_blocks: sack.iter().map(|&(l, r)| (SeqNum(l), SeqNum(r))).collect(),
+            ..TcpOptions::default()
+        },
+        payload_len: 0,
+    }
+}
+
+/// [`ack_wnd`] with a 65535-byte window.
+pub fn ack(ack: u32, sack: &[(u32, u32)]) -> Segment {
+    ack_wnd(ack, sack, 65535)
+}
+
+/// Everything `c` transmits at `now`.
+pub fn drain(c: &mut Connection, now: SimTime) -> Vec<Segment> {
+    std::iter::from_fn(|| c.poll_transmit(now)).collect()
+}
+
+/// The data segments `c` (a client) transmits at `now`, as segment indices.
+pub fn drain_data(c: &mut Connection, now: SimTime) -> Vec<u32> {
+    drain(c, now)
+        .into_iter()
+        .filter(|s| s.payload_len > 0)
+        .map(|s| seg_index(s.seq))
+        .collect()
+}
+
+/// The events `c` has queued.
+pub fn events(c: &mut Connection) -> Vec<Event> {
+    std::iter::from_fn(|| c.poll_event()).collect()
+}
+
+/// Client data segments sent at times in `when`: (time, segment index).
+pub fn client_data(p: &Pair, when: impl RangeBounds<SimTime>) -> Vec<(SimTime, u32)> {
+    p.sent
+        .iter()
+        .filter(|(t, side, seg)| *side == Side::Client && when.contains(t) && seg.payload_len > 0)
+        .map(|(t, _, seg)| (*t, seg_index(seg.seq)))
+        .collect()
+}
+
+/// Client retransmissions: (time, kind, segment index).
+pub fn retransmits(p: &Pair) -> Vec<(SimTime, RetransmitKind, u32)> {
+    p.client_events
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::Retransmit { kind, seq, .. } => Some((*t, *kind, seg_index(*seq))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Client retransmission timeouts: (time, backoff).
+pub fn rto_expiries(p: &Pair) -> Vec<(SimTime, u32)> {
+    p.client_events
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::RtoExpired { backoff, .. } => Some((*t, *backoff)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Times of the client's retransmission timeouts.
+pub fn rto_expiry_times(p: &Pair) -> Vec<SimTime> {
+    rto_expiries(p).into_iter().map(|(t, _)| t).collect()
 }

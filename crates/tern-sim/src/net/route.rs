@@ -16,11 +16,19 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// `channels` lists every channel as `(from, to)` in scenario order.
-    pub fn shortest_paths(nodes: usize, channels: &[(NodeId, NodeId)]) -> Routes {
+    /// `channels` lists every channel as `(from, to)` in scenario order; only those for
+    /// which `usable` holds are used (an 802.11 station's associations but the current one
+    /// are not).
+    pub fn shortest_paths(
+        nodes: usize,
+        channels: &[(NodeId, NodeId)],
+        usable: impl Fn(ChanId) -> bool,
+    ) -> Routes {
         let mut out_edges: Vec<Vec<(ChanId, NodeId)>> = vec![Vec::new(); nodes];
         for (i, &(from, to)) in channels.iter().enumerate() {
-            out_edges[from.0 as usize].push((ChanId(i as u32), to));
+            if usable(ChanId(i as u32)) {
+                out_edges[from.0 as usize].push((ChanId(i as u32), to));
+            }
         }
         let mut next = vec![vec![None; nodes]; nodes];
         for src in 0..nodes {
@@ -96,7 +104,7 @@ mod tests {
             chans.push((n(x), n(y)));
             chans.push((n(y), n(x)));
         }
-        let r = Routes::shortest_paths(6, &chans);
+        let r = Routes::shortest_paths(6, &chans, |_| true);
         let p = r.path(n(0), n(3), &chans).unwrap();
         assert_eq!(p, vec![ChanId(0), ChanId(2)]); // via b, listed first
         let back = r.path(n(3), n(0), &chans).unwrap();
@@ -107,11 +115,11 @@ mod tests {
     fn explicit_route_and_loop_detection() {
         let n = |i| NodeId(i);
         let chans = vec![(n(0), n(1)), (n(1), n(0)), (n(1), n(2)), (n(2), n(1))];
-        let mut r = Routes::shortest_paths(3, &chans);
+        let mut r = Routes::shortest_paths(3, &chans, |_| true);
         assert_eq!(r.path(n(0), n(2), &chans).unwrap().len(), 2);
         r.set(n(1), n(2), ChanId(1)); // send it back: a loop
         assert_eq!(r.path(n(0), n(2), &chans), Err(RouteError::Loop));
-        let r2 = Routes::shortest_paths(3, &chans[..2]);
+        let r2 = Routes::shortest_paths(3, &chans, |c| c.0 < 2);
         assert_eq!(
             r2.path(n(0), n(2), &chans),
             Err(RouteError::NoRoute { at: n(0) })

@@ -2,8 +2,11 @@
 //! standard it belongs to, values are in range.
 
 use super::validate::{at, check_probability, duplicate, key};
-use super::{PathSeg, RateControlSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard};
+use super::{
+    PathSeg, RateControlSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
+};
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
+use crate::world;
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, n) in s.nodes.iter().enumerate() {
@@ -14,22 +17,106 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             return Err(src.error(&at("nodes", i, "moves"), e));
         }
     }
-    let mut members: Vec<&str> = Vec::new();
     for (i, w) in s.wifi.iter().enumerate() {
         check_bss(s, src, i, w)?;
-        members.extend(w.stations.iter().map(String::as_str));
     }
-    if let Some((k, n)) = duplicate(members.iter().copied()) {
-        // Find the BSS of the second use for the error's place.
-        let mut seen = 0;
-        for (i, w) in s.wifi.iter().enumerate() {
-            if k < seen + w.stations.len() {
+    for (i, r) in s.roaming.iter().enumerate() {
+        check_roaming(s, src, i, r)?;
+    }
+    Ok(())
+}
+
+/// A roam names a station of at least two BSSs, and is scheduled or RSSI-triggered.
+fn check_roaming(
+    s: &Scenario,
+    src: &Source,
+    i: usize,
+    r: &RoamingSpec,
+) -> Result<(), ScenarioError> {
+    let path = |field: &str| at("roaming", i, field);
+    let bsss: Vec<&str> = s
+        .wifi
+        .iter()
+        .filter(|w| w.stations.contains(&r.station))
+        .map(|w| w.name.as_str())
+        .collect();
+    if bsss.len() < 2 {
+        return Err(src.error(
+            &path("station"),
+            format!(
+                "expected a station listed in two or more [[wifi]] BSSs, {:?} is in {}",
+                r.station,
+                bsss.len()
+            ),
+        ));
+    }
+    match (r.at, &r.to, r.rssi_below, r.hysteresis) {
+        (Some(_), Some(to), None, None) => {
+            if !bsss.contains(&to.as_str()) {
                 return Err(src.error(
-                    &at("wifi", i, "stations"),
-                    format!("station {n:?} belongs to two BSSs (roaming is not modelled)"),
+                    &path("to"),
+                    format!("expected one of the BSSs listing {:?}: {bsss:?}", r.station),
                 ));
             }
-            seen += w.stations.len();
+        }
+        (None, None, Some(dbm), h) => {
+            if !dbm.is_finite() {
+                return Err(src.error(&path("rssi_below"), "expected dBm"));
+            }
+            if h.is_some_and(|h| !(h.is_finite() && h >= 0.0)) {
+                return Err(src.error(&path("hysteresis"), "expected dB ≥ 0"));
+            }
+        }
+        (Some(_), None, ..) => return Err(src.error(&path("to"), "expected the BSS joined at `at`")),
+        (None, Some(_), ..) => return Err(src.error(&path("at"), "expected when the roam starts")),
+        (Some(_), Some(_), ..) => {
+            return Err(src.error(
+                &path("rssi_below"),
+                "expected either a schedule (at, to) or an RSSI trigger (rssi_below, hysteresis), not both",
+            ))
+        }
+        (None, None, None, _) => {
+            return Err(src.error(
+                &path("at"),
+                "expected a schedule (at, to) or an RSSI trigger (rssi_below)",
+            ))
+        }
+    }
+    check_routes_after_roams(s, src, i, r)
+}
+
+/// Every flow still has a route, both ways, with the station in any of its BSSs.
+fn check_routes_after_roams(
+    s: &Scenario,
+    src: &Source,
+    i: usize,
+    r: &RoamingSpec,
+) -> Result<(), ScenarioError> {
+    let associations = world::associations(s);
+    let ends = world::channel_ends(s);
+    let node = |name: &str| world::node_id(s, name);
+    for (a, &(b, k)) in associations.iter().enumerate() {
+        if s.wifi[b].stations[k - 1] != r.station {
+            continue;
+        }
+        let mut active = world::initial_associations(s);
+        for (x, &(b2, k2)) in associations.iter().enumerate() {
+            if s.wifi[b2].stations[k2 - 1] == r.station {
+                active[x] = x == a;
+            }
+        }
+        let routes = world::routes(s, &ends, &active);
+        for f in &s.flows {
+            let (from, to) = (node(&f.from), node(&f.to));
+            if routes.path(from, to, &ends).is_err() || routes.path(to, from, &ends).is_err() {
+                return Err(src.error(
+                    &at("roaming", i, "station"),
+                    format!(
+                        "with {:?} in BSS {:?}, flow {:?} has no route between {:?} and {:?}",
+                        r.station, s.wifi[b].name, f.name, f.from, f.to
+                    ),
+                ));
+            }
         }
     }
     Ok(())

@@ -19,6 +19,9 @@ pub struct Scenario {
     /// IEEE 802.11 BSSs: an access point and its stations on one shared channel.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wifi: Vec<WifiSpec>,
+    /// Stations moving between the BSSs they are listed in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roaming: Vec<RoamingSpec>,
     /// Explicit routes; where none is given, packets follow the path with the
     /// fewest hops (ties broken by the order of the links in the file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -135,6 +138,38 @@ pub struct WifiSpec {
     /// How the SNR between members follows from their positions.
     #[serde(default)]
     pub propagation: PropagationSpec,
+}
+
+/// A station's moves between the BSSs it is listed in. A station starts associated with
+/// the first `[[wifi]]` BSS that lists it. A roam (IEEE 802.11-2020 §11.3.5.4,
+/// reassociation) takes the station away from its AP for `disconnect` (scanning,
+/// authentication, reassociation; the distribution system learns the new place at the
+/// end): meanwhile its MAC queue keeps what it has and what it is given, up to its limit,
+/// and sends nothing; the old AP discards what it held for the station and refuses more.
+/// Either scheduled (`at`, `to`) or triggered by the RSSI of the APs' beacons
+/// (`rssi_below`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoamingSpec {
+    /// A name, for `--set roaming.<name>.disconnect=3s`.
+    pub name: String,
+    pub station: String,
+    /// Scheduled: when the station leaves its AP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Duration>,
+    /// Scheduled: the BSS it joins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// RSSI-triggered: at every beacon interval (102.4 ms) at which its AP's beacons arrive
+    /// weaker than this (dBm), the station roams to the strongest other AP of its BSSs, if
+    /// that one is at least `hysteresis` stronger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rssi_below: Option<f64>,
+    /// RSSI-triggered: dB a candidate AP must be stronger than the current one (default 5 dB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hysteresis: Option<f64>,
+    /// Time without an association.
+    pub disconnect: Duration,
 }
 
 fn msdu_lifetime() -> Duration {
@@ -779,6 +814,13 @@ pub struct TcpSpec {
     /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
     #[serde(default)]
     pub frto: bool,
+    /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
+    /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
+    /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and
+    /// restart the timer from the un-backed-off RTO. Off by default (standard TCP is not
+    /// told of link changes).
+    #[serde(default)]
+    pub rlci: bool,
     /// Most bytes of this connection queued below TCP in the sender's first-hop
     /// device, as Linux TCP Small Queues (128 KiB, the original
     /// `tcp_limit_output_bytes`). Set it huge (e.g. "1GB") to turn it off.
@@ -877,6 +919,15 @@ pub enum RecordKind {
     /// 802.11: every PPDU on the air (sender, receiver, kind, rate and MCS, MPDUs sent and
     /// acknowledged, collision, the receiver's SNR).
     Wifi,
+    /// 802.11: every MPDU a receiver's PHY delivered, with a good or a bad FCS, and its
+    /// sequence number (what a receiver's driver sees).
+    #[serde(rename = "wifi_rx")]
+    WifiRx,
+    /// 802.11 roaming: every time a station leaves an AP or joins one.
+    Roaming,
+    /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
+    /// interval (102.4 ms).
+    Rssi,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -896,6 +947,9 @@ impl RecordKind {
             RecordKind::Switcher => "switcher",
             RecordKind::Rlc => "rlc",
             RecordKind::Wifi => "wifi",
+            RecordKind::WifiRx => "wifi_rx",
+            RecordKind::Roaming => "roaming",
+            RecordKind::Rssi => "rssi",
             RecordKind::Pcap => "pcap",
         }
     }

@@ -255,11 +255,15 @@ fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioErr
 }
 
 fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
-    let lists: [(&str, Vec<&str>); 4] = [
+    let lists: [(&str, Vec<&str>); 5] = [
         ("nodes", s.nodes.iter().map(|n| n.name.as_str()).collect()),
         ("links", s.links.iter().map(|l| l.name.as_str()).collect()),
         ("wifi", s.wifi.iter().map(|w| w.name.as_str()).collect()),
         ("flows", s.flows.iter().map(|f| f.name.as_str()).collect()),
+        (
+            "roaming",
+            s.roaming.iter().map(|r| r.name.as_str()).collect(),
+        ),
     ];
     for (list, names) in &lists {
         if let Some(i) = names.iter().position(|n| n.is_empty() || n.contains('.')) {
@@ -309,12 +313,13 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 .links
                 .iter()
                 .any(|l| l.cell.is_some() && l.ends[0] == f.from);
-            if !ue {
+            let roams = s.roaming.iter().any(|r| r.station == f.from);
+            if !(ue || roams) {
                 return Err(src.error(
                     &at("flows", i, "switcher"),
                     format!(
-                        "a connection switcher needs handover events: {:?} is not the UE \
-                         (ends[0]) of a link with a cell",
+                        "a connection switcher needs handover events: {:?} is neither the UE \
+                         (ends[0]) of a link with a cell nor a roaming 802.11 station",
                         f.from
                     ),
                 ));

@@ -126,6 +126,9 @@ pub struct Traces {
     pub rlc: Option<Table>,
     pub rlc_sdu: Option<Table>,
     pub wifi: Option<Table>,
+    pub wifi_rx: Option<Table>,
+    pub roaming: Option<Table>,
+    pub rssi: Option<Table>,
 }
 
 impl Traces {
@@ -240,6 +243,45 @@ impl Traces {
                         ],
                     ))
                 }
+                RecordKind::WifiRx => {
+                    t.wifi_rx = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("bss", Text),
+                            ("from", Text),
+                            ("to", Text),
+                            ("sn", U64),
+                            ("fcs_ok", U64),
+                            ("rate_mbps", F64),
+                        ],
+                    ))
+                }
+                RecordKind::Roaming => {
+                    t.roaming = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("station", Text),
+                            ("event", Text),
+                            ("from_bss", Text),
+                            ("to_bss", Text),
+                            ("rssi_dbm", F64),
+                        ],
+                    ))
+                }
+                RecordKind::Rssi => {
+                    t.rssi = Some(Table::new(
+                        name,
+                        &[
+                            ("time", F64),
+                            ("station", Text),
+                            ("bss", Text),
+                            ("rssi_dbm", F64),
+                            ("associated", U64),
+                        ],
+                    ))
+                }
                 // Captures are files, not tables: see `World`.
                 RecordKind::Pcap => {}
                 RecordKind::Rlc => {
@@ -345,6 +387,9 @@ impl Traces {
             self.rlc,
             self.rlc_sdu,
             self.wifi,
+            self.wifi_rx,
+            self.roaming,
+            self.rssi,
         ]
         .into_iter()
         .flatten()

@@ -302,10 +302,16 @@ impl Originator {
 
 /// The receive side of an HT-immediate Block Ack agreement: the receive reordering buffer
 /// (§10.25.6.6) with WinStartB and WinEndB = WinStartB + 63 (WinSizeB = 64), and the
-/// scoreboard the BlockAck bitmap is built from (§10.25.6.3).
+/// scoreboard the BlockAck bitmap is built from (§10.25.6.3) with its own window WinStartR,
+/// WinEndR = WinStartR + 63.
 ///
-/// The scoreboard shares the reordering buffer's window (WinStartR = WinStartB) and adds a
-/// record of which of the 2048 SNs behind the window were received and passed up, so that
+/// The two are kept apart the way a Wi-Fi chip and its driver keep them apart: the
+/// scoreboard is the chip's, the reordering buffer the driver's. Both windows follow the
+/// same rules (an SN beyond the window end moves it, a BlockAckReq moves it, and it slides
+/// over the in-order run of received SNs), so WinStartR = WinStartB until the driver gives
+/// up on an MPDU with [`Recipient::give_up`]: that moves WinStartB only, and WinStartR lags
+/// behind it (never ahead) until the scoreboard's own rules catch up. The scoreboard adds a
+/// record of which of the 2048 SNs behind WinStartR were received, so that
 /// [`Recipient::block_ack`] can answer for any starting sequence number the originator may
 /// still be asking about; see there for the exact rule.
 #[derive(Clone, Debug)]
@@ -316,11 +322,16 @@ pub struct Recipient {
     buffer: [Option<u64>; RECIPIENT_WIN_SIZE as usize],
     /// How many slots of `buffer` are full.
     buffered: usize,
-    /// One bit per SN: received since the SN last entered the window. Meaningful for the
-    /// window and the 2048 SNs before WinStartB; cleared as an SN (re-)enters the window.
+    /// WinStartR, the start of the scoreboard window.
+    win_start_r: u16,
+    /// The scoreboard, one bit per SN: received since the SN last entered the scoreboard
+    /// window. Meaningful for that window and the 2048 SNs before WinStartR; cleared as an
+    /// SN (re-)enters the window.
     received: [u64; SN_MODULO as usize / 64],
     /// MPDUs discarded as duplicates or as too old.
     duplicates: u64,
+    /// MPDUs discarded because the driver had given up on their SN.
+    ignored: u64,
 }
 
 impl Recipient {
@@ -335,27 +346,43 @@ impl Recipient {
             win_start: ssn,
             buffer: [None; RECIPIENT_WIN_SIZE as usize],
             buffered: 0,
+            win_start_r: ssn,
             received: [0; SN_MODULO as usize / 64],
             duplicates: 0,
+            ignored: 0,
         }
     }
 
-    /// An MPDU with SN `sn` carrying packet `id` arrived with a correct FCS. The rules of
-    /// §10.25.6.6, with d = (sn − WinStartB) mod 4096:
+    /// An MPDU with SN `sn` carrying packet `id` arrived with a correct FCS.
+    ///
+    /// The scoreboard records it first (§10.25.6.3), with d = (sn − WinStartR) mod 4096:
+    /// d < 64 marks it received; 64 ≤ d < 2048 moves the scoreboard window so that
+    /// WinEndR = `sn`, then marks it received; d ≥ 2048 leaves the scoreboard alone. Then
+    /// WinStartR slides over the in-order run of received SNs.
+    ///
+    /// The reordering buffer then follows §10.25.6.6, with d = (sn − WinStartB) mod 4096:
     ///
     /// * d < 64 (within the window): buffered, or discarded if that SN is already buffered;
     /// * 64 ≤ d < 2048 (beyond WinEndB): the window moves so that WinEndB = `sn`, every
     ///   buffered MPDU now before WinStartB is passed up in SN order (gaps are skipped, the
     ///   missing MPDUs are given up on), then the MPDU is buffered;
-    /// * d ≥ 2048 (before WinStartB): discarded as old or duplicate.
+    /// * d ≥ 2048 (before WinStartB): discarded. If the scoreboard has just recorded it, it
+    ///   is the first intact copy of an SN the driver gave up on ([`Recipient::give_up`]) and
+    ///   counts in [`Recipient::ignored`]; otherwise it is old or a duplicate and counts in
+    ///   [`Recipient::duplicates`].
     ///
     /// Then the in-order run of buffered MPDUs from WinStartB is passed up and WinStartB
     /// moves past it. Returns the ids passed up, in SN order.
     pub fn on_mpdu(&mut self, sn: u16, id: u64) -> Vec<u64> {
+        let newly_recorded = self.record(sn);
         let mut up = Vec::new();
         let d = sn_offset(self.win_start, sn);
         if d >= SN_HALF {
-            self.duplicates += 1;
+            if newly_recorded {
+                self.ignored += 1;
+            } else {
+                self.duplicates += 1;
+            }
             return up;
         }
         if d >= RECIPIENT_WIN_SIZE {
@@ -368,7 +395,6 @@ impl Recipient {
         }
         *slot = Some(id);
         self.buffered += 1;
-        self.received[sn as usize / 64] |= 1 << (sn % 64);
         self.release_in_order(&mut up);
         up
     }
@@ -376,8 +402,18 @@ impl Recipient {
     /// A BlockAckReq with Starting Sequence Number `ssn` arrived (§10.25.6.6): if `ssn` is
     /// after WinStartB, every buffered MPDU before `ssn` is passed up in SN order (gaps are
     /// given up on), WinStartB becomes `ssn`, then the in-order run from there is passed up.
-    /// Otherwise nothing changes. Returns the ids passed up, in SN order.
+    /// Otherwise the reordering buffer does not change. Returns the ids passed up, in SN
+    /// order.
+    ///
+    /// The scoreboard follows the same rule with its own window (§10.25.6.3): if `ssn` is
+    /// after WinStartR, WinStartR becomes `ssn` and slides over the in-order run of received
+    /// SNs. Without [`Recipient::give_up`] the two windows are the same; after one, a
+    /// BlockAckReq between WinStartR and WinStartB moves the scoreboard alone.
     pub fn on_bar(&mut self, ssn: u16) -> Vec<u64> {
+        if sn_precedes(self.win_start_r, ssn) {
+            self.move_scoreboard(ssn);
+            self.advance_scoreboard();
+        }
         let mut up = Vec::new();
         if sn_precedes(self.win_start, ssn) {
             self.move_window(ssn, &mut up);
@@ -386,18 +422,54 @@ impl Recipient {
         up
     }
 
+    /// The driver declares the MPDU with SN `sn` lost. If `sn` lies in the reordering window
+    /// [WinStartB, WinEndB] and is not buffered, this is a BlockAckReq with SSN `sn + 1` to
+    /// the reordering buffer alone: every buffered MPDU before `sn` is passed up in SN order
+    /// (the gaps before it are given up too), WinStartB becomes `sn + 1`, then the in-order
+    /// run from there is passed up. Otherwise (`sn` before the window, already buffered, or
+    /// beyond WinEndB) nothing changes. Returns the ids passed up, in SN order.
+    ///
+    /// This is the receiver-side countermeasure to bufferbloat of "AP-side countermeasure to
+    /// bufferbloat in IEEE 802.11n upload TCP": an AP that has received an MPDU with a bad
+    /// FCS too many times declares it lost, moves its reordering window past it and hands
+    /// the MPDUs buffered behind it upward at once, instead of holding them until the
+    /// station's retransmissions finally get through (or it gives up and sends a
+    /// BlockAckReq). TCP then sees the loss and slows down, rather than the delay.
+    ///
+    /// The scoreboard is the chip's, not the driver's, so it does not see this decision:
+    /// WinStartR and the scoreboard bits do not change, and [`Recipient::block_ack`] reports
+    /// exactly what it would have had the driver never given up. If a given-up MPDU later
+    /// arrives intact while the scoreboard window still covers it, the chip Block-Acks it (so
+    /// the station stops retransmitting it) while the driver, its window past it, ignores
+    /// it: [`Recipient::on_mpdu`] does not pass it up and counts it in
+    /// [`Recipient::ignored`].
+    pub fn give_up(&mut self, sn: u16) -> Vec<u64> {
+        let mut up = Vec::new();
+        let in_window = sn_offset(self.win_start, sn) < RECIPIENT_WIN_SIZE;
+        if in_window && self.buffer[Self::slot(sn)].is_none() {
+            self.move_window(sn_add(sn, 1), &mut up);
+            self.release_in_order(&mut up);
+        }
+        up
+    }
+
     /// The compressed BlockAck bitmap (§9.3.1.8) answering for `start_seq`: bit `i` is set
-    /// when the MPDU with SN s = `start_seq + i` is known to have been received, that is
-    /// when s is
+    /// when the scoreboard knows the MPDU with SN s = `start_seq + i` to have been received,
+    /// that is when s is
     ///
-    /// * in the window [WinStartB, WinEndB] and held in the reordering buffer;
-    /// * in the 2048 SNs before WinStartB and was received and passed up: an SN the window
-    ///   moved past without it having been received (a gap skipped by a later MPDU or a
-    ///   BlockAckReq) reports 0, like an SN never seen since the agreement began;
+    /// * in the scoreboard window [WinStartR, WinEndR] and was received since it entered
+    ///   the window (without [`Recipient::give_up`], WinStartR = WinStartB and these are the
+    ///   MPDUs held in the reordering buffer);
+    /// * in the 2048 SNs before WinStartR and was received before the window moved past
+    ///   it: an SN the window moved past without it having been received (a gap skipped by
+    ///   a later MPDU or a BlockAckReq) reports 0, like an SN never seen since the agreement
+    ///   began;
     ///
-    /// and clear for SNs beyond WinEndB. Reporting passed-up MPDUs keeps an originator whose
-    /// previous BlockAck was lost from retransmitting what was already delivered; the bit of
-    /// an SN never depends on the `start_seq` asked for.
+    /// and clear for SNs beyond WinEndR. Reporting received MPDUs behind the window keeps an
+    /// originator whose previous BlockAck was lost from retransmitting what was already
+    /// delivered; the bit of an SN never depends on the `start_seq` asked for. The bitmap
+    /// never depends on [`Recipient::give_up`] either: an MPDU the driver gave up on but
+    /// that arrived intact is reported, since the chip acknowledges it.
     pub fn block_ack(&self, start_seq: u16) -> u64 {
         (0..64u16)
             .filter(|&i| self.is_received(sn_add(start_seq, i)))
@@ -414,25 +486,74 @@ impl Recipient {
         self.buffered
     }
 
-    /// MPDUs discarded so far: SN already buffered, or before WinStartB (received again
-    /// after being passed up, or arriving after the window gave up on it).
+    /// MPDUs discarded so far, other than those counted by [`Recipient::ignored`]: SN already
+    /// buffered, or before WinStartB (received again after being passed up, or arriving
+    /// after the window gave up on it without the scoreboard recording it: skipped by a
+    /// later MPDU or a BlockAckReq, or given up on by the driver and then passed by the
+    /// scoreboard window too).
     pub fn duplicates(&self) -> u64 {
         self.duplicates
+    }
+
+    /// MPDUs discarded because the driver had given up on their SN ([`Recipient::give_up`],
+    /// the SN itself or a gap before it) although the scoreboard records them, so that the
+    /// BlockAck reports them: the first intact copy of such an SN arriving while the
+    /// scoreboard window has not yet moved past it. Later copies count as duplicates.
+    pub fn ignored(&self) -> u64 {
+        self.ignored
     }
 
     fn slot(sn: u16) -> usize {
         (sn % RECIPIENT_WIN_SIZE) as usize
     }
 
+    fn bit(&self, sn: u16) -> bool {
+        (self.received[sn as usize / 64] >> (sn % 64)) & 1 == 1
+    }
+
     fn is_received(&self, sn: u16) -> bool {
-        let d = sn_offset(self.win_start, sn);
+        let d = sn_offset(self.win_start_r, sn);
         let beyond_end = (RECIPIENT_WIN_SIZE..SN_HALF).contains(&d);
-        !beyond_end && (self.received[sn as usize / 64] >> (sn % 64)) & 1 == 1
+        !beyond_end && self.bit(sn)
+    }
+
+    /// The scoreboard's part of an arriving MPDU (§10.25.6.3). Returns whether it marked
+    /// `sn` received when it was not before.
+    fn record(&mut self, sn: u16) -> bool {
+        let d = sn_offset(self.win_start_r, sn);
+        if d >= SN_HALF {
+            return false;
+        }
+        if d >= RECIPIENT_WIN_SIZE {
+            self.move_scoreboard(sn_add(sn, SN_MODULO - (RECIPIENT_WIN_SIZE - 1)));
+        }
+        let new = !self.bit(sn);
+        self.received[sn as usize / 64] |= 1 << (sn % 64);
+        self.advance_scoreboard();
+        new
+    }
+
+    /// Moves WinStartR forward to `new_start` (after it, less than 2048 ahead): the SNs that
+    /// entered the scoreboard window, or jumped from beyond it to before it, are marked not
+    /// received.
+    fn move_scoreboard(&mut self, new_start: u16) {
+        for k in 0..sn_offset(self.win_start_r, new_start) {
+            let sn = sn_add(self.win_start_r, RECIPIENT_WIN_SIZE + k);
+            self.received[sn as usize / 64] &= !(1 << (sn % 64));
+        }
+        self.win_start_r = new_start;
+    }
+
+    /// Moves WinStartR past the received SNs from WinStartR on until the first one missing.
+    fn advance_scoreboard(&mut self) {
+        // Each step clears the SN entering the window, so this stops within 64 steps.
+        while self.bit(self.win_start_r) {
+            self.move_scoreboard(sn_add(self.win_start_r, 1));
+        }
     }
 
     /// Moves WinStartB forward to `new_start` (after it, less than 2048 ahead): buffered
-    /// MPDUs now before the window are passed up into `up` in SN order, and the SNs that
-    /// entered the window, or jumped from beyond it to before it, are marked not received.
+    /// MPDUs now before the window are passed up into `up` in SN order.
     fn move_window(&mut self, new_start: u16, up: &mut Vec<u64>) {
         let d = sn_offset(self.win_start, new_start);
         for k in 0..d.min(RECIPIENT_WIN_SIZE) {
@@ -440,10 +561,6 @@ impl Recipient {
                 up.push(id);
                 self.buffered -= 1;
             }
-        }
-        for k in 0..d {
-            let sn = sn_add(self.win_start, RECIPIENT_WIN_SIZE + k);
-            self.received[sn as usize / 64] &= !(1 << (sn % 64));
         }
         self.win_start = new_start;
     }

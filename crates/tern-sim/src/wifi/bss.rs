@@ -34,7 +34,7 @@
 //! Not modelled: RTS/CTS, fragmentation, A-MSDU, beacons and management frames, power
 //! saving, TXOP limits above one exchange, the NAV of overlapping BSSs.
 
-use super::blockack::{Originator, Recipient};
+use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
 use super::error_model::{db_to_linear, dsss_success_rate, ht_success_rate_db};
 use super::frames::{
     ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED, BLOCK_ACK_REQ_COMPRESSED,
@@ -121,14 +121,30 @@ pub struct Config {
 
 /// A packet waiting in, or carried by, a MAC.
 #[derive(Clone, Copy, Debug)]
-struct Frame {
+pub struct Frame {
     peer: usize,
     packet: PacketRef,
     uid: u64,
     /// IP bytes.
     bytes: u32,
-    /// When it entered the MAC.
+    /// When it entered the MAC (a station that roams keeps the time it entered the MAC of
+    /// its first AP: the MSDU lifetime counts from there).
     since: SimTime,
+}
+
+impl Frame {
+    pub fn packet(&self) -> PacketRef {
+        self.packet
+    }
+}
+
+/// Why [`Bss::enqueue`] refused a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The sender's MAC queue is full.
+    QueueFull,
+    /// The AP has no association with the receiving station (it left).
+    NotAssociated,
 }
 
 /// One MAC entity (AP or station) of the BSS.
@@ -158,6 +174,9 @@ struct Entity {
     count_from: Option<SimTime>,
     /// When the entity last got a frame while it had none (it may send from then on).
     ready_at: SimTime,
+    /// A station: whether it is associated with the AP (the AP always is). A station that
+    /// is not keeps its queue but does not contend, and the AP refuses frames for it.
+    associated: bool,
 }
 
 impl Entity {
@@ -207,6 +226,28 @@ pub struct TxRecord {
     pub snr_db: f64,
 }
 
+/// One A-MPDU as a receiver's driver sees it: every MPDU the PHY passed up, with a good or
+/// a bad FCS. ath9k hands CRC-failed A-MPDU subframes to the driver with their MAC header
+/// (so their sequence numbers can be read, if not trusted), which is what a receiver-side
+/// mechanism builds on. Not reported: MPDUs lost in a collision (the PHY did not lock on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RxAmpdu {
+    pub start: SimTime,
+    pub from: usize,
+    pub to: usize,
+    /// Data rate of the PPDU, bit/s.
+    pub rate_bps: f64,
+    pub mpdus: Vec<RxMpdu>,
+}
+
+/// One MPDU of an [`RxAmpdu`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxMpdu {
+    pub sn: u16,
+    pub fcs_ok: bool,
+    pub packet: PacketRef,
+}
+
 /// Counters of a BSS, for the summary.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
@@ -231,6 +272,10 @@ pub struct Outcome {
     pub dropped: Vec<(usize, usize, PacketRef)>,
     /// Packets discarded at the end of their MSDU lifetime: (from, to, packet).
     pub expired: Vec<(usize, usize, PacketRef)>,
+    /// Packets the AP held for a station that left: (from, to, packet).
+    pub disassociated: Vec<(usize, usize, PacketRef)>,
+    /// What receivers' drivers saw, when [`Bss::observe_rx`] is set.
+    pub received: Vec<RxAmpdu>,
     pub transmissions: Vec<TxRecord>,
 }
 
@@ -252,6 +297,8 @@ pub struct Bss {
     pub counters: Counters,
     /// The time of the wake-up the world has queued for this BSS, if any.
     pub queued_wake: Option<SimTime>,
+    /// Whether to report every received A-MPDU in [`Outcome::received`].
+    pub observe_rx: bool,
 }
 
 impl Bss {
@@ -294,6 +341,7 @@ impl Bss {
                 slots: 0,
                 count_from: Some(SimTime::ZERO),
                 ready_at: SimTime::ZERO,
+                associated: true,
             })
             .collect();
         let aifs = timing.aifs(cfg.phy.aifsn());
@@ -316,14 +364,15 @@ impl Bss {
             error_rng: RngStream::new(seed, &format!("wifi/{name}/errors")),
             counters: Counters::default(),
             queued_wake: None,
+            observe_rx: false,
             radio,
             success: SuccessCache::default(),
             cfg,
         }
     }
 
-    /// Hands a packet of `bytes` IP bytes to entity `from` for entity `to`. Returns false
-    /// (and takes nothing) when the entity's queue is full.
+    /// Hands a packet of `bytes` IP bytes to entity `from` for entity `to`, or says why not
+    /// (and takes nothing). A station that is not associated keeps what it is given.
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -332,11 +381,14 @@ impl Bss {
         packet: PacketRef,
         uid: u64,
         bytes: u32,
-    ) -> bool {
+    ) -> Result<(), Refused> {
+        if !self.entities[to].associated {
+            return Err(Refused::NotAssociated);
+        }
         let e = &mut self.entities[from];
         if e.backlog() >= self.cfg.queue_limit {
             self.counters.dropped_queue += 1;
-            return false;
+            return Err(Refused::QueueFull);
         }
         if !e.has_traffic() {
             e.ready_at = now;
@@ -348,7 +400,107 @@ impl Bss {
             bytes,
             since: now,
         });
-        true
+        Ok(())
+    }
+
+    /// Whether station `k` is associated with the AP.
+    pub fn is_associated(&self, k: usize) -> bool {
+        self.entities[k].associated
+    }
+
+    /// The end of the frame exchange on the air that station `k` takes part in, if any.
+    pub fn exchange_of(&self, k: usize) -> Option<SimTime> {
+        self.on_air
+            .iter()
+            .filter(|t| t.entity == k || t.peer == k)
+            .map(|t| t.end)
+            .max()
+    }
+
+    /// Station `k` leaves the AP (disassociation, §11.3.5.9, or the start of a roam): it
+    /// stops contending and keeps its frames, queued again in their order (an A-MPDU's
+    /// unacknowledged MPDUs lose their sequence numbers); the AP discards the frames it
+    /// held for the station (Linux mac80211 frees a departing station's frames); the Block
+    /// Ack agreements of the pair end (§11.5.3), each recipient passing up what its
+    /// reordering buffer held. Must not be called while `k` is in an exchange
+    /// ([`Bss::exchange_of`]).
+    pub fn disassociate(&mut self, k: usize) -> Outcome {
+        assert!(k != 0, "the AP does not leave its own BSS");
+        assert!(self.exchange_of(k).is_none(), "station in an exchange");
+        let mut out = Outcome::default();
+        for (from, to) in [(k, 0), (0, k)] {
+            if let Some(r) = self.entities[to].recipients[from].as_mut() {
+                // A BlockAckReq a window ahead passes up the whole buffer, in SN order.
+                let released = r.on_bar(sn_add(r.win_start(), RECIPIENT_WIN_SIZE));
+                self.entities[to].recipients[from] = Some(Recipient::new(0));
+                self.pass_up(from, to, released, &mut out);
+            }
+            if let Some(o) = self.entities[from].originators[to].as_mut() {
+                *o = Originator::new(MAX_AMPDU_MPDUS as u16, self.cfg.retry_limit);
+            }
+            self.entities[from].pending_bar[to] = None;
+        }
+        let sta = &mut self.entities[k];
+        let mut held: Vec<Frame> = std::mem::take(&mut sta.held).into_values().collect();
+        held.sort_by_key(|f| (f.since, f.uid));
+        for f in held.into_iter().rev() {
+            sta.queue.push_front(f);
+        }
+        sta.attempts = 0;
+        sta.associated = false;
+        let ap = &mut self.entities[0];
+        let held: Vec<u64> = ap
+            .held
+            .iter()
+            .filter(|(_, f)| f.peer == k)
+            .map(|(&uid, _)| uid)
+            .collect();
+        for uid in held {
+            let f = ap.held.remove(&uid).expect("listed");
+            out.disassociated.push((0, k, f.packet));
+        }
+        if ap.queue.front().is_some_and(|f| f.peer == k) {
+            ap.attempts = 0;
+        }
+        ap.queue.retain(|f| {
+            if f.peer == k {
+                out.disassociated.push((0, k, f.packet));
+            }
+            f.peer != k
+        });
+        out
+    }
+
+    /// Takes the frames station `k` holds (in order), to carry them to the AP it joins.
+    pub fn take_frames(&mut self, k: usize) -> Vec<Frame> {
+        assert!(
+            !self.entities[k].associated,
+            "only a departed station's frames"
+        );
+        self.entities[k].queue.drain(..).collect()
+    }
+
+    /// Station `k` associates with the AP at `now`, bringing `frames` for it (from the AP
+    /// it left): they are queued in their order up to the queue limit, the rest are
+    /// returned (dropped). New Block Ack agreements start with the first frame (SN 0).
+    pub fn associate(&mut self, now: SimTime, k: usize, frames: Vec<Frame>) -> Vec<Frame> {
+        let limit = self.cfg.queue_limit;
+        let sta = &mut self.entities[k];
+        sta.associated = true;
+        let mut overflow = Vec::new();
+        for mut f in frames {
+            f.peer = 0;
+            if sta.backlog() < limit {
+                sta.queue.push_back(f);
+            } else {
+                self.counters.dropped_queue += 1;
+                overflow.push(f);
+            }
+        }
+        if sta.has_traffic() {
+            sta.ready_at = now;
+        }
+        overflow
     }
 
     /// When the BSS next needs [`Bss::wake`]: the end of the transmissions on the air, or
@@ -364,7 +516,7 @@ impl Bss {
     }
 
     fn access_time(&self, e: &Entity) -> Option<SimTime> {
-        if !e.has_traffic() {
+        if !e.has_traffic() || !e.associated {
             return None;
         }
         let counted =
@@ -616,16 +768,35 @@ impl Bss {
                     bitmap,
                 }
             }
-            (Payload::Ampdu { mpdus, mcs }, Phy::Ht { .. }) => {
+            (Payload::Ampdu { mpdus, mcs }, Phy::Ht { width, gi, .. }) => {
                 let mut got = Vec::new();
+                let mut seen = Vec::new();
                 for &(sn, uid) in mpdus {
-                    let bits = u64::from(mpdu_len(self.entities[tx.entity].held[&uid].bytes)) * 8;
+                    let frame = self.entities[tx.entity].held[&uid];
+                    let bits = u64::from(mpdu_len(frame.bytes)) * 8;
                     let p_snr = self.success.get(snr_db, mcs.index(), bits, || {
                         ht_success_rate_db(*mcs, snr_db, bits)
                     });
-                    if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
+                    let fcs_ok = self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr;
+                    if fcs_ok {
                         got.push((sn, uid));
                     }
+                    if self.observe_rx {
+                        seen.push(RxMpdu {
+                            sn,
+                            fcs_ok,
+                            packet: frame.packet,
+                        });
+                    }
+                }
+                if self.observe_rx {
+                    out.received.push(RxAmpdu {
+                        start: tx.start,
+                        from: tx.entity,
+                        to: tx.peer,
+                        rate_bps: HtTxVector::new(*mcs, *width, *gi).data_rate_bps(),
+                        mpdus: seen,
+                    });
                 }
                 if got.is_empty() {
                     return Response::None;
@@ -634,13 +805,20 @@ impl Bss {
                     .as_mut()
                     .expect("HT peer");
                 let mut released = Vec::new();
+                let mut kept = Vec::with_capacity(got.len());
                 for &(sn, uid) in &got {
+                    // What the recipient discards (a duplicate, or a copy of an MPDU its
+                    // driver gave up on) is not kept for passing up.
+                    let discarded = recipient.duplicates() + recipient.ignored();
                     released.extend(recipient.on_mpdu(sn, uid));
+                    if recipient.duplicates() + recipient.ignored() == discarded {
+                        kept.push(uid);
+                    }
                 }
                 // Retransmissions come first in SN order, so the first MPDU has the lowest SN.
                 let start = mpdus[0].0;
                 let bitmap = recipient.block_ack(start);
-                for (_, uid) in got {
+                for uid in kept {
                     let f = self.entities[tx.entity].held[&uid];
                     self.entities[tx.peer].reorder.insert(uid, f);
                 }
@@ -649,6 +827,19 @@ impl Bss {
             }
             _ => unreachable!("payload matches the PHY"),
         }
+    }
+
+    /// The driver of entity `at` declares the MPDU with SN `sn` from entity `from` lost
+    /// ([`Recipient::give_up`]): its reordering buffer moves past it and passes up what it
+    /// held behind it (in [`Outcome::delivered`]); the chip still acknowledges the MPDU if
+    /// it arrives later. For a receiver-side mechanism acting on [`Outcome::received`].
+    pub fn give_up(&mut self, at: usize, from: usize, sn: u16) -> Outcome {
+        let mut out = Outcome::default();
+        if let Some(r) = self.entities[at].recipients[from].as_mut() {
+            let released = r.give_up(sn);
+            self.pass_up(from, at, released, &mut out);
+        }
+        out
     }
 
     /// Delivers the packets entity `to`'s recipient released, by uid, to the world.

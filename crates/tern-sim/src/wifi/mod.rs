@@ -20,3 +20,4 @@ pub mod error_model;
 pub mod frames;
 pub mod phy;
 pub mod rate;
+pub mod roaming;

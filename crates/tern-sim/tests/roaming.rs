@@ -1,0 +1,342 @@
+//! 802.11 roaming: a station leaves one AP and joins another, on a schedule or when the RSSI
+//! of its AP's beacons falls; its MAC queue keeps packets meanwhile; routes follow it.
+
+mod common;
+
+use common::{f64s, table, texts, u64s};
+
+/// A flow between the station and the server: `app` and `transport` as in a scenario.
+fn flow(name: &str, (from, to): (&str, &str), app: &str, transport: &str, start: &str) -> String {
+    format!(
+        "[[flows]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\napp = {app}\n\
+         transport = {transport}\nstart = \"{start}\"\n"
+    )
+}
+
+/// A ping from the server to the station every 100 ms.
+fn ping(start: &str) -> String {
+    let app = r#"{ kind = "ping", size = "64B", interval = "100ms" }"#;
+    flow("ping", ("server", "sta"), app, r#"{ kind = "udp" }"#, start)
+}
+
+/// A scheduled roam of the station to `bss2`.
+fn roam_to_bss2(at: &str, disconnect: &str) -> String {
+    format!(
+        "[[roaming]]\nname = \"handover\"\nstation = \"sta\"\nat = \"{at}\"\nto = \"bss2\"\n\
+         disconnect = \"{disconnect}\"\n"
+    )
+}
+
+/// A mobile station `sta` in two BSSs (`bss1` of `ap1` at the origin, `bss2` of `ap2` 100 m
+/// away on the x axis), both APs wired to `server` (100 Mbit/s, 1 ms). `wifi` goes into both
+/// `[[wifi]]` tables; `sta` continues the station's node table (position, moves) and may
+/// add flows and roaming tables after it.
+fn two_aps(duration: &str, wifi: &str, sta: &str) -> String {
+    format!(
+        r#"
+record = ["delay", "drops", "roaming", "wifi", "rssi", "rtt"]
+[sim]
+duration = "{duration}"
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "ap1"
+position = [0, 0, 0]
+[[nodes]]
+name = "ap2"
+position = [100, 0, 0]
+[[links]]
+name = "w1"
+ends = ["ap1", "server"]
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+name = "w2"
+ends = ["ap2", "server"]
+rate = "100Mbps"
+delay = "1ms"
+[[wifi]]
+name = "bss1"
+ap = "ap1"
+stations = ["sta"]
+{wifi}
+[[wifi]]
+name = "bss2"
+ap = "ap2"
+stations = ["sta"]
+{wifi}
+[[nodes]]
+name = "sta"
+{sta}
+"#
+    )
+}
+
+/// The tfrc-handover set-up in small: 802.11b, a 50-packet MAC queue, 629 B every 10 ms
+/// from the station; at 5 s it leaves AP1 and joins AP2 2.5 s later. A ping from the server
+/// probes the downlink.
+fn scheduled_roam() -> String {
+    two_aps(
+        "10s",
+        "standard = \"802.11b\"\nqueue = 50\nlifetime = \"0s\"",
+        &format!(
+            "position = [20, 0, 0]\n{}{}{}",
+            flow(
+                "up",
+                ("sta", "server"),
+                r#"{ kind = "periodic", size = "629B", interval = "10ms" }"#,
+                r#"{ kind = "udp" }"#,
+                "1s"
+            ),
+            ping("1.05s"),
+            roam_to_bss2("5s", "2.5s")
+        ),
+    )
+}
+
+#[test]
+fn a_scheduled_roam_holds_the_queue_and_moves_the_routes() {
+    let out = common::run(&scheduled_roam());
+    let roam = table(&out, "roaming");
+    let (times, events) = (f64s(roam, "time"), texts(roam, "event"));
+    assert_eq!(events, ["left", "joined"]);
+    assert_eq!(texts(roam, "from_bss"), ["bss1", "bss1"]);
+    assert_eq!(texts(roam, "to_bss"), ["bss2", "bss2"]);
+    // It leaves at 5 s or at the end of an exchange on the air then (< 2 ms at 11 Mbit/s).
+    let (left, joined) = (times[0], times[1]);
+    assert!((5.0..5.002).contains(&left), "left at {left}");
+    assert!((joined - left - 2.5).abs() < 1e-9, "joined at {joined}");
+
+    // Uplink: the messages made while the station is away wait in its queue up to its
+    // limit (50); the later ones are dropped there.
+    let drops = table(&out, "drops");
+    let (drop_t, reasons, flows) = (
+        f64s(drops, "time"),
+        texts(drops, "reason"),
+        texts(drops, "flow"),
+    );
+    let up_queue: Vec<f64> = (0..drop_t.len())
+        .filter(|&i| flows[i] == "up" && reasons[i] == "queue")
+        .map(|i| drop_t[i])
+        .collect();
+    // Messages at 1 s + 10 ms·n; those made in [left, joined] (at the join itself the
+    // queue is still full: the station has not sent anything yet).
+    let us = |t: f64| (t * 1e6).round() as i64;
+    let made = (0..1000)
+        .map(|n| 1_000_000 + 10_000 * n)
+        .filter(|t| (us(left)..=us(joined)).contains(t))
+        .count();
+    assert_eq!(up_queue.len(), made - 50, "made {made} while away");
+    assert!(up_queue.iter().all(|t| (left..=joined).contains(t)));
+    // The held ones arrive after the join, oldest first: the first waited ≈ the gap.
+    let delay = table(&out, "delay");
+    let (d_t, d_flow, d_seq, d_delay) = (
+        f64s(delay, "time"),
+        texts(delay, "flow"),
+        u64s(delay, "seq"),
+        f64s(delay, "delay"),
+    );
+    let after: Vec<usize> = (0..d_t.len())
+        .filter(|&i| d_flow[i] == "up" && d_t[i] >= joined)
+        .collect();
+    let first = after[0];
+    eprintln!(
+        "left {left} s, joined {joined} s; {} queue drops (made {made}); first held message waited {} s; 50th delivered at {} s",
+        up_queue.len(),
+        d_delay[first],
+        d_t[after[49]]
+    );
+    assert!(
+        (d_delay[first] - (joined - left)).abs() < 0.02,
+        "first held message waited {} s",
+        d_delay[first]
+    );
+    // 50 held messages go out back to back, each well under 2 ms at 11 Mbit/s.
+    let held: Vec<usize> = after.iter().copied().take(50).collect();
+    assert!(held.windows(2).all(|w| d_seq[w[1]] == d_seq[w[0]] + 1));
+    assert!(
+        d_t[held[49]] - joined < 0.1,
+        "the queue drained by {}",
+        d_t[held[49]]
+    );
+    // Every delivered message went once.
+    let mut seqs: Vec<u64> = (0..d_t.len())
+        .filter(|&i| d_flow[i] == "up")
+        .map(|i| d_seq[i])
+        .collect();
+    let n = seqs.len();
+    seqs.dedup();
+    assert_eq!(seqs.len(), n);
+
+    // Downlink: AP1 refuses what reaches it for the departed station; after the join the
+    // wired side routes via AP2 and pings are answered again.
+    let refused: Vec<f64> = (0..drop_t.len())
+        .filter(|&i| reasons[i] == "disassociated")
+        .map(|i| drop_t[i])
+        .collect();
+    assert_eq!(
+        refused.len(),
+        25,
+        "one ping request every 100 ms while away"
+    );
+    assert!(refused.iter().all(|t| (left..joined).contains(t)));
+    let rtt = table(&out, "rtt");
+    let replies = f64s(rtt, "time");
+    assert!(replies.iter().any(|&t| t > joined && t < joined + 0.2));
+    // After the join, every frame of the station is in BSS 2, none in BSS 1.
+    let wifi = table(&out, "wifi");
+    let (w_t, w_bss, w_from) = (f64s(wifi, "time"), texts(wifi, "bss"), texts(wifi, "from"));
+    for i in 0..w_t.len() {
+        if w_from[i] == "sta" {
+            let expected = if w_t[i] < left { "bss1" } else { "bss2" };
+            assert_eq!(w_bss[i], expected, "frame at {}", w_t[i]);
+            assert!(
+                !(left..joined).contains(&w_t[i]),
+                "sent while away at {}",
+                w_t[i]
+            );
+        }
+    }
+}
+
+/// Log-distance path loss with the test's parameters: 20 dBm, 40 dB at 1 m, exponent 3.
+fn rssi_at(d: f64) -> f64 {
+    20.0 - 40.0 - 30.0 * d.log10()
+}
+
+/// 802.11n at 5 GHz; the station walks from 10 m to 90 m from AP1 (towards AP2) at 5 m/s
+/// with an uplink and a ping, and roams when AP1's beacons fall below −70 dBm and AP2's
+/// are 5 dB stronger.
+fn rssi_roam() -> String {
+    two_aps(
+        "20s",
+        "standard = \"802.11n\"\npropagation = { exponent = 3, reference_loss = 40, tx_power = 20 }",
+        &format!(
+            r#"position = [10, 0, 0]
+moves = [{{ walk_to = [90, 0, 0], speed = 5 }}]
+{}{}[[roaming]]
+name = "roam"
+station = "sta"
+rssi_below = -70
+hysteresis = 5
+disconnect = "50ms"
+"#,
+            flow(
+                "up",
+                ("sta", "server"),
+                r#"{ kind = "cbr", rate = "2Mbps", size = "1000B" }"#,
+                r#"{ kind = "udp" }"#,
+                "0s"
+            ),
+            ping("0s")
+        ),
+    )
+}
+
+#[test]
+fn an_rssi_triggered_roam_starts_at_the_first_beacon_past_both_thresholds() {
+    let out = common::run(&rssi_roam());
+    // Beacons every 100 TU = 102.4 ms from 0; at beacon k the station is at x = 10 + 5t.
+    let beacon = |k: u32| f64::from(k) * 0.1024;
+    let x = |t: f64| (10.0 + 5.0 * t).min(90.0);
+    let k = (0..)
+        .find(|&k| {
+            let (ap1, ap2) = (rssi_at(x(beacon(k))), rssi_at(100.0 - x(beacon(k))));
+            ap1 < -70.0 && ap2 >= ap1 + 5.0
+        })
+        .unwrap();
+    let expected = beacon(k);
+    let roam = table(&out, "roaming");
+    let times = f64s(roam, "time");
+    eprintln!(
+        "expected the roam at beacon {k} ({expected} s); left {} s, joined {} s",
+        times[0], times[1]
+    );
+    assert_eq!(texts(roam, "event"), ["left", "joined"]);
+    // Left at that beacon, or at the end of the exchange on the air then (an A-MPDU, ≤ 5.5 ms).
+    assert!(
+        (expected..expected + 0.006).contains(&times[0]),
+        "left at {} s, expected the beacon at {expected} s",
+        times[0]
+    );
+    assert!((times[1] - times[0] - 0.05).abs() < 1e-9);
+    assert!((f64s(roam, "rssi_dbm")[0] - rssi_at(x(times[0]))).abs() < 1e-9);
+    // The `rssi` trace: each AP's beacons at the station, from the positions.
+    let rssi = table(&out, "rssi");
+    let (t, bss, dbm, assoc) = (
+        f64s(rssi, "time"),
+        texts(rssi, "bss"),
+        f64s(rssi, "rssi_dbm"),
+        u64s(rssi, "associated"),
+    );
+    for i in 0..t.len() {
+        let d = if bss[i] == "bss1" {
+            x(t[i])
+        } else {
+            100.0 - x(t[i])
+        };
+        assert!((dbm[i] - rssi_at(d)).abs() < 1e-9, "row {i}");
+        // Associated with AP1 before the roam, with AP2 after it, with neither between.
+        // (The beacon that triggers the roam is measured before the station leaves.)
+        let with = if t[i] <= times[0] {
+            "bss1"
+        } else if t[i] >= times[1] {
+            "bss2"
+        } else {
+            ""
+        };
+        assert_eq!(assoc[i] == 1, bss[i] == with, "row {i} at {}", t[i]);
+    }
+    // The uplink goes on after the roam (through AP2): deliveries resume within 0.2 s.
+    let delay = table(&out, "delay");
+    let (d_t, d_flow) = (f64s(delay, "time"), texts(delay, "flow"));
+    assert!(
+        (0..d_t.len()).any(|i| d_flow[i] == "up" && (times[1]..times[1] + 0.2).contains(&d_t[i]))
+    );
+    // Same run twice: identical tables.
+    assert_eq!(common::run(&rssi_roam()).tables, out.tables);
+}
+
+/// A TCP upload across a 3 s roam; with `rlci`, the sender is told the link is back.
+fn tcp_roam(rlci: bool) -> String {
+    two_aps(
+        "12s",
+        "standard = \"802.11b\"",
+        &format!(
+            "position = [20, 0, 0]\n{}{}",
+            flow(
+                "up",
+                ("sta", "server"),
+                r#"{ kind = "bulk" }"#,
+                &format!("{{ kind = \"tcp\", rlci = {rlci} }}"),
+                "0s"
+            ),
+            roam_to_bss2("4s", "3s")
+        ),
+    )
+    .replace("record = [", "record = [\"retransmits\", ")
+}
+
+#[test]
+fn tcp_hears_of_the_roam_only_when_it_asks_to() {
+    for rlci in [false, true] {
+        let out = common::run(&tcp_roam(rlci));
+        let joined = f64s(table(&out, "roaming"), "time")[1];
+        let rtx = table(&out, "retransmits");
+        let (t, kind) = (f64s(rtx, "time"), texts(rtx, "kind"));
+        // Timeouts fired while the station was away (RTO ≪ 3 s).
+        assert!((0..t.len()).any(|i| kind[i] == "rto_expiry" && t[i] < joined));
+        let speculative: Vec<f64> = (0..t.len())
+            .filter(|&i| kind[i] == "speculative")
+            .map(|i| t[i])
+            .collect();
+        if rlci {
+            // The draft's rule: the oldest unacknowledged segment goes at once.
+            assert_eq!(speculative, [joined], "rlci on");
+        } else {
+            assert!(speculative.is_empty(), "rlci off");
+        }
+        let goodput = out.summary.flows["up"].goodput_bps;
+        eprintln!("rlci {rlci}: joined {joined} s, goodput {goodput} bit/s");
+    }
+}

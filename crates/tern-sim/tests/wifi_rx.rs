@@ -1,0 +1,142 @@
+//! What an 802.11n receiver's driver sees (every MPDU, good FCS or bad, with its sequence
+//! number: the `wifi_rx` trace and `Outcome::received`), and what it may do about it
+//! (give an MPDU up: `Bss::give_up`).
+
+mod common;
+
+use common::{f64s, table, texts, u64s};
+use std::collections::BTreeSet;
+use tern_sim::engine::SimTime;
+use tern_sim::net::packet::{Body, FlowId, NodeId, PacketPool, UdpKind, UdpMessage};
+use tern_sim::wifi::build;
+
+/// An 802.11n BSS of one station 5 m from its AP, at MCS 7 with a fixed MPDU error rate;
+/// `rest`: top-level keys (before its first `[[`), then tables.
+fn one_station(mpdu_error: f64, rest: &str) -> String {
+    let (top, flows) = rest.split_at(rest.find("[[").unwrap_or(rest.len()));
+    format!(
+        r#"{top}
+[sim]
+duration = "3s"
+[[nodes]]
+name = "ap"
+[[nodes]]
+name = "sta"
+position = [5, 0, 0]
+[[wifi]]
+name = "wlan"
+ap = "ap"
+stations = ["sta"]
+standard = "802.11n"
+rate_control = {{ kind = "constant", mcs = 7 }}
+mpdu_error = {mpdu_error}
+{flows}"#
+    )
+}
+
+/// The receiver's driver view (`wifi_rx`): every MPDU of every A-MPDU that was not lost in
+/// a collision, with its SN, and a bad FCS in the fixed error rate's share of them.
+#[test]
+fn the_driver_sees_every_mpdu_with_its_sequence_number_and_fcs() {
+    let text = one_station(
+        0.2,
+        r#"record = ["wifi", "wifi_rx"]
+[[flows]]
+name = "up"
+from = "sta"
+to = "ap"
+app = { kind = "cbr", rate = "40Mbps", size = "1400B" }
+transport = { kind = "udp" }
+"#,
+    );
+    let out = common::run(&text);
+    let rx = table(&out, "wifi_rx");
+    let (sn, ok, rate) = (u64s(rx, "sn"), u64s(rx, "fcs_ok"), f64s(rx, "rate_mbps"));
+    let wifi = table(&out, "wifi");
+    let (kind, mpdus, acked) = (
+        texts(wifi, "kind"),
+        u64s(wifi, "mpdus"),
+        u64s(wifi, "acked"),
+    );
+    let ampdus: Vec<usize> = (0..kind.len()).filter(|&i| kind[i] == "ampdu").collect();
+    // One driver row per MPDU sent (a single station: no collisions), a good FCS per MPDU
+    // acknowledged.
+    let sent: u64 = ampdus.iter().map(|&i| mpdus[i]).sum();
+    assert_eq!(sn.len() as u64, sent);
+    assert_eq!(
+        ok.iter().sum::<u64>(),
+        ampdus.iter().map(|&i| acked[i]).sum::<u64>()
+    );
+    // MCS 7, 20 MHz, long GI: 65 Mbit/s (Table 19-27).
+    assert!(rate.iter().all(|&r| (r - 65.0).abs() < 1e-9));
+    // At 5 m the SNR is high: the errors are the fixed 20 %, within 4 standard deviations.
+    let n = sn.len() as f64;
+    let bad = n - ok.iter().sum::<u64>() as f64;
+    let sd = (n * 0.2 * 0.8).sqrt();
+    assert!((bad - 0.2 * n).abs() < 4.0 * sd, "{bad} bad of {n}");
+    // SNs count up from 0 modulo 4096; a retransmission repeats an earlier SN.
+    assert_eq!(sn[0], 0);
+    let max_new = sn.iter().fold((0u64, true), |(hi, fine), &s| {
+        (hi.max(s), fine && s <= hi + 64)
+    });
+    assert!(max_new.1, "an SN jumped ahead of the window");
+}
+
+/// A driver that gives up on every MPDU the moment it arrives with a bad FCS (the extreme
+/// of the wlan-bufferbloat study's retry-out index, index 0): nothing waits in the
+/// reordering buffer for a retransmission, the given-up packets never reach the AP's IP
+/// layer, and the station's retransmissions of them are still acknowledged, so the
+/// station's MAC is not held up.
+#[test]
+fn a_driver_that_gives_up_at_once_delivers_in_order_without_waiting() {
+    let text = one_station(0.3, "");
+    let s = tern_sim::scenario::load("driver.toml", &text, &[], None).unwrap();
+    let mut bss = build::bss(&s.wifi[0], &s.nodes, 1);
+    bss.observe_rx = true;
+    let mut pool = PacketPool::default();
+    let n = 400u64;
+    let mut uids = Vec::new();
+    for seq in 0..n {
+        let msg = UdpMessage {
+            kind: UdpKind::Data,
+            seq,
+            sent_at: SimTime::ZERO,
+            len: 1400,
+        };
+        let p = pool.insert(FlowId(0), NodeId(1), NodeId(0), Body::Udp(msg));
+        let pkt = pool.get(p);
+        uids.push(pkt.uid);
+        bss.enqueue(SimTime::ZERO, 1, 0, p, pkt.uid, pkt.size())
+            .unwrap();
+    }
+    let (mut delivered, mut acked, mut given_up) = (Vec::new(), 0u64, BTreeSet::new());
+    while let Some(t) = bss.next_wake() {
+        let mut outs = vec![bss.wake(t)];
+        let received = std::mem::take(&mut outs[0].received);
+        for a in received {
+            for m in a.mpdus.iter().filter(|m| !m.fcs_ok) {
+                given_up.insert(pool.get(m.packet).uid);
+                outs.push(bss.give_up(a.to, a.from, m.sn));
+            }
+        }
+        for out in outs {
+            acked += out.acked.len() as u64;
+            assert!(out.dropped.is_empty(), "no MPDU reaches the retry limit");
+            for (_, _, p) in out.delivered {
+                delivered.push(pool.get(p).uid);
+            }
+        }
+    }
+    // Every packet was acknowledged to the station, given up or not.
+    assert_eq!(acked, n);
+    // Delivered in order, each once, and never one given up (a late intact copy is ignored).
+    assert!(delivered.windows(2).all(|w| w[0] < w[1]));
+    let delivered_set: BTreeSet<u64> = delivered.iter().copied().collect();
+    assert!(delivered_set.is_disjoint(&given_up));
+    // Every packet was delivered or given up.
+    assert_eq!(delivered.len() + given_up.len(), n as usize);
+    // With 30 % of MPDUs failing on their first attempt, about 30 % are given up.
+    let share = given_up.len() as f64 / n as f64;
+    let sd = (0.3 * 0.7 / n as f64).sqrt();
+    assert!((share - 0.3).abs() < 4.0 * sd, "{share} given up");
+}
