@@ -133,3 +133,31 @@ def test_an_exception_in_the_progress_callback_stops_the_run():
     # 600 s of bulk TCP: long enough for a progress report before the end.
     with pytest.raises(RuntimeError, match="stop here"):
         tern.run(EXAMPLES / "p2p-bulk.toml", set={"sim.duration": "600s"}, progress=boom)
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_validates(example):
+    res = tern_cli("validate", str(example))
+    assert res.returncode == 0, res.stderr
+
+
+def test_roaming_example_follows_a_set_disconnection_period():
+    """`--set roaming.<name>.disconnect` reaches the roam (names, not positions, pick it)."""
+    r = tern.run(
+        EXAMPLES / "wifi-roaming.toml",
+        set={"roaming.handover.disconnect": "3.5s", "sim.duration": "25s"},
+    )
+    roam = r.series("roaming")
+    assert roam["event"].to_list() == ["left", "joined"]
+    # The study's handover: it leaves AP1 at 20 s (or when its frame on the air ends).
+    left, joined = roam["time"].to_list()
+    assert 20.0 <= left < 20.002
+    assert joined == pytest.approx(left + 3.5, abs=1e-9)
+    # The mobile's packets made while it was away and not held (50) were dropped at its
+    # queue (its queue was empty when it left: its AP1 was idle).
+    drops = r.series("drops").filter(
+        (pl.col("flow") == "mobile")
+        & (pl.col("reason") == "queue")
+        & pl.col("time").is_between(left, joined)
+    )
+    assert drops.height == round(3.5 / 0.01) + 1 - 50

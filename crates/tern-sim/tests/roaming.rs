@@ -4,6 +4,9 @@
 mod common;
 
 use common::{f64s, table, texts, u64s};
+use tern_sim::engine::SimTime;
+use tern_sim::net::packet::NodeId;
+use tern_sim::World;
 
 /// A flow between the station and the server: `app` and `transport` as in a scenario.
 fn flow(name: &str, (from, to): (&str, &str), app: &str, transport: &str, start: &str) -> String {
@@ -339,4 +342,18 @@ fn tcp_hears_of_the_roam_only_when_it_asks_to() {
         let goodput = out.summary.flows["up"].goodput_bps;
         eprintln!("rlci {rlci}: joined {joined} s, goodput {goodput} bit/s");
     }
+}
+
+/// What a mechanism on the station reads: the RSSI of its AP's beacons where it is now.
+#[test]
+fn mechanisms_read_the_rssi_of_the_station_s_ap() {
+    let s = tern_sim::scenario::load("rssi.toml", &rssi_roam(), &[], None).unwrap();
+    let node = |name: &str| NodeId(s.nodes.iter().position(|n| n.name == name).unwrap() as u32);
+    let mut world = World::build(&s);
+    // At 0 s the station is 10 m from AP1, at 2 s 20 m (5 m/s).
+    let at = |t: u64| SimTime::from_millis(t);
+    assert!((world.rssi_dbm(node("sta"), at(0)).unwrap() - rssi_at(10.0)).abs() < 1e-9);
+    assert!((world.rssi_dbm(node("sta"), at(2000)).unwrap() - rssi_at(20.0)).abs() < 1e-9);
+    // Not a station: nothing to read.
+    assert_eq!(world.rssi_dbm(node("server"), at(0)), None);
 }
