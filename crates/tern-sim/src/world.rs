@@ -562,6 +562,7 @@ impl World {
             .collect();
         for bss in &mut wifi {
             bss.observe_rx = s.record.contains(&RecordKind::WifiRx);
+            bss.observe_tx = s.record.contains(&RecordKind::Wifi);
         }
         for (&(b, k), &starts_here) in associations(s).iter().zip(&active) {
             if !starts_here {

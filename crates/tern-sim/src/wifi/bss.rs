@@ -276,6 +276,7 @@ pub struct Outcome {
     pub disassociated: Vec<(usize, usize, PacketRef)>,
     /// What receivers' drivers saw, when [`Bss::observe_rx`] is set.
     pub received: Vec<RxAmpdu>,
+    /// Every transmission, when [`Bss::observe_tx`] is set.
     pub transmissions: Vec<TxRecord>,
 }
 
@@ -299,6 +300,8 @@ pub struct Bss {
     pub queued_wake: Option<SimTime>,
     /// Whether to report every received A-MPDU in [`Outcome::received`].
     pub observe_rx: bool,
+    /// Whether to report every transmission in [`Outcome::transmissions`].
+    pub observe_tx: bool,
 }
 
 impl Bss {
@@ -365,6 +368,7 @@ impl Bss {
             counters: Counters::default(),
             queued_wake: None,
             observe_rx: false,
+            observe_tx: false,
             radio,
             success: SuccessCache::default(),
             cfg,
@@ -949,7 +953,9 @@ impl Bss {
         // CW + 1 is a power of two, so the remainder is exactly uniform on 0..=CW.
         let cw = u64::from(e.cw);
         e.slots = (self.backoff_rng.next_u64() % (cw + 1)) as u32;
-        out.transmissions.push(record);
+        if self.observe_tx {
+            out.transmissions.push(record);
+        }
     }
 }
 
