@@ -129,11 +129,22 @@ fn ht_single_station_matches_mac_efficiency() {
 }
 
 /// The set-up of ns-3's `wifi_ht_upload.py` (scenarios/examples/wifi-ht-upload.toml) against
-/// that script's results, run with ns-3.44 (`pip install ns3==3.44.post0`):
-/// `python wifi_ht_upload.py --mcs 7 --distance 10` → goodput 50.382 Mbit/s, ping RTT median
-/// 94.70 ms; `--mcs 1` (28 m) → goodput 10.330 Mbit/s. (At 28 m MCS 7 depends on the error
-/// model: the script's table-based model loses 12.6 % of MPDUs, the NIST model all of them,
-/// in ns-3 as in Tern; the 10 m runs give the same numbers under both models.)
+/// that script's results, run with ns-3.44 (`pip install ns3==3.44.post0`),
+/// `python wifi_ht_upload.py --mcs M --distance D --run N`:
+///
+/// * MCS 7 at 10 m, runs 1–3: goodput 50.382, 50.335, 49.992 Mbit/s; ping RTT median 94.70,
+///   97.90, 93.25 ms;
+/// * MCS 1 at 28 m, runs 1–7: goodput 10.330, 10.423, 10.176, 10.186, 10.295, 10.232,
+///   10.358 Mbit/s; ping median 204.4, 381.4, 202.6, 207.4, 389.9, 209.6, 373.1 ms. The ping
+///   is bimodal: in 4 of the 7 runs TCP's first fast retransmission waits in the full
+///   500-packet MAC queue past its 500 ms lifetime, the RTO that follows halves ssthresh
+///   (from ns-3's BytesInFlight, which leaves out SACKed and lost segments) and the queue
+///   stays shorter.
+///
+/// Tern's goodput must be within 5 % of the runs' mean and its ping median within the
+/// runs' range widened by 10 %. (At 28 m MCS 7 depends on the error model: the script's
+/// table-based model loses 12.6 % of MPDUs, the NIST model all of them, in ns-3 as in Tern;
+/// the 10 m runs give the same numbers under both models.)
 #[test]
 fn ht_tcp_upload_matches_ns3() {
     let text = std::fs::read_to_string(concat!(
@@ -142,9 +153,26 @@ fn ht_tcp_upload_matches_ns3() {
     ))
     .unwrap();
     let set = |k: &str, v: &str| (k.to_owned(), v.to_owned());
-    let cases = [
-        ("7", "[10, 0, 0]", 50.382e6, Some(0.094_701)),
-        ("1", "[28, 0, 0]", 10.330e6, None),
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let range = |v: &[f64]| {
+        (
+            v.iter().copied().fold(f64::MAX, f64::min),
+            v.iter().copied().fold(0.0, f64::max),
+        )
+    };
+    let cases: [(&str, &str, &[f64], &[f64]); 2] = [
+        (
+            "7",
+            "[10, 0, 0]",
+            &[50.382, 50.335, 49.992],
+            &[94.70, 97.90, 93.25],
+        ),
+        (
+            "1",
+            "[28, 0, 0]",
+            &[10.330, 10.423, 10.176, 10.186, 10.295, 10.232, 10.358],
+            &[204.4, 381.4, 202.6, 207.4, 389.9, 209.6, 373.1],
+        ),
     ];
     for (mcs, position, ns3_goodput, ns3_ping) in cases {
         let overrides = [
@@ -153,24 +181,22 @@ fn ht_tcp_upload_matches_ns3() {
         ];
         let out = tern_sim::run_text("wifi-ht-upload.toml", &text, &overrides, None).unwrap();
         let flows = &out.summary.flows;
-        let goodput = flows["upload"].goodput_bps;
-        let ping = flows["ping"].rtt_s.as_ref().unwrap().p50;
+        let goodput = flows["upload"].goodput_bps / 1e6;
+        let ping = flows["ping"].rtt_s.as_ref().unwrap().p50 * 1e3;
+        let (lo, hi) = range(ns3_ping);
         println!(
-            "MCS {mcs}: goodput Tern {:.3} / ns-3 {:.3} Mbit/s, ping median Tern {:.1} ms",
-            goodput / 1e6,
-            ns3_goodput / 1e6,
-            ping * 1e3
+            "MCS {mcs}: goodput Tern {goodput:.3} / ns-3 mean {:.3} Mbit/s, ping median Tern \
+             {ping:.1} ms / ns-3 {lo:.1}–{hi:.1} ms",
+            mean(ns3_goodput)
         );
         assert!(
-            (goodput / ns3_goodput - 1.0).abs() < 0.05,
+            (goodput / mean(ns3_goodput) - 1.0).abs() < 0.05,
             "MCS {mcs} goodput"
         );
-        if let Some(p) = ns3_ping {
-            assert!(
-                (ping / p - 1.0).abs() < 0.10,
-                "MCS {mcs} ping median {ping}"
-            );
-        }
+        assert!(
+            (0.9 * lo..=1.1 * hi).contains(&ping),
+            "MCS {mcs} ping median {ping}"
+        );
     }
 }
 

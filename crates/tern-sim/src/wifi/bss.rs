@@ -37,8 +37,8 @@
 use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
 use super::error_model::{db_to_linear, dsss_success_rate, ht_success_rate_db};
 use super::frames::{
-    ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED, BLOCK_ACK_REQ_COMPRESSED,
-    MAX_AMPDU_MPDUS,
+    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, AmpduLimits, ACK, BLOCK_ACK_COMPRESSED,
+    BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
 };
 use super::phy::{
     dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, Band,
@@ -108,10 +108,7 @@ pub struct Config {
     pub queue_limit: usize,
     /// 802.11b: transmission attempts of a frame before it is dropped; 802.11n: per MPDU.
     pub retry_limit: u32,
-    /// A-MPDU limits: MPDUs, PSDU bytes, PPDU duration.
-    pub max_mpdus: u32,
-    pub max_ampdu_bytes: u32,
-    pub max_ppdu: SimTime,
+    pub ampdu: AmpduLimits,
     /// Fixed per-MPDU error rate (for calibration), on top of the SNR-based errors.
     pub mpdu_error: f64,
     /// MSDU lifetime (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C): a frame still waiting in
@@ -618,26 +615,33 @@ impl Bss {
                     .select(now, Some(snr_db));
                 let tx = HtTxVector::new(mcs, width, gi);
                 // Hand the peer's oldest queued frames to its originator (it numbers them),
-                // up to what one A-MPDU can carry; the rest stay queued (and may expire).
+                // only as many as the next A-MPDU can carry with the retries pending: the
+                // rest stay queued and keep ageing towards their MSDU lifetime (as in ns-3's
+                // WifiMacQueue, where a packet ages until it is first sent).
+                let limits = self.cfg.ampdu;
                 let orig = e.originators[peer].as_mut().expect("HT peer");
                 let mut k = 0;
-                while k < e.queue.len() && orig.queued() < self.cfg.max_mpdus as usize {
-                    if e.queue[k].peer == peer {
-                        let f = e.queue.remove(k).expect("in range");
-                        orig.enqueue(f.uid);
-                        e.held.insert(f.uid, f);
-                    } else {
+                while k < e.queue.len() {
+                    let f = e.queue[k];
+                    if f.peer != peer {
                         k += 1;
+                        continue;
                     }
+                    let fit = ampdu_capacity(f.bytes, tx, band, &limits).max(1);
+                    if orig.queued() >= fit as usize {
+                        break;
+                    }
+                    e.queue.remove(k);
+                    orig.enqueue(f.uid);
+                    e.held.insert(f.uid, f);
                 }
                 let held = &e.held;
                 let mut lens: Vec<u32> = Vec::new();
-                let (max_bytes, max_ppdu) = (self.cfg.max_ampdu_bytes, self.cfg.max_ppdu);
-                let mpdus = orig.next_batch(self.cfg.max_mpdus as usize, |uid| {
+                let mpdus = orig.next_batch(limits.mpdus as usize, |uid| {
                     lens.push(mpdu_len(held[&uid].bytes));
                     let psdu = ampdu_len(&lens);
-                    let fits =
-                        lens.len() == 1 || (psdu <= max_bytes && tx.txtime(psdu, band) <= max_ppdu);
+                    let fits = lens.len() == 1
+                        || (psdu <= limits.bytes && tx.txtime(psdu, band) <= limits.ppdu);
                     if !fits {
                         lens.pop();
                     }

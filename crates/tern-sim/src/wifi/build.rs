@@ -1,6 +1,7 @@
 //! A [`Bss`] from its scenario table.
 
 use super::bss::{Bss, Config, Phy};
+use super::frames::AmpduLimits;
 use super::phy::{
     ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
 };
@@ -112,12 +113,14 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
         retry_limit: spec
             .retry_limit
             .unwrap_or(if ht { HT_RETRY_LIMIT } else { DSSS_RETRY_LIMIT }),
-        max_mpdus: ampdu.as_ref().map_or(64, |a| a.max_mpdus),
-        max_ampdu_bytes: ampdu.as_ref().map_or(65_535, |a| a.max_bytes),
-        max_ppdu: ampdu
-            .as_ref()
-            .and_then(|a| a.max_duration)
-            .map_or(ht_mf_max_ppdu(band(spec)), |d| d.0),
+        ampdu: AmpduLimits {
+            mpdus: ampdu.as_ref().map_or(64, |a| a.max_mpdus),
+            bytes: ampdu.as_ref().map_or(65_535, |a| a.max_bytes),
+            ppdu: ampdu
+                .as_ref()
+                .and_then(|a| a.max_duration)
+                .map_or(ht_mf_max_ppdu(band(spec)), |d| d.0),
+        },
         mpdu_error: spec.mpdu_error,
         lifetime: Some(spec.lifetime.0).filter(|d| d.as_nanos() > 0),
         phy: phy.clone(),

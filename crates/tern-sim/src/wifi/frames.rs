@@ -4,6 +4,7 @@
 //! Sizes only: the MAC models build their frames from these numbers, no bytes are encoded.
 
 use super::phy::{ht_mf_max_ppdu, Band, HtTxVector};
+use crate::engine::SimTime;
 
 /// Frame check sequence (§9.2.4.8): 4 bytes.
 pub const FCS: u32 = 4;
@@ -84,12 +85,30 @@ pub const fn ampdu_len_uniform(n: u32, mpdu_len: u32) -> u32 {
 /// aPPDUMaxTime). 0 if not even one fits. A TXOP limit, when the MAC has one, is the MAC's
 /// to apply on top.
 pub fn max_ampdu_mpdus(ip_bytes: u32, tx: HtTxVector, band: Band) -> u32 {
+    let limits = AmpduLimits {
+        mpdus: MAX_AMPDU_MPDUS,
+        bytes: MAX_HT_AMPDU_LEN,
+        ppdu: ht_mf_max_ppdu(band),
+    };
+    ampdu_capacity(ip_bytes, tx, band, &limits)
+}
+
+/// Limits on one A-MPDU: MPDUs, PSDU bytes, PPDU duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmpduLimits {
+    pub mpdus: u32,
+    pub bytes: u32,
+    pub ppdu: SimTime,
+}
+
+/// The most MPDUs carrying `ip_bytes` IP packets that one A-MPDU at `tx` in `band` can hold
+/// within `limits` (0 if not even one fits).
+pub fn ampdu_capacity(ip_bytes: u32, tx: HtTxVector, band: Band, limits: &AmpduLimits) -> u32 {
     let mpdu = mpdu_len(ip_bytes);
-    let max_ppdu = ht_mf_max_ppdu(band);
-    (1..=MAX_AMPDU_MPDUS)
+    (1..=limits.mpdus)
         .take_while(|&n| {
             let len = ampdu_len_uniform(n, mpdu);
-            len <= MAX_HT_AMPDU_LEN && tx.txtime(len, band) <= max_ppdu
+            len <= limits.bytes && tx.txtime(len, band) <= limits.ppdu
         })
         .last()
         .unwrap_or(0)
