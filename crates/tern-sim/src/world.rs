@@ -778,8 +778,12 @@ impl World {
         let rssi = self.wifi[new.bss].radio.rssi_dbm(0, new.entity, now);
         self.trace_roam(now, r, "joined", (left, to), rssi);
         self.arm_wifi(now, new.bss as u32);
-        // The station's switched flows learn of it as of a cellular handover.
-        let node = self.roamers[r].node;
+        self.link_back(now, self.roamers[r].node);
+    }
+
+    /// A host's link is back after a cellular handover or an 802.11 roam: its TCP endpoints
+    /// hear of it, and its switched flows see a handover (the cell-id or BSSID change).
+    fn link_back(&mut self, now: SimTime, node: NodeId) {
         self.tcp_link_event(now, node, true);
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
@@ -876,15 +880,7 @@ impl World {
     /// changes scheduled at the same time ran first).
     fn handover_complete(&mut self, now: SimTime, i: u32) {
         let ue = self.handovers[i as usize].ue;
-        self.tcp_link_event(now, ue, true);
-        // The UE's switched flows learn of it (the cell-id change).
-        for f in 0..self.flows.len() {
-            let flow = &self.flows[f];
-            let switched = matches!(&flow.transport, Transport::Tcp(t) if t.switcher.is_some());
-            if switched && flow.src == ue {
-                self.switcher_ue(now, FlowId(f as u32), None);
-            }
-        }
+        self.link_back(now, ue);
         let h = &self.handovers[i as usize];
         if let Some(t) = &mut self.traces.handovers {
             t.push(&[
