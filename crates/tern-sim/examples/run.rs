@@ -50,6 +50,19 @@ fn main() {
             })
         })
         .unwrap_or(0);
+    if std::env::var_os("TERN_DIGEST").is_some() {
+        for t in &out.tables {
+            println!(
+                "table {} rows {} digest {:016x}",
+                t.name,
+                t.rows(),
+                digest(t)
+            );
+        }
+        for (name, bytes) in &out.captures {
+            println!("capture {name} bytes {}", bytes.len());
+        }
+    }
     eprintln!(
         "wall {wall:.3} s, {} events ({:.0} events/s), {hops} link transmissions ({:.0} packets/s), peak RSS {:.1} MiB",
         out.summary.events,
@@ -57,4 +70,28 @@ fn main() {
         hops as f64 / wall,
         peak_kib as f64 / 1024.0
     );
+}
+
+/// FNV-1a over a table's columns (names, values, labels): equal digests mean equal tables.
+fn digest(t: &tern_sim::trace::Table) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for c in &t.columns {
+        eat(c.name.as_bytes());
+        match &c.data {
+            tern_sim::trace::ColumnData::F64(v) => {
+                v.iter().for_each(|x| eat(&x.to_bits().to_le_bytes()))
+            }
+            tern_sim::trace::ColumnData::U64(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
+            tern_sim::trace::ColumnData::Text { codes, labels } => {
+                codes.iter().for_each(|x| eat(&x.to_le_bytes()));
+                labels.iter().for_each(|l| eat(l.as_bytes()));
+            }
+        }
+    }
+    h
 }
