@@ -7,5 +7,6 @@
 //! are passed in by the caller.
 
 pub mod rlc;
+pub mod seq;
 pub mod tcp;
 pub mod time;
