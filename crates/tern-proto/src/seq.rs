@@ -1,7 +1,7 @@
 //! Wrapping sequence numbers with serial-number arithmetic (RFC 1982).
 //!
 //! One type serves every protocol that counts modulo a power of two:
-//! TCP's 32-bit sequence numbers ([`crate::tcp::SeqNum`], RFC 9293 §3.4),
+//! TCP's 32-bit sequence numbers ([`SeqNum`](type@crate::tcp::SeqNum), RFC 9293 §3.4),
 //! the 12-bit sequence numbers of RLC AM ([`crate::rlc::Sn`], 3GPP TS 25.322
 //! §9.2.2.3) and of 802.11 QoS data and Block Ack (IEEE Std 802.11-2020
 //! §9.2.4.4.2 and §10.25.6, counted modulo 4096 per §10.3.2.14).

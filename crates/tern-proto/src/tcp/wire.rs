@@ -14,7 +14,7 @@ use crate::seq::Seq;
 /// other, which always holds inside one window.
 pub type SeqNum = Seq<32>;
 
-/// Builds a [`SeqNum`] from its raw value, written like the tuple-struct
+/// Builds a [`SeqNum`](type@SeqNum) from its raw value, written like the tuple-struct
 /// constructor (`SeqNum(x)`) that callers use; the type itself is the
 /// generic [`Seq`] of [`crate::seq`].
 #[allow(non_snake_case)]
