@@ -6,6 +6,8 @@
 //! number generator; values that need randomness (initial sequence numbers)
 //! are passed in by the caller.
 
+pub mod cc;
 pub mod rlc;
+pub mod seq;
 pub mod tcp;
 pub mod time;

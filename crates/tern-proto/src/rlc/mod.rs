@@ -429,14 +429,14 @@ impl RlcAm {
                 Sufi::List(pairs) => {
                     report = true;
                     for &(sn, l) in pairs {
-                        nacks.extend((0..=u16::from(l)).map(|k| sn.add(k)));
+                        nacks.extend((0..=u32::from(l)).map(|k| sn + k));
                     }
                 }
                 Sufi::Bitmap { fsn, bits } => {
                     report = true;
                     for (k, &received) in bits.iter().enumerate() {
                         if !received {
-                            nacks.push(fsn.add(k as u16));
+                            nacks.push(*fsn + k as u32);
                         }
                     }
                 }

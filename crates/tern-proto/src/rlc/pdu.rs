@@ -7,11 +7,11 @@
 //! transport blocks of a Release-99 DCH, every PDU (data or STATUS) has the
 //! configured size; what does not carry information is padding.
 
-use core::fmt;
+use crate::seq::Seq12;
 
 /// Modulus of AM sequence numbers: the SN field is 12 bits (TS 25.322
 /// §9.2.2.3).
-pub const SN_MODULUS: u16 = 4096;
+pub const SN_MODULUS: u16 = Sn::MODULUS as u16;
 
 /// Octets of the fixed AMD PDU header: D/C (1 bit), SN (12), P (1), HE (2)
 /// (TS 25.322 §9.2.1.4).
@@ -26,36 +26,8 @@ pub const MAX_PDU_SIZE_7BIT_LI: u32 = 126;
 pub const STATUS_HEADER_BITS: u32 = 4;
 
 /// A 12-bit AM sequence number (TS 25.322 §9.2.2.3), arithmetic modulo
-/// [`SN_MODULUS`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Sn(u16);
-
-impl Sn {
-    /// The SN of `v` reduced modulo 4096.
-    pub const fn new(v: u64) -> Sn {
-        Sn((v % SN_MODULUS as u64) as u16)
-    }
-
-    pub const fn value(self) -> u16 {
-        self.0
-    }
-
-    /// `(self - base) mod 4096`: how far `self` lies ahead of `base`.
-    pub const fn offset_from(self, base: Sn) -> u16 {
-        (self.0 + SN_MODULUS - base.0) % SN_MODULUS
-    }
-
-    /// The SN `n` positions ahead (modulo 4096).
-    pub const fn add(self, n: u16) -> Sn {
-        Sn((self.0 + n % SN_MODULUS) % SN_MODULUS)
-    }
-}
-
-impl fmt::Display for Sn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+/// [`SN_MODULUS`] (serial-number arithmetic, RFC 1982).
+pub type Sn = Seq12;
 
 /// A 7-bit length indicator with its extension bit, one octet on the wire
 /// (TS 25.322 §9.2.2.8 LI, §9.2.2.5 E bit).
@@ -258,7 +230,7 @@ mod tests {
     #[test]
     fn sn_wraps_modulo_4096() {
         assert_eq!(Sn::new(4096), Sn::new(0));
-        assert_eq!(Sn::new(4095).add(2), Sn::new(1));
+        assert_eq!(Sn::new(4095) + 2, Sn::new(1));
         assert_eq!(Sn::new(1).offset_from(Sn::new(4095)), 2);
         assert_eq!(Sn::new(4095).offset_from(Sn::new(1)), 4094);
     }

@@ -1,15 +1,8 @@
 //! Endpoint configuration. `Config::default()` follows the RFC defaults.
 
+pub use crate::cc::CcKind;
+use crate::cc::{self, CongestionControl};
 use crate::time::SimTime;
-
-/// Congestion controller selection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcKind {
-    /// Reno/NewReno (RFC 5681, RFC 6582).
-    NewReno,
-    /// CUBIC (RFC 9438).
-    Cubic,
-}
 
 /// Initial congestion window (IW) policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,6 +168,17 @@ impl Config {
             shift += 1;
         }
         shift
+    }
+
+    /// A fresh controller of kind [`cc`](Self::cc) for sender MSS `smss`,
+    /// starting from the initial window (RFC 5681 §3.1).
+    pub(super) fn controller(&self, smss: u32) -> Box<dyn CongestionControl> {
+        cc::new_controller(
+            self.cc,
+            smss,
+            self.initial_window.bytes(smss),
+            self.cubic_fast_convergence,
+        )
     }
 }
 

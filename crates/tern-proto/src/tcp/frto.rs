@@ -101,8 +101,8 @@
 //! pending Eifel RTO re-initialisation: both would restore the old path's
 //! congestion and RTT state onto the new path.
 
-use super::cc::{CongestionControl, FrtoFallbackEvent, SpuriousRtoEvent};
 use super::{Connection, Event, RetransmitKind};
+use crate::cc::{CongestionControl, FrtoFallbackEvent, SpuriousRtoEvent};
 use crate::time::SimTime;
 
 /// The kind of an acceptable ACK, as F-RTO steps 2 and 3 tell them apart.

@@ -1,9 +1,9 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
-use super::cc::{AckEvent, LossEvent};
 use super::frto::{AckInfo, AckKind};
 use super::recovery::Recovery;
 use super::{Connection, Event, Segment, State};
+use crate::cc::{AckEvent, LossEvent, RttSample};
 use crate::time::SimTime;
 
 impl Connection {
@@ -117,12 +117,7 @@ impl Connection {
     /// Handshake complete: build the controller for the negotiated MSS and
     /// apply RFC 6298 §5.7 (RTO of 3 s after a SYN or SYN-ACK timeout).
     fn establish(&mut self) {
-        self.cc = super::cc::new_controller(
-            self.cfg.cc,
-            self.smss,
-            self.cfg.initial_window.bytes(self.smss),
-            self.cfg.cubic_fast_convergence,
-        );
+        self.cc = self.cfg.controller(self.smss);
         if self.syn_retries > 0 {
             self.rtt.reinit_after_syn_timeout();
         }
@@ -290,6 +285,11 @@ impl Connection {
             if !self.eifel_rtt_sample(ack, r) {
                 self.take_rtt_sample(r);
             }
+            self.cc.on_rtt_sample(&RttSample {
+                now,
+                rtt: r,
+                srtt: self.rtt.srtt().unwrap_or(r),
+            });
         }
         if self.in_recovery {
             if ack >= self.recover {

@@ -6,8 +6,8 @@
 //! side works with counts ([`Connection::write`], [`Connection::read`]).
 //!
 //! Module map: [`wire`] (segments, sequence numbers, option sizes),
-//! [`config`], [`rtt`] (RFC 6298), [`cc`] (congestion-control trait,
-//! NewReno, CUBIC), `recovery` (NewReno vs SACK recovery strategy),
+//! [`config`], [`rtt`] (RFC 6298), `recovery` (NewReno vs SACK recovery
+//! strategy; the congestion controllers are in [`crate::cc`]),
 //! `scoreboard` (retransmission queue, RFC 6675 pipe / IsLost), `send` and
 //! `recv` (buffers, reassembly, delayed ACK), `input`, `output`, `timers`
 //! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
@@ -15,7 +15,6 @@
 //! [`Config::frto`]), `rlci` (response to lower-layer connectivity-change
 //! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]).
 
-pub mod cc;
 pub mod config;
 mod frto;
 mod input;
@@ -34,13 +33,13 @@ use std::collections::VecDeque;
 pub use config::{CcKind, Config, DelayedAck, InitialWindow};
 pub use wire::{Flags, Segment, SeqNum, TcpOptions};
 
-use cc::CongestionControl;
 use recovery::Recovery;
 use recv::{AckPolicy, RecvBuf};
 use rtt::RttEstimator;
 use scoreboard::Scoreboard;
 use send::SendBuf;
 
+use crate::cc::CongestionControl;
 use crate::time::SimTime;
 
 /// Connection states (RFC 9293 §3.3.2).
@@ -249,12 +248,7 @@ pub struct Connection {
 impl Connection {
     fn new(cfg: Config, isn: u32, state: State, now: SimTime) -> Self {
         let smss = cfg.own_mss();
-        let cc = cc::new_controller(
-            cfg.cc,
-            smss,
-            cfg.initial_window.bytes(smss),
-            cfg.cubic_fast_convergence,
-        );
+        let cc = cfg.controller(smss);
         Connection {
             state,
             iss: isn,
@@ -519,5 +513,100 @@ impl Connection {
     fn advertised_right_edge(&self) -> u64 {
         let wnd = (self.recv.window() >> self.rcv_wscale).min(65535);
         self.recv.rcv_nxt() + (wnd << self.rcv_wscale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::cc::{
+        AckEvent, AppLimitedEvent, FrtoFallbackEvent, LossEvent, NewReno, RttSample,
+        SpuriousRtoEvent,
+    };
+
+    /// NewReno that also writes down the optional hooks it is given.
+    #[derive(Clone, Debug)]
+    struct Recorder {
+        inner: NewReno,
+        rtts: Arc<Mutex<Vec<SimTime>>>,
+        app_limited: Arc<Mutex<Vec<u64>>>,
+    }
+
+    impl CongestionControl for Recorder {
+        fn cwnd(&self) -> u64 {
+            self.inner.cwnd()
+        }
+        fn ssthresh(&self) -> u64 {
+            self.inner.ssthresh()
+        }
+        fn on_ack(&mut self, ev: &AckEvent) {
+            self.inner.on_ack(ev);
+        }
+        fn on_congestion_event(&mut self, ev: &LossEvent) {
+            self.inner.on_congestion_event(ev);
+        }
+        fn on_rto(&mut self, ev: &LossEvent) {
+            self.inner.on_rto(ev);
+        }
+        fn on_rtt_sample(&mut self, ev: &RttSample) {
+            self.rtts.lock().unwrap().push(ev.rtt);
+        }
+        fn on_app_limited(&mut self, ev: &AppLimitedEvent) {
+            self.app_limited.lock().unwrap().push(ev.in_flight);
+        }
+        fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+            Box::new(self.clone())
+        }
+        fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
+            self.inner.on_spurious_rto(ev);
+        }
+        fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
+            self.inner.on_frto_fallback(ev);
+        }
+    }
+
+    fn deliver(from: &mut Connection, to: &mut Connection, now: SimTime) -> usize {
+        let mut n = 0;
+        while let Some(seg) = from.poll_transmit(now) {
+            to.handle_segment(now, &seg);
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn controller_hears_rtt_samples_and_app_limited_periods() {
+        let cfg = Config {
+            timestamps: false,
+            ..Config::default()
+        };
+        let mut client = Connection::connect(cfg.clone(), 1, SimTime::ZERO);
+        let mut server = Connection::listen(cfg, 2);
+        deliver(&mut client, &mut server, SimTime::ZERO);
+        deliver(&mut server, &mut client, SimTime::ZERO);
+        deliver(&mut client, &mut server, SimTime::ZERO);
+        assert!(client.is_established() && server.is_established());
+
+        let rec = Recorder {
+            inner: NewReno::new(client.smss(), 10 * u64::from(client.smss())),
+            rtts: Arc::default(),
+            app_limited: Arc::default(),
+        };
+        let (rtts, app_limited) = (rec.rtts.clone(), rec.app_limited.clone());
+        client.cc = Box::new(rec);
+
+        // Two segments leave, then the window has room and nothing to send.
+        client.write(2 * u64::from(client.smss()));
+        assert_eq!(deliver(&mut client, &mut server, SimTime::ZERO), 2);
+        let flight = 2 * u64::from(client.smss());
+        assert_eq!(*app_limited.lock().unwrap(), vec![flight]);
+        // The receiver acknowledges both at once (every second segment) 30 ms later.
+        let later = SimTime::from_millis(30);
+        deliver(&mut server, &mut client, later);
+        assert_eq!(*rtts.lock().unwrap(), vec![later]);
+        deliver(&mut client, &mut server, later);
+        assert_eq!(app_limited.lock().unwrap().last(), Some(&0));
     }
 }

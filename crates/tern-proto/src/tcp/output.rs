@@ -3,6 +3,7 @@
 use super::scoreboard::SentSeg;
 use super::wire::{Flags, Segment, TcpOptions, MAX_SACK_BLOCKS};
 use super::{Connection, Event, RetransmitKind, State};
+use crate::cc::AppLimitedEvent;
 use crate::time::SimTime;
 
 impl Connection {
@@ -56,6 +57,13 @@ impl Connection {
         }
         if let Some(seg) = self.emit_new_data(now, room) {
             return Some(seg);
+        }
+        if room > 0 && self.send.unsent() == 0 && !self.send.fin_pending() {
+            // Application-limited (RFC 7661 §2): window to spare, nothing to send.
+            self.cc.on_app_limited(&AppLimitedEvent {
+                now,
+                in_flight: self.sb.pipe(),
+            });
         }
         if self.ack.ack_now {
             let seq = self.local_seq(self.send.snd_nxt);

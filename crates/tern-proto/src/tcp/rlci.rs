@@ -98,7 +98,7 @@
 //! old path's congestion and RTT state back.
 
 use super::rtt::RttEstimator;
-use super::{cc, Connection, RetransmitKind};
+use super::{Connection, RetransmitKind};
 use crate::time::SimTime;
 
 impl Connection {
@@ -166,11 +166,6 @@ impl Connection {
             self.cfg.max_rto,
             self.cfg.clock_granularity,
         );
-        self.cc = cc::new_controller(
-            self.cfg.cc,
-            self.smss,
-            self.cfg.initial_window.bytes(self.smss),
-            self.cfg.cubic_fast_convergence,
-        );
+        self.cc = self.cfg.controller(self.smss);
     }
 }

@@ -1,8 +1,8 @@
 //! Timers: retransmission (RFC 6298 §5), persist (RFC 9293 §3.8.6.1),
 //! delayed ACK (RFC 1122 §4.2.3.2) and TIME-WAIT (RFC 9293 §3.6).
 
-use super::cc::LossEvent;
 use super::{Connection, Event, RetransmitKind, State};
+use crate::cc::LossEvent;
 use crate::time::SimTime;
 
 impl Connection {

@@ -4,49 +4,22 @@
 //! number of payload bytes. Header sizes are exact so the simulator can
 //! account for every byte that crosses a link.
 
-use core::cmp::Ordering;
-use core::fmt;
-use core::ops::{Add, Sub};
+use crate::seq::Seq;
 
-/// A 32-bit TCP sequence number with modular ordering (RFC 9293 §3.4).
+/// A 32-bit TCP sequence number with modular ordering (RFC 9293 §3.4):
+/// serial-number arithmetic per RFC 1982 with SERIAL_BITS = 32.
 ///
 /// `a < b` means `b` lies less than 2^31 ahead of `a` on the circle; this
 /// ordering is only meaningful for numbers within half the space of each
 /// other, which always holds inside one window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SeqNum(pub u32);
+pub type SeqNum = Seq<32>;
 
-impl SeqNum {
-    /// Signed distance from `other` to `self` (`self - other`).
-    pub fn diff(self, other: SeqNum) -> i32 {
-        self.0.wrapping_sub(other.0) as i32
-    }
-}
-
-impl PartialOrd for SeqNum {
-    fn partial_cmp(&self, other: &SeqNum) -> Option<Ordering> {
-        Some(self.diff(*other).cmp(&0))
-    }
-}
-
-impl Add<u32> for SeqNum {
-    type Output = SeqNum;
-    fn add(self, rhs: u32) -> SeqNum {
-        SeqNum(self.0.wrapping_add(rhs))
-    }
-}
-
-impl Sub<u32> for SeqNum {
-    type Output = SeqNum;
-    fn sub(self, rhs: u32) -> SeqNum {
-        SeqNum(self.0.wrapping_sub(rhs))
-    }
-}
-
-impl fmt::Display for SeqNum {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
+/// Builds a [`SeqNum`](type@SeqNum) from its raw value, written like the tuple-struct
+/// constructor (`SeqNum(x)`) that callers use; the type itself is the
+/// generic [`Seq`] of [`crate::seq`].
+#[allow(non_snake_case)]
+pub const fn SeqNum(raw: u32) -> SeqNum {
+    Seq(raw)
 }
 
 /// Control bits (RFC 9293 §3.1). URG is not modelled.

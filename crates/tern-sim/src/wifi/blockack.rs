@@ -10,12 +10,14 @@
 //! handshake, the frames themselves and all timing are the caller's business.
 //!
 //! Sequence numbers are the 12-bit Sequence Number field (§9.2.4.4.2), counted modulo 4096
-//! (§10.3.2.14): see [`sn_add`], [`sn_offset`] and [`sn_precedes`].
+//! (§10.3.2.14) with [`Seq12`]'s serial-number arithmetic (RFC 1982), carried as `u16`
+//! values below 4096: see [`sn_add`], [`sn_offset`] and [`sn_precedes`].
 
 use std::collections::VecDeque;
+use tern_proto::seq::Seq12;
 
 /// Sequence numbers are counted modulo 2^12 (§9.2.4.4.2).
-pub const SN_MODULO: u16 = 4096;
+pub const SN_MODULO: u16 = Seq12::MODULUS as u16;
 
 /// Half the sequence number space, 2^11: how far ahead "after" reaches in SN comparisons.
 const SN_HALF: u16 = SN_MODULO / 2;
@@ -26,20 +28,18 @@ pub const RECIPIENT_WIN_SIZE: u16 = 64;
 
 /// `sn + n` modulo 4096.
 pub const fn sn_add(sn: u16, n: u16) -> u16 {
-    // 4096 divides 2^16, so wrapping u16 arithmetic is exact modulo 4096.
-    sn.wrapping_add(n) % SN_MODULO
+    Seq12::new(sn as u64).wrapping_add(n as u32).value() as u16
 }
 
 /// `(to − from)` modulo 4096: how many sequence numbers `to` lies after `from`.
 pub const fn sn_offset(from: u16, to: u16) -> u16 {
-    to.wrapping_sub(from) % SN_MODULO
+    Seq12::new(to as u64).offset_from(Seq12::new(from as u64)) as u16
 }
 
-/// Whether `a` comes strictly before `b` in the circular sequence space:
+/// Whether `a` comes strictly before `b` in the circular sequence space (RFC 1982 §3.2):
 /// 0 < (b − a) mod 4096 < 2048.
 pub const fn sn_precedes(a: u16, b: u16) -> bool {
-    let d = sn_offset(a, b);
-    d != 0 && d < SN_HALF
+    Seq12::new(a as u64).precedes(Seq12::new(b as u64))
 }
 
 // ---------------------------------------------------------------------------------------

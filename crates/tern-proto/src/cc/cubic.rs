@@ -14,6 +14,9 @@ use crate::time::SimTime;
 pub const C: f64 = 0.4;
 /// beta_cubic (RFC 9438 §4.6).
 pub const BETA: f64 = 0.7;
+/// alpha_cubic = 3 * (1 - beta_cubic) / (1 + beta_cubic) (RFC 9438 §4.3):
+/// the Reno-friendly additive increase until W_est reaches cwnd_prior.
+pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
 
 /// W_cubic(t) = C*(t-K)^3 + W_max (RFC 9438 §4.2 eq. 1), in segments.
 pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
@@ -132,7 +135,7 @@ impl CongestionControl for Cubic {
         let alpha = if self.w_est >= self.cwnd_prior {
             1.0
         } else {
-            3.0 * (1.0 - BETA) / (1.0 + BETA)
+            ALPHA
         };
         self.w_est += alpha * acked_segs / self.cwnd;
         if w_cubic(t, self.k, self.w_max) < self.w_est {

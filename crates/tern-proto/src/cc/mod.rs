@@ -1,9 +1,17 @@
-//! Congestion control behind a small trait.
+//! Congestion control behind a small trait, shared by every transport that
+//! needs a controller (TCP today; the QUIC adapter and TFRC-style rate
+//! control can drive the same controllers).
 //!
 //! A controller owns its congestion window and slow-start threshold (both in
 //! bytes). Inputs arrive as event structs so new fields can be added without
-//! touching every implementation. Loss *recovery* (which segments to resend)
-//! is a separate strategy, see [`super::recovery`].
+//! touching every implementation, and hooks a controller may ignore have
+//! default, no-op methods. Loss *recovery* (which segments to resend, e.g.
+//! TCP's NewReno or SACK recovery) is the transport's business, not the
+//! controller's. Nothing here knows a transport's types: transports import
+//! `cc`, never the reverse.
+//!
+//! Adding a controller is a new file, a [`CcKind`] variant and one line in
+//! [`new_controller`].
 
 mod cubic;
 mod newreno;
@@ -11,8 +19,16 @@ mod newreno;
 pub use cubic::Cubic;
 pub use newreno::NewReno;
 
-use super::config::CcKind;
 use crate::time::SimTime;
+
+/// Congestion controller selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Reno/NewReno (RFC 5681, RFC 6582).
+    NewReno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
 
 /// A cumulative ACK of new data outside loss recovery.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +50,47 @@ pub struct LossEvent {
     pub now: SimTime,
     /// FlightSize (RFC 5681 §3.1): bytes sent but not cumulatively acked.
     pub flight_size: u64,
+}
+
+/// A round-trip time measurement (RFC 6298 §2, RFC 9002 §5), delivered
+/// after the transport's estimator has taken it.
+#[derive(Clone, Copy, Debug)]
+pub struct RttSample {
+    pub now: SimTime,
+    /// The measurement itself (RFC 9002's `latest_rtt`).
+    pub rtt: SimTime,
+    /// Smoothed RTT with this sample included.
+    pub srtt: SimTime,
+}
+
+/// A delivery-rate sample, as rate-based controllers (BBR, TFRC-style
+/// senders) consume them (draft-cheng-iccrg-delivery-rate-estimation §3.1:
+/// `rs.delivered` bytes over `rs.interval`). TCP does not produce them yet:
+/// it would need per-segment delivery state; the hook is for BBR and for
+/// QUIC stacks that already estimate delivery rate.
+#[derive(Clone, Copy, Debug)]
+pub struct RateSample {
+    pub now: SimTime,
+    /// Bytes delivered during `interval` (`rs.delivered`).
+    pub delivered: u64,
+    /// The longer of the send and ACK intervals of the sample
+    /// (`rs.interval`).
+    pub interval: SimTime,
+    /// RTT of the newest packet the sample covers (`rs.rtt`).
+    pub rtt: SimTime,
+    /// The sender was application-limited when that packet was sent
+    /// (`rs.is_app_limited`): the rate understates the path's.
+    pub is_app_limited: bool,
+}
+
+/// The sender had room in its congestion window but no data to send: it is
+/// application-limited (RFC 7661 §2), so ACKs say little about how large the
+/// window could be.
+#[derive(Clone, Copy, Debug)]
+pub struct AppLimitedEvent {
+    pub now: SimTime,
+    /// Bytes in flight (RFC 6675 `pipe`), below the congestion window.
+    pub in_flight: u64,
 }
 
 /// A retransmission timeout turned out to be spurious (detected by F-RTO,
@@ -59,6 +116,11 @@ pub struct FrtoFallbackEvent {
 }
 
 /// A congestion controller (RFC 5681 §3 framework).
+///
+/// The required methods are what a window-based controller must answer;
+/// the `on_rtt_sample`, `on_rate_sample` and `on_app_limited` hooks default
+/// to doing nothing, so NewReno and CUBIC ignore them and a delay- or
+/// rate-based controller overrides what it needs.
 pub trait CongestionControl: core::fmt::Debug + Send {
     /// Congestion window in bytes.
     fn cwnd(&self) -> u64;
@@ -68,8 +130,15 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     fn on_ack(&mut self, ev: &AckEvent);
     /// Loss detected by duplicate ACKs or SACK: the start of fast recovery.
     fn on_congestion_event(&mut self, ev: &LossEvent);
-    /// The retransmission timer expired.
+    /// The retransmission timer expired (QUIC: persistent congestion,
+    /// RFC 9002 §7.6).
     fn on_rto(&mut self, ev: &LossEvent);
+    /// A new RTT measurement, in or out of recovery.
+    fn on_rtt_sample(&mut self, _ev: &RttSample) {}
+    /// A new delivery-rate sample (see [`RateSample`] for who produces one).
+    fn on_rate_sample(&mut self, _ev: &RateSample) {}
+    /// The sender found room in the window and nothing to send.
+    fn on_app_limited(&mut self, _ev: &AppLimitedEvent) {}
     /// A copy of the whole controller. The connection takes one before a
     /// retransmission timeout updates cwnd and ssthresh (RFC 4015 §2) so
     /// that a spurious timeout can be undone.
