@@ -33,7 +33,7 @@ fn load(
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
 ) -> PyResult<Scenario> {
-    scenario::load(name, text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
+    tern_sim::load(name, text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

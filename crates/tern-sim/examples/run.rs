@@ -16,7 +16,7 @@ fn main() {
         })
         .collect();
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
-    let scenario = match tern_sim::scenario::load(&path, &text, &overrides, None) {
+    let scenario = match tern_sim::load(&path, &text, &overrides, None) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");

@@ -2,8 +2,13 @@
 //! protocols over wired, cellular and wireless links.
 //!
 //! ```text
-//! scenario::load(text) -> Scenario -> World::build -> World::run -> RunOutput { summary, tables }
+//! load(text) -> Scenario -> World::build -> World::run -> RunOutput { summary, tables }
 //! ```
+//!
+//! Layers, each importing only those below it: `engine` and `scenario` (the description)
+//! at the bottom; `net` (packets, the `Device` trait, point-to-point links, routes) and
+//! `app`; the models (`cellular`, `wifi`, `radio`); `transport` (the `Transport` trait,
+//! TCP, UDP) and `mech` (the studies' mechanisms); `world` on top.
 
 pub mod app;
 pub mod cellular;
@@ -20,6 +25,19 @@ pub mod world;
 
 pub use world::{RunError, RunOutput, World};
 
+/// Reads a scenario from TOML `text` (named `name` in errors), applies `overrides`
+/// (`("links.access.rate", "5Mbps")`, elements of arrays picked by their `name`), and
+/// checks everything a run needs: the scenario's own rules, then routes, path MTUs and the
+/// models' own checks. `seed`, when given, replaces `sim.seed`.
+pub fn load(
+    name: &str,
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<scenario::Scenario, scenario::ScenarioError> {
+    scenario::load_with(name, text, overrides, seed, world::check::check)
+}
+
 /// Loads, builds and runs a scenario in one call (no progress reporting).
 pub fn run_text(
     name: &str,
@@ -27,7 +45,7 @@ pub fn run_text(
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<RunOutput, scenario::ScenarioError> {
-    let s = scenario::load(name, text, overrides, seed)?;
+    let s = load(name, text, overrides, seed)?;
     let out = World::build(&s).run(&mut |_| true);
     Ok(out.expect("a run without a stop request always finishes"))
 }

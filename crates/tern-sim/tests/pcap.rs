@@ -28,6 +28,7 @@ fn tcp(uid: u64, to_server: bool, seg: Segment) -> Packet {
     Packet {
         uid,
         flow: FlowId(0),
+        key: 0,
         src,
         dst,
         body: Body::Tcp(seg),
@@ -103,6 +104,7 @@ fn packets() -> Vec<(SimTime, Packet)> {
     let msg = |flow, kind, seq, len| Packet {
         uid: 100 + seq,
         flow: FlowId(flow),
+        key: 0,
         src: if kind == UdpKind::EchoReply {
             SERVER
         } else {

@@ -347,7 +347,7 @@ fn tcp_hears_of_the_roam_only_when_it_asks_to() {
 /// What a mechanism on the station reads: the RSSI of its AP's beacons where it is now.
 #[test]
 fn mechanisms_read_the_rssi_of_the_station_s_ap() {
-    let s = tern_sim::scenario::load("rssi.toml", &rssi_roam(), &[], None).unwrap();
+    let s = tern_sim::load("rssi.toml", &rssi_roam(), &[], None).unwrap();
     let node = |name: &str| NodeId(s.nodes.iter().position(|n| n.name == name).unwrap() as u32);
     let mut world = World::build(&s);
     // At 0 s the station is 10 m from AP1, at 2 s 20 m (5 m/s).

@@ -90,7 +90,7 @@ transport = { kind = "udp" }
 #[test]
 fn a_driver_that_gives_up_at_once_delivers_in_order_without_waiting() {
     let text = one_station(0.3, "");
-    let s = tern_sim::scenario::load("driver.toml", &text, &[], None).unwrap();
+    let s = tern_sim::load("driver.toml", &text, &[], None).unwrap();
     let mut bss = build::bss(&s.wifi[0], &s.nodes, 1);
     bss.observe_rx = true;
     let mut pool = PacketPool::default();

@@ -10,10 +10,13 @@
 //! delivers SDUs in order; each reaches the far node `sdu_delay` later.
 //! TTIs run only while an entity has something to send or a timer pending.
 
-use crate::engine::{RngStream, SimTime};
+use crate::engine::{RngStream, SimTime, Wake};
+use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
 use crate::net::loss::LossModel;
-use crate::net::packet::PacketRef;
+use crate::net::packet::{Packet, PacketRef};
 use crate::scenario::{Direction, LinkSpec, RlcSpec};
+use crate::summary::{ChannelSummary, RlcSummary};
+use crate::trace::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use tern_proto::rlc::{self, Pdu, RlcAm, Sdu};
 
@@ -41,30 +44,38 @@ struct Radio {
     counters: RlcCounters,
 }
 
-/// What a TTI or an arrival produced for the world to act on.
+/// What a TTI or an arrival produced.
 #[derive(Default)]
-pub struct Outcome {
+struct Outcome {
     /// Batches that will arrive: (direction, arrival time).
-    pub arrivals: Vec<(usize, SimTime)>,
+    arrivals: Vec<(usize, SimTime)>,
     /// Packets reassembled: (direction, packet, time it entered the RLC).
-    pub delivered: Vec<(usize, PacketRef, SimTime)>,
+    delivered: Vec<(usize, PacketRef, SimTime)>,
     /// Packets discarded after MaxDAT: (direction, packet).
-    pub discarded: Vec<(usize, PacketRef)>,
+    discarded: Vec<(usize, PacketRef)>,
     /// Per direction: PDUs sent in this TTI, of which retransmissions.
-    pub sent: [(u64, u64); 2],
+    sent: [(u64, u64); 2],
 }
 
 /// The bearer: entity 0 at `ends[0]` (UE), entity 1 at `ends[1]` (RNC);
-/// direction 0 carries entity 0's data (the link's forward direction).
+/// direction 0 carries entity 0's data (the link's forward direction). As a [`Device`],
+/// port 0 is the forward interface and port 1 the reverse one.
 pub struct WcdmaBearer {
+    link: String,
+    /// The forward interface; the reverse one follows it.
+    first: IfaceId,
     pub entities: [RlcAm; 2],
     radios: [Radio; 2],
     pub tti: SimTime,
     pub sdu_delay: SimTime,
     /// The TTI boundary of the pending TTI event, if one is queued.
-    pub next_tti: Option<SimTime>,
+    next_tti: Wake,
     last_tti: Option<SimTime>,
 }
+
+/// The bearer's wake-ups: the TTI clock, and a batch of PDUs arriving in direction
+/// `token - 1`.
+const TTI: u32 = 0;
 
 /// The RLC configuration of a bearer (both entities alike).
 pub fn config(spec: &RlcSpec) -> rlc::Config {
@@ -83,7 +94,7 @@ pub fn config(spec: &RlcSpec) -> rlc::Config {
 
 impl WcdmaBearer {
     /// The bearer of `link` (which has an `rlc` table, checked by validation).
-    pub fn new(link: &LinkSpec, spec: &RlcSpec, seed: u64) -> WcdmaBearer {
+    pub fn new(link: &LinkSpec, spec: &RlcSpec, seed: u64, first: IfaceId) -> WcdmaBearer {
         let cfg = config(spec);
         let payload_bits = u64::from(cfg.payload_size()) * 8;
         let tti_ns = u128::from(spec.tti.0.as_nanos());
@@ -123,6 +134,8 @@ impl WcdmaBearer {
             }
         };
         WcdmaBearer {
+            link: link.name.clone(),
+            first,
             entities: [
                 RlcAm::new(cfg.clone()).expect("validated"),
                 RlcAm::new(cfg).expect("validated"),
@@ -130,14 +143,14 @@ impl WcdmaBearer {
             radios: [radio(0), radio(1)],
             tti: spec.tti.0,
             sdu_delay: spec.sdu_delay.0,
-            next_tti: None,
+            next_tti: Wake::default(),
             last_tti: None,
         }
     }
 
     /// Hands packet `p` (uid `uid`, `size` bytes) to direction `dir`'s
     /// sending entity. Returns false if its buffer refused it.
-    pub fn offer(&mut self, now: SimTime, dir: usize, p: PacketRef, uid: u64, size: u32) -> bool {
+    fn offer(&mut self, now: SimTime, dir: usize, p: PacketRef, uid: u64, size: u32) -> bool {
         let e = &mut self.entities[dir];
         if !e.push_sdu(now, uid, size) {
             while e.poll_event().is_some() {}
@@ -152,7 +165,7 @@ impl WcdmaBearer {
     /// The TTI boundary at which the bearer must next run, if any: the
     /// first boundary after the last TTI run that is not before `now` (or
     /// not before the earliest timer, when nothing waits to be sent).
-    pub fn wanted_tti(&self, now: SimTime) -> Option<SimTime> {
+    fn wanted_tti(&self, now: SimTime) -> Option<SimTime> {
         let send = self.entities.iter().any(RlcAm::wants_transmit);
         let timer = self.entities.iter().filter_map(RlcAm::poll_timeout).min();
         let from = if send { now } else { timer?.max(now) };
@@ -166,7 +179,7 @@ impl WcdmaBearer {
 
     /// Runs the TTI starting at `now`: timers, then each entity's PDUs onto
     /// its radio.
-    pub fn run_tti(&mut self, now: SimTime) -> Outcome {
+    fn run_tti(&mut self, now: SimTime) -> Outcome {
         self.last_tti = Some(now);
         let mut out = Outcome::default();
         for dir in 0..2 {
@@ -205,7 +218,7 @@ impl WcdmaBearer {
     }
 
     /// The batch of direction `dir` due at `now` reaches the peer entity.
-    pub fn arrive(&mut self, now: SimTime, dir: usize) -> Outcome {
+    fn arrive(&mut self, now: SimTime, dir: usize) -> Outcome {
         let (_, batch) = self.radios[dir]
             .in_flight
             .pop_front()
@@ -254,6 +267,116 @@ impl WcdmaBearer {
     /// SDU bytes held by direction `dir`'s sender (queued or unacknowledged).
     pub fn buffered_bytes(&self, dir: usize) -> u64 {
         self.entities[dir].buffered_bytes()
+    }
+}
+
+impl WcdmaBearer {
+    /// Acts on what a TTI or a PDU arrival produced: batches on the radio, the `rlc` and
+    /// `rlc_sdu` traces, reassembled packets on their way to the far node, discarded ones.
+    fn outcome(&mut self, now: SimTime, out: Outcome, cx: &mut DeviceCx<'_>) {
+        for (dir, at) in out.arrivals {
+            cx.push(Action::Wake {
+                at,
+                token: 1 + dir as u32,
+            });
+        }
+        if let Some(t) = &mut cx.traces.rlc {
+            for (dir, &(sent, retx)) in out.sent.iter().enumerate() {
+                if sent > 0 {
+                    t.push(&[
+                        Cell::F64(now.as_secs_f64()),
+                        Cell::Text(&self.link),
+                        Cell::Text(if dir == 0 { "forward" } else { "reverse" }),
+                        Cell::U64(self.buffered_bytes(dir)),
+                        Cell::U64(sent),
+                        Cell::U64(retx),
+                    ]);
+                }
+            }
+        }
+        for (dir, p, entered) in out.delivered {
+            let iface = IfaceId(self.first.0 + dir as u32);
+            if let Some(t) = &mut cx.traces.rlc_sdu {
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(&self.link),
+                    Cell::Text(if dir == 0 { "forward" } else { "reverse" }),
+                    Cell::U64(cx.pool.get(p).uid),
+                    Cell::F64(now.saturating_sub(entered).as_secs_f64()),
+                ]);
+            }
+            cx.push(Action::Arrive {
+                at: now + self.sdu_delay,
+                iface,
+                p,
+            });
+        }
+        for (dir, p) in out.discarded {
+            cx.push(Action::Drop {
+                iface: IfaceId(self.first.0 + dir as u32),
+                p,
+                reason: "rlc-discard",
+                kind: DropKind::Loss,
+            });
+        }
+        self.arm(now, cx);
+    }
+
+    /// Keeps one TTI wake-up queued while the bearer has work.
+    fn arm(&mut self, now: SimTime, cx: &mut DeviceCx<'_>) {
+        if let Some(t) = self.wanted_tti(now) {
+            if let Some(at) = self.next_tti.arm(now, t) {
+                cx.push(Action::Wake { at, token: TTI });
+            }
+        }
+    }
+}
+
+impl Device for WcdmaBearer {
+    /// The packet becomes an SDU of the sending entity: it leaves the sender's first hop
+    /// at once (into the RLC buffer), unless the buffer refuses it.
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        port: u32,
+        p: PacketRef,
+        pkt: &Packet,
+        cx: &mut DeviceCx<'_>,
+    ) -> Result<(), &'static str> {
+        if !self.offer(now, port as usize, p, pkt.uid, pkt.size()) {
+            return Err("queue");
+        }
+        cx.push(Action::Transmit { iface, p });
+        cx.push(Action::LeftFirstHop { iface, p });
+        self.arm(now, cx);
+        Ok(())
+    }
+
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
+        let out = if token == TTI {
+            if !self.next_tti.fire(now) {
+                return;
+            }
+            self.run_tti(now)
+        } else {
+            self.arrive(now, token as usize - 1)
+        };
+        self.outcome(now, out, cx);
+    }
+
+    fn report_port(&self, port: u32, row: &mut ChannelSummary) {
+        let dir = port as usize;
+        let (c, st) = (self.counters(dir), self.entities[dir].stats());
+        row.rlc = Some(RlcSummary {
+            pdus_sent: c.pdus_sent,
+            pdus_lost: c.pdus_lost,
+            pdus_retransmitted: st.pdus_retransmitted,
+            status_pdus_sent: st.status_pdus_sent,
+            polls_sent: st.polls_sent,
+            sdus_discarded: st.sdus_discarded,
+            max_buffer_bytes: c.max_buffer_bytes,
+        });
     }
 }
 

@@ -1,5 +1,6 @@
-//! Mechanisms proposed by the studies, named for what they do. Each is a
-//! plain state machine: the world feeds it events with the current time and
-//! acts on what it returns.
+//! Mechanisms proposed by the studies, named for what they do. Each is a plain state
+//! machine ([`switcher`]) fed events with the current time; where it sits above transports
+//! ([`switched`]) the glue is a [`crate::transport::Transport`] of its own.
 
+pub mod switched;
 pub mod switcher;

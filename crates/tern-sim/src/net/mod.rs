@@ -1,7 +1,8 @@
 //! The network: packets, links and their queues and loss models, routing.
 
-pub mod link;
+pub mod device;
 pub mod loss;
+pub mod p2p;
 pub mod packet;
 pub mod qdisc;
 pub mod route;

@@ -25,9 +25,10 @@ pub enum UdpKind {
     EchoRequest,
     /// The answer to an [`UdpKind::EchoRequest`], with the request's seq and send time.
     EchoReply,
-    /// A `ConnectionSwitcher` loss-start notice, server → UE; its `sent_at`
-    /// carries `T_lastsent`, the send time of the last message the server received.
-    LossNotice,
+    /// A mechanism's control message between the flow's applications (the
+    /// `ConnectionSwitcher`'s loss-start notice, server → UE, whose `sent_at` carries
+    /// `T_lastsent`, the send time of the last message the server received).
+    Notice,
 }
 
 /// The application header of Tern's UDP messages: every message carries its
@@ -63,6 +64,8 @@ pub struct Packet {
     /// Unique within a run, in creation order.
     pub uid: u64,
     pub flow: FlowId,
+    /// Which of the flow's endpoints at `src` sent it (its connection, for a flow of several).
+    pub key: u8,
     pub src: NodeId,
     pub dst: NodeId,
     pub body: Body,
@@ -89,11 +92,24 @@ pub struct PacketPool {
 }
 
 impl PacketPool {
-    /// Stores a new packet, giving it the next uid.
+    /// Stores a new packet of the flow's first endpoint, giving it the next uid.
     pub fn insert(&mut self, flow: FlowId, src: NodeId, dst: NodeId, body: Body) -> PacketRef {
+        self.insert_keyed(flow, 0, src, dst, body)
+    }
+
+    /// Stores a new packet sent by endpoint `key` of the flow, giving it the next uid.
+    pub fn insert_keyed(
+        &mut self,
+        flow: FlowId,
+        key: u8,
+        src: NodeId,
+        dst: NodeId,
+        body: Body,
+    ) -> PacketRef {
         let packet = Packet {
             uid: self.next_uid,
             flow,
+            key,
             src,
             dst,
             body,

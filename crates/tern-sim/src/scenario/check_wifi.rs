@@ -1,20 +1,13 @@
 //! Checks of node positions and `[[wifi]]` tables: members exist, each field fits the
 //! standard it belongs to, values are in range.
 
-use super::validate::{at, check_probability, duplicate, key};
-use super::{
-    PathSeg, RateControlSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
-};
-use crate::wifi::build::{dsss_rate, mobility, top_mcs};
-use crate::world;
+use super::rules::{at, check_probability, duplicate, key};
+use super::{PathSeg, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard};
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, n) in s.nodes.iter().enumerate() {
         if n.position.is_some_and(|p| p.iter().any(|c| !c.is_finite())) {
             return Err(src.error(&at("nodes", i, "position"), "expected finite metres"));
-        }
-        if let Err(e) = mobility(n) {
-            return Err(src.error(&at("nodes", i, "moves"), e));
         }
     }
     for (i, w) in s.wifi.iter().enumerate() {
@@ -82,43 +75,6 @@ fn check_roaming(
             ))
         }
     }
-    check_routes_after_roams(s, src, i, r)
-}
-
-/// Every flow still has a route, both ways, with the station in any of its BSSs.
-fn check_routes_after_roams(
-    s: &Scenario,
-    src: &Source,
-    i: usize,
-    r: &RoamingSpec,
-) -> Result<(), ScenarioError> {
-    let associations = world::associations(s);
-    let ends = world::channel_ends(s);
-    let node = |name: &str| world::node_id(s, name);
-    for (a, &(b, k)) in associations.iter().enumerate() {
-        if s.wifi[b].stations[k - 1] != r.station {
-            continue;
-        }
-        let mut active = world::initial_associations(s);
-        for (x, &(b2, k2)) in associations.iter().enumerate() {
-            if s.wifi[b2].stations[k2 - 1] == r.station {
-                active[x] = x == a;
-            }
-        }
-        let routes = world::routes(s, &ends, &active);
-        for f in &s.flows {
-            let (from, to) = (node(&f.from), node(&f.to));
-            if routes.path(from, to, &ends).is_err() || routes.path(to, from, &ends).is_err() {
-                return Err(src.error(
-                    &at("roaming", i, "station"),
-                    format!(
-                        "with {:?} in BSS {:?}, flow {:?} has no route between {:?} and {:?}",
-                        r.station, s.wifi[b].name, f.name, f.from, f.to
-                    ),
-                ));
-            }
-        }
-    }
     Ok(())
 }
 
@@ -175,31 +131,11 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
             format!("`{field}` is an {other} setting; this BSS is {only}"),
         ));
     }
-    if let Some(r) = w.rate {
-        if dsss_rate(r.0).is_none() {
-            return Err(src.error(
-                &path("rate"),
-                "expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
-            ));
-        }
-    }
     if w.width.is_some_and(|x| x != 20 && x != 40) {
         return Err(src.error(&path("width"), "expected 20 or 40 (MHz)"));
     }
     if w.streams.is_some_and(|x| x != 1 && x != 2) {
         return Err(src.error(&path("streams"), "expected 1 or 2 spatial streams"));
-    }
-    let top = top_mcs(w).index();
-    if let Some(RateControlSpec::Constant { mcs }) = &w.rate_control {
-        if *mcs > top {
-            return Err(src.error(
-                &path("rate_control"),
-                format!(
-                    "expected an MCS from 0 to {top} with {} stream(s)",
-                    top / 8 + 1
-                ),
-            ));
-        }
     }
     if let Some(a) = &w.ampdu {
         if !(1..=64).contains(&a.max_mpdus) {

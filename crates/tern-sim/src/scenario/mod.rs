@@ -1,11 +1,13 @@
-//! Scenario files: reading, overriding, checking, and building a world from them.
+//! Scenario files: reading, overriding and checking them.
 //!
-//! [`load`] turns TOML text plus `--set` overrides into a checked [`Scenario`];
-//! every error it returns names the file, line and key (see [`ScenarioError`]).
+//! `crate::load` turns TOML text plus `--set` overrides into a checked [`Scenario`];
+//! every error it returns names the file, line and key (see [`ScenarioError`]). This
+//! module is the bottom of the crate: it describes scenarios and imports no model.
 
 mod check_wifi;
 mod error;
 mod overrides;
+pub(crate) mod rules;
 pub mod schema;
 pub mod units;
 mod validate;
@@ -110,12 +112,15 @@ impl<'a> Source<'a> {
 
 /// Reads a scenario from TOML `text` (named `name` in errors), applies the
 /// `overrides` (`("links.access.rate", "5Mbps")`, elements of arrays picked by
-/// their `name`), and checks it. `seed`, when given, replaces `sim.seed`.
-pub fn load(
+/// their `name`), and checks it: first its own checks, then `models` (the checks
+/// that need the models, which live above this module: see `crate::load`).
+/// `seed`, when given, replaces `sim.seed`.
+pub(crate) fn load_with(
     name: &str,
     text: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
+    models: impl FnOnce(&Scenario, &Source) -> Result<(), ScenarioError>,
 ) -> Result<Scenario, ScenarioError> {
     let source = Source::new(name, text);
     let mut doc: toml_edit::DocumentMut =
@@ -149,6 +154,7 @@ pub fn load(
         scenario.sim.seed = seed;
     }
     validate::check(&scenario, &source)?;
+    models(&scenario, &source)?;
     Ok(scenario)
 }
 

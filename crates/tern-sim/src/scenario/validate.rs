@@ -1,50 +1,14 @@
-//! Checks of a scenario that the schema alone cannot express: names that must
-//! exist or be unique, probabilities in [0, 1], reachable destinations, sizes
-//! that fit the path MTU. Everything is caught here, before a run starts.
+//! Checks of a scenario that the schema alone cannot express: names that must exist or be
+//! unique, probabilities in [0, 1], values in range. What needs the models (routes, path
+//! MTUs, the RLC's and the radios' own checks) is checked by `world::check`; both run
+//! before a run starts.
 
+use super::rules::{at, check_probability, duplicate, key, link_path};
 use super::{
     AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, QueueSpec, RecordKind,
     RlcSpec, Scenario, ScenarioError, Source, TcpSpec, TransportSpec,
 };
-use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
-use crate::net::route::RouteError;
 use crate::scenario::units::QueueLimit;
-use crate::world::topology;
-
-pub(super) fn key(k: &str) -> PathSeg {
-    PathSeg::Key(k.to_owned())
-}
-
-pub(super) fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
-    vec![key(list), PathSeg::Index(i), key(field)]
-}
-
-/// Finds the first duplicate name in `names`, returning the index of its second use.
-pub(super) fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, n) in names.enumerate() {
-        if seen.contains(&n) {
-            return Some((i, n));
-        }
-        seen.push(n);
-    }
-    None
-}
-
-pub(super) fn check_probability(
-    src: &Source,
-    path: Vec<PathSeg>,
-    p: f64,
-) -> Result<(), ScenarioError> {
-    if (0.0..=1.0).contains(&p) {
-        Ok(())
-    } else {
-        Err(src.error(
-            &path,
-            format!("expected a probability between 0 and 1, got {p}"),
-        ))
-    }
-}
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     if s.sim.duration.0.as_nanos() == 0 {
@@ -162,10 +126,6 @@ fn check_loss(src: &Source, path: Vec<PathSeg>, loss: &LossSpec) -> Result<(), S
 }
 
 /// The path of a key inside `links[i]`.
-fn link_path(i: usize, segs: &[PathSeg]) -> Vec<PathSeg> {
-    [vec![key("links"), PathSeg::Index(i)], segs.to_vec()].concat()
-}
-
 fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(), ScenarioError> {
     let sub = |k: &str| link_path(i, &[key("rlc"), key(k)]);
     if link.cell.is_some() {
@@ -195,11 +155,6 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
     // The scenario's `window` sets both RLC windows; name it as the file does.
     if !(1..=2046).contains(&rlc.window) {
         return Err(src.error(&sub("window"), "expected 1 to 2046 PDUs (TS 25.322 §9.6)"));
-    }
-    let cfg = crate::cellular::wcdma::config(rlc);
-    if let Err(e) = cfg.validate() {
-        // The RLC's own check names the field (as `rlc.<field>`).
-        return Err(src.error(&link_path(i, &[]), e.to_string()));
     }
     Ok(())
 }
@@ -283,7 +238,6 @@ fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
 }
 
 fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
-    let (ends, routes) = topology(s);
     let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
     for (i, f) in s.flows.iter().enumerate() {
         let (Some(a), Some(b)) = (node(&f.from), node(&f.to)) else {
@@ -334,14 +288,13 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             TransportSpec::Tcp(spec) => Some(spec),
             TransportSpec::Udp => None,
         };
-        let (size, positive): (u64, Vec<(&str, u64)>) = match &f.app {
-            AppSpec::Periodic { size, interval, .. } => {
-                (size.0, vec![("interval", interval.0.as_nanos())])
+        let positive: Vec<(&str, u64)> = match &f.app {
+            AppSpec::Periodic { interval, .. } | AppSpec::Ping { interval, .. } => {
+                vec![("interval", interval.0.as_nanos())]
             }
-            AppSpec::Cbr { rate, size } => (size.0, vec![("rate", rate.0)]),
-            AppSpec::Ping { size, interval } => (size.0, vec![("interval", interval.0.as_nanos())]),
-            AppSpec::Bulk { bytes } => (1, vec![("bytes", bytes.map_or(1, |b| b.0))]),
-            AppSpec::File { size, request } => (1, vec![("size", size.0), ("request", request.0)]),
+            AppSpec::Cbr { rate, .. } => vec![("rate", rate.0)],
+            AppSpec::Bulk { bytes } => vec![("bytes", bytes.map_or(1, |b| b.0))],
+            AppSpec::File { size, request } => vec![("size", size.0), ("request", request.0)],
         };
         match (&f.app, tcp) {
             (AppSpec::Bulk { .. }, None) => {
@@ -363,74 +316,19 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 return Err(src.error(&app_path(field), "expected a value above zero"));
             }
         }
-        let mut path_mtu = u64::MAX;
-        for (from, to, field) in [(a, b, "to"), (b, a, "from")] {
-            match routes.path(
-                crate::net::packet::NodeId(from as u32),
-                crate::net::packet::NodeId(to as u32),
-                &ends,
-            ) {
-                Ok(chans) => {
-                    for c in chans {
-                        path_mtu = path_mtu.min(u64::from(crate::world::channel_mtu(s, c)));
-                    }
-                }
-                Err(RouteError::NoRoute { at: n }) => {
-                    return Err(src.error(
-                        &at("flows", i, field),
-                        format!(
-                            "no route from {:?} to {:?} (stuck at {:?})",
-                            s.nodes[from].name, s.nodes[to].name, s.nodes[n.0 as usize].name
-                        ),
-                    ))
-                }
-                Err(RouteError::Loop) => {
-                    return Err(src.error(
-                        &at("flows", i, field),
-                        "the explicit routes send this flow's packets in a loop",
-                    ))
-                }
-            }
-        }
-        match tcp {
-            Some(spec) => check_tcp(spec, path_mtu, src, at("flows", i, "transport"))?,
-            None => {
-                let headers = u64::from(IPV4_HEADER + UDP_HEADER);
-                if size == 0 || size + headers > path_mtu {
-                    return Err(src.error(
-                        &app_path("size"),
-                        format!(
-                            "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
-                            path_mtu.saturating_sub(headers)
-                        ),
-                    ));
-                }
-            }
+        if let Some(spec) = tcp {
+            check_tcp(spec, src, at("flows", i, "transport"))?;
         }
     }
     Ok(())
 }
 
-fn check_tcp(
-    spec: &TcpSpec,
-    path_mtu: u64,
-    src: &Source,
-    base: Vec<PathSeg>,
-) -> Result<(), ScenarioError> {
+fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), ScenarioError> {
     let field = |name: &str| {
         let mut p = base.clone();
         p.push(key(name));
         p
     };
-    if let Some(mss) = spec.mss {
-        // 20 B IPv4 + 20 B TCP without options (RFC 9293 §3.7.1).
-        if mss.0 == 0 || mss.0 + 40 > path_mtu {
-            return Err(src.error(
-                &field("mss"),
-                format!("expected 1 to {} bytes: MSS + 40 B of headers must fit the path MTU of {path_mtu} B", path_mtu.saturating_sub(40)),
-            ));
-        }
-    }
     if spec.initial_window == InitialWindowSpec::Segments(0) {
         return Err(src.error(&field("initial_window"), "expected at least 1 segment"));
     }

@@ -122,7 +122,7 @@ pub fn udp_ports(flow: FlowId, kind: UdpKind) -> (u16, u16) {
     let (client, server) = (49_152 + f, 5_000 + f);
     match kind {
         UdpKind::Data | UdpKind::EchoRequest => (client, server),
-        UdpKind::EchoReply | UdpKind::LossNotice => (server, client),
+        UdpKind::EchoReply | UdpKind::Notice => (server, client),
     }
 }
 
@@ -136,7 +136,7 @@ pub fn encode_app_header(m: &UdpMessage) -> [u8; APP_HEADER_LEN] {
         UdpKind::Data => 0,
         UdpKind::EchoRequest => 1,
         UdpKind::EchoReply => 2,
-        UdpKind::LossNotice => 3,
+        UdpKind::Notice => 3,
     };
     h[4..12].copy_from_slice(&m.seq.to_be_bytes());
     h[12..20].copy_from_slice(&m.sent_at.as_nanos().to_be_bytes());
@@ -426,6 +426,7 @@ mod tests {
         Packet {
             uid: 0x1_2345,
             flow: FlowId(0),
+            key: 0,
             src: NodeId(0),
             dst: NodeId(1),
             body: Body::Tcp(seg),
@@ -533,6 +534,7 @@ mod tests {
         let udp = Packet {
             uid: 9,
             flow: FlowId(3),
+            key: 0,
             src: NodeId(4),
             dst: NodeId(2),
             body: Body::Udp(UdpMessage {

@@ -1,4 +1,121 @@
-//! Transports as the world drives them: the glue between applications, the
-//! sans-IO protocol state machines of `tern-proto`, and packets.
+//! Transports as the world drives them (DESIGN.md, "Seams are traits").
+//!
+//! A [`Transport`] is everything of one flow between the applications and the packets: its
+//! endpoints at the flow's two nodes (sans-IO state machines of `tern-proto` behind it) and
+//! the application glue on top. The world calls it on every input — a packet for one of its
+//! endpoints, a timer, the application's next message, its first-hop device freeing room,
+//! a node's link going down or coming back — and it answers with [`Cmd`]s (send this,
+//! queue that wake-up), which the world carries out in order. The world has no branch per
+//! kind of transport; a new one is a new file here and one line in [`registry`].
 
+pub mod registry;
 pub mod tcp;
+pub mod udp;
+
+use crate::app::MessageSink;
+use crate::engine::SimTime;
+use crate::net::packet::Body;
+use crate::summary::{SwitcherSummary, TcpSummary};
+use crate::trace::Traces;
+
+/// Which end of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The flow's source: opens the connection and sends the data.
+    Client,
+    /// The flow's destination: accepts the connection and reads.
+    Server,
+}
+
+impl Side {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Server => "server",
+        }
+    }
+}
+
+/// What a transport asks the world to do, carried out in order.
+#[derive(Debug)]
+pub enum Cmd {
+    /// Send a packet from `side`'s node, from the transport's endpoint `key`.
+    Send { side: Side, key: u8, body: Body },
+    /// Queue a wake-up of endpoint `key` at `side` once the packets asked for so far are
+    /// sent: the world asks [`Transport::arm`] for its time (the one-pending-wake-up rule).
+    Arm { side: Side, key: u8 },
+    /// Queue a wake-up of endpoint `key` at `side` at `at` unconditionally (a connection
+    /// opening).
+    WakeAt { at: SimTime, side: Side, key: u8 },
+    /// The application's next message is due at `at` ([`Transport::on_tick`]).
+    Tick(SimTime),
+}
+
+/// What a transport is given on each call: where its commands go, the trace tables, and the
+/// flow's name for them.
+pub struct Io<'a> {
+    pub cmds: &'a mut Vec<Cmd>,
+    pub traces: &'a mut Traces,
+    pub flow: &'a str,
+}
+
+/// What a flow's transport reports at the end of a run.
+pub struct TransportReport {
+    pub kind: &'static str,
+    pub messages_sent: u64,
+    /// Application bytes the transport accepted.
+    pub bytes_sent: u64,
+    /// The receiving application's record (messages, bytes, delays).
+    pub sink: MessageSink,
+    /// Application bytes delivered.
+    pub bytes_delivered: u64,
+    /// Whether messages can be lost (datagrams) or only delayed (a reliable stream).
+    pub reliable: bool,
+    pub tcp: Option<TcpSummary>,
+    pub switcher: Option<SwitcherSummary>,
+}
+
+/// Every endpoint pair the world drives.
+pub trait Transport {
+    /// The application's message source ticked (a [`Cmd::Tick`] fired).
+    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>);
+
+    /// A packet of this flow arrived at `side`'s node.
+    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>);
+
+    /// A wake-up of endpoint `key` at `side` fired.
+    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>);
+
+    /// When endpoint `key` at `side` next wants waking, if a new event must be queued for it
+    /// (see [`crate::engine::Wake`]).
+    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime>;
+
+    /// A packet of `size` bytes from endpoint `key` at `side` is handed to its first-hop
+    /// device (`accepted`), or was refused there (`!accepted`, after an `accepted` call).
+    fn first_hop(&mut self, _side: Side, _key: u8, _size: u64, _accepted: bool) {}
+
+    /// A packet of `size` bytes that endpoint `key` at `side` sent left its first-hop device
+    /// (TCP Small Queues).
+    fn left_first_hop(
+        &mut self,
+        _now: SimTime,
+        _side: Side,
+        _key: u8,
+        _size: u64,
+        _io: &mut Io<'_>,
+    ) {
+    }
+
+    /// `side`'s node lost its link, or got it back.
+    fn on_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}
+
+    /// `side`'s node went through a handover (cell or BSS change), after [`Transport::on_link`].
+    fn on_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
+
+    /// The end-of-run report; `start` is the flow's start.
+    fn report(&self, start: SimTime) -> TransportReport;
+}

@@ -7,33 +7,17 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
+use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
-use crate::engine::{RngStream, SimTime};
-use crate::mech::switcher::ConnectionSwitcher;
+use crate::engine::{RngStream, SimTime, Wake};
+use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, TcpSpec};
+use crate::summary::TcpSummary;
+use crate::trace::{Cell, Traces};
 use std::collections::VecDeque;
-use tern_proto::tcp::{CcKind, Config, Connection, DelayedAck, InitialWindow, Segment, State};
-
-/// Which end of a flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// The flow's source: opens the connection and sends the data.
-    Client,
-    /// The flow's destination: accepts the connection and reads.
-    Server,
-}
-
-impl Side {
-    pub fn index(self) -> usize {
-        self as usize
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Client => "client",
-            Side::Server => "server",
-        }
-    }
-}
+use tern_proto::tcp::{
+    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RetransmitKind, State,
+};
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
 pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
@@ -72,8 +56,8 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
 #[derive(Debug)]
 pub struct Endpoint {
     pub conn: Connection,
-    /// Due time of this endpoint's pending wake-up event, if one is queued.
-    pub wake_at: Option<SimTime>,
+    /// This endpoint's pending wake-up.
+    pub wake: Wake,
     /// Bytes of this endpoint's packets still in its first-hop device (TSQ).
     pub below: u64,
 }
@@ -82,7 +66,7 @@ impl Endpoint {
     fn new(conn: Connection) -> Self {
         Endpoint {
             conn,
-            wake_at: None,
+            wake: Wake::default(),
             below: 0,
         }
     }
@@ -123,8 +107,10 @@ pub struct Delivered {
     pub len: u32,
 }
 
+/// One TCP connection of a flow: the client endpoint at the flow's source, the server
+/// endpoint at its destination, and the application on top.
 #[derive(Debug)]
-pub struct TcpFlow {
+pub struct TcpConn {
     pub ends: [Endpoint; 2],
     pub app: TcpApp,
     pub tsq_limit: u64,
@@ -141,7 +127,7 @@ pub struct TcpFlow {
     pub server_port: u16,
 }
 
-impl TcpFlow {
+impl TcpConn {
     /// A flow whose client connects at `start`. Initial sequence numbers
     /// come from the flow's own random streams.
     pub fn new(
@@ -152,7 +138,7 @@ impl TcpFlow {
         tsq_limit: u64,
         start: SimTime,
         app: TcpApp,
-    ) -> TcpFlow {
+    ) -> TcpConn {
         let isn =
             |side: &str| RngStream::new(seed, &format!("flow/{name}/tcp/{side}/isn")).next_u32();
         // Ephemeral client ports from the IANA dynamic range (RFC 6335 §6).
@@ -161,7 +147,7 @@ impl TcpFlow {
         let client = Connection::connect(config.clone(), isn("client"), start)
             .with_ports(client_port, server_port);
         let server = Connection::listen(config, isn("server")).with_ports(server_port, client_port);
-        TcpFlow {
+        TcpConn {
             ends: [Endpoint::new(client), Endpoint::new(server)],
             app,
             tsq_limit,
@@ -312,6 +298,95 @@ impl TcpFlow {
         }
     }
 
+    /// Drives endpoint `side` after an input (`tern_proto::tcp::Connection` documents the
+    /// order): application I/O, then transmit while TCP Small Queues allows (Linux lets at
+    /// least one packet through), then trace events, then re-arm its wake-up. Messages the
+    /// server's application completes are passed to `delivered`; `key` is the connection's
+    /// index in its flow.
+    pub fn pump(
+        &mut self,
+        now: SimTime,
+        side: Side,
+        key: u8,
+        io: &mut Io<'_>,
+        mut delivered: impl FnMut(&Delivered),
+    ) {
+        match side {
+            Side::Client => self.client_io(now),
+            Side::Server => {
+                let (traces, flow) = (&mut *io.traces, io.flow);
+                self.app_read(now, |d| {
+                    let conn = u64::from(key) + 1;
+                    traces.message_delivered(now, flow, d.seq, d.sent_at, d.len, conn);
+                    delivered(&d);
+                });
+                self.server_write();
+            }
+        }
+        let limit = self.tsq_limit;
+        let end = &mut self.ends[side.index()];
+        let mut below = end.below;
+        while below < limit || below == 0 {
+            let Some(seg) = end.conn.poll_transmit(now) else {
+                break;
+            };
+            below += u64::from(IPV4_HEADER + seg.wire_len());
+            io.cmds.push(Cmd::Send {
+                side,
+                key,
+                body: Body::Tcp(seg),
+            });
+        }
+        trace_events(&mut end.conn, now, io.flow, side, io.traces);
+        io.cmds.push(Cmd::Arm { side, key });
+    }
+
+    /// The wake-up endpoint `side` needs, if a new event must be queued.
+    pub fn arm(&mut self, now: SimTime, side: Side) -> Option<SimTime> {
+        let end = &mut self.ends[side.index()];
+        end.wake.arm(now, end.conn.poll_timeout()?)
+    }
+
+    /// A wake-up of endpoint `side` fired: its timer runs if due, then it is driven.
+    pub fn on_wake(&mut self, now: SimTime, side: Side) {
+        let end = &mut self.ends[side.index()];
+        end.wake.fire(now);
+        if end.conn.poll_timeout().is_some_and(|t| t <= now) {
+            end.conn.handle_timeout(now);
+        }
+    }
+
+    /// TCP Small Queues: one of `side`'s packets, `size` bytes, left its first-hop device;
+    /// whether the endpoint was held back and may now send more.
+    pub fn left_first_hop(&mut self, side: Side, size: u64) -> bool {
+        let end = &mut self.ends[side.index()];
+        let throttled = end.below >= self.tsq_limit;
+        end.below -= size;
+        throttled && end.below < self.tsq_limit
+    }
+
+    /// The counters of the sending endpoint; `start` is the flow's start.
+    pub fn summary(&self, start: SimTime) -> TcpSummary {
+        let client = &self.ends[Side::Client.index()].conn;
+        let st = client.stats();
+        TcpSummary {
+            completion_time_s: self.completed_at.map(SimTime::as_secs_f64),
+            transfer_time_s: self
+                .completed_at
+                .map(|c| c.saturating_sub(start).as_secs_f64()),
+            segments_sent: st.segments_sent,
+            retransmits_fast: st.retransmits_fast,
+            retransmits_rto: st.retransmits_rto,
+            retransmits_sack: st.retransmits_sack,
+            dupacks_received: st.dupacks_received,
+            rto_expiries: st.rto_expiries,
+            spurious_rtos: st.spurious_rtos,
+            final_cwnd: client.cwnd(),
+            final_srtt_s: client.srtt().map(SimTime::as_secs_f64),
+            state: format!("{:?}", client.state()),
+        }
+    }
+
     /// Messages sent by the application (message apps), or 0.
     pub fn messages_sent(&self) -> u64 {
         match &self.app {
@@ -321,92 +396,181 @@ impl TcpFlow {
     }
 }
 
-/// The TCP connections of a flow: one, or two under a `ConnectionSwitcher`
-/// (connection `k` is the `k + 1`-th; the spare is opened at the start or on
-/// demand).
+/// Drains an endpoint's trace events into the recorded tables.
+fn trace_events(conn: &mut Connection, now: SimTime, flow: &str, side: Side, traces: &mut Traces) {
+    let t = now.as_secs_f64();
+    while let Some(ev) = conn.poll_event() {
+        let base = [Cell::F64(t), Cell::Text(flow), Cell::Text(side.as_str())];
+        match ev {
+            Event::CwndChanged { cwnd, ssthresh } => {
+                if let Some(table) = &mut traces.cwnd {
+                    let in_flight = conn.bytes_in_flight();
+                    table.push(&[
+                        base[0],
+                        base[1],
+                        base[2],
+                        Cell::U64(cwnd),
+                        Cell::U64(ssthresh),
+                        Cell::U64(in_flight),
+                    ]);
+                }
+            }
+            Event::RttUpdated { srtt, rttvar, rto } => {
+                if let Some(table) = &mut traces.rto {
+                    table.push(&[
+                        base[0],
+                        base[1],
+                        base[2],
+                        Cell::F64(srtt.as_secs_f64()),
+                        Cell::F64(rttvar.as_secs_f64()),
+                        Cell::F64(rto.as_secs_f64()),
+                    ]);
+                }
+            }
+            Event::Retransmit { kind, seq, len } => {
+                if let Some(table) = &mut traces.retransmits {
+                    let kind = match kind {
+                        RetransmitKind::Fast => "fast",
+                        RetransmitKind::Rto => "rto",
+                        RetransmitKind::SackRecovery => "sack",
+                        RetransmitKind::Probe => "probe",
+                        RetransmitKind::Speculative => "speculative",
+                    };
+                    table.push(&[
+                        base[0],
+                        base[1],
+                        base[2],
+                        Cell::Text(kind),
+                        Cell::U64(u64::from(seq.0)),
+                        Cell::U64(u64::from(len)),
+                        Cell::U64(0),
+                        Cell::F64(0.0),
+                    ]);
+                }
+            }
+            Event::SpuriousRto { cwnd, .. } => {
+                if let Some(table) = &mut traces.retransmits {
+                    table.push(&[
+                        base[0],
+                        base[1],
+                        base[2],
+                        Cell::Text("spurious_rto"),
+                        Cell::U64(0),
+                        Cell::U64(cwnd),
+                        Cell::U64(0),
+                        Cell::F64(0.0),
+                    ]);
+                }
+            }
+            Event::RtoExpired { backoff, rto } => {
+                if let Some(table) = &mut traces.retransmits {
+                    table.push(&[
+                        base[0],
+                        base[1],
+                        base[2],
+                        Cell::Text("rto_expiry"),
+                        Cell::U64(0),
+                        Cell::U64(0),
+                        Cell::U64(u64::from(backoff)),
+                        Cell::F64(rto.as_secs_f64()),
+                    ]);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A flow over one TCP connection.
 #[derive(Debug)]
 pub struct TcpTransport {
-    pub conns: Vec<TcpFlow>,
-    pub switcher: Option<Box<Switched>>,
-}
-
-/// A flow's `ConnectionSwitcher` and what the world needs to drive it.
-#[derive(Debug)]
-pub struct Switched {
-    pub mech: ConnectionSwitcher,
-    pub notice_size: u32,
-    /// Due time of the pending server-side wake-up, if one is queued.
-    pub wake_at: Option<SimTime>,
-    /// How to open the spare connection when it is opened on demand.
-    pub spare: Option<SpareRecipe>,
-}
-
-/// Everything needed to build the spare connection later.
-#[derive(Debug)]
-pub struct SpareRecipe {
-    pub name: String,
-    pub port_index: u32,
-    pub seed: u64,
-    pub config: Config,
-    pub tsq_limit: u64,
-}
-
-impl SpareRecipe {
-    /// The spare connection, connecting at `now`, carrying messages.
-    pub fn open(&self, now: SimTime) -> TcpFlow {
-        TcpFlow::new(
-            &self.name,
-            self.port_index,
-            self.seed,
-            self.config.clone(),
-            self.tsq_limit,
-            now,
-            TcpApp::Messages {
-                source: MessageSource::silent(),
-                backlog: 0,
-                pending: VecDeque::new(),
-                stream_end: 0,
-            },
-        )
-    }
+    conn: TcpConn,
 }
 
 impl TcpTransport {
-    /// The connection a segment belongs to, from its ports.
-    pub fn conn_of(&self, seg: &Segment, to_server: bool) -> usize {
-        let client_port = if to_server {
-            seg.src_port
-        } else {
-            seg.dst_port
-        };
-        self.conns
-            .iter()
-            .position(|c| c.client_port == client_port)
-            .expect("a segment of one of the flow's connections")
-    }
-
-    /// Messages the application sent (all on the first connection's source).
-    pub fn messages_sent(&self) -> u64 {
-        self.conns[0].messages_sent()
-    }
-
-    /// Bytes TCP accepted from the sending application, over all connections.
-    pub fn written(&self) -> u64 {
-        self.conns.iter().map(|c| c.written).sum()
-    }
-
-    pub fn delivered_bytes(&self) -> u64 {
-        self.conns.iter().map(TcpFlow::delivered_bytes).sum()
-    }
-
-    /// The receiving application's record of every connection, merged.
-    pub fn sink(&self) -> MessageSink {
-        let mut all = MessageSink::default();
-        for c in &self.conns {
-            all.received += c.sink.received;
-            all.received_bytes += c.sink.received_bytes;
-            all.delays.extend_from_slice(&c.sink.delays);
+    /// The flow, and its first commands: the source's first message (message apps) and the
+    /// client opening the connection at `start`.
+    pub fn new(conn: TcpConn, start: SimTime) -> (TcpTransport, Vec<Cmd>) {
+        let mut first = Vec::new();
+        if let TcpApp::Messages { source, .. } = &conn.app {
+            first.extend(source.schedule.next().map(Cmd::Tick));
         }
-        all
+        first.push(Cmd::WakeAt {
+            at: start,
+            side: Side::Client,
+            key: 0,
+        });
+        (TcpTransport { conn }, first)
+    }
+}
+
+/// The application's next message (message apps): written into `to` (which may be another
+/// connection than `from`'s under a switcher), and its successor's tick asked for.
+pub fn app_tick(now: SimTime, from: &mut TcpConn, io: &mut Io<'_>) -> Option<(u64, u32)> {
+    let msg = from.next_message(now);
+    if let TcpApp::Messages { source, .. } = &from.app {
+        if let Some(t) = source.schedule.next() {
+            io.cmds.push(Cmd::Tick(t));
+        }
+    }
+    msg
+}
+
+impl Transport for TcpTransport {
+    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+        if let Some((seq, len)) = app_tick(now, &mut self.conn, io) {
+            self.conn.write_message(now, seq, len);
+        }
+        self.conn.pump(now, Side::Client, 0, io, |_| {});
+    }
+
+    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
+        let Body::Tcp(seg) = body else {
+            unreachable!("a TCP flow carries segments")
+        };
+        self.conn.ends[side.index()].conn.handle_segment(now, &seg);
+        self.conn.pump(now, side, 0, io, |_| {});
+    }
+
+    fn on_wake(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
+        self.conn.on_wake(now, side);
+        self.conn.pump(now, side, 0, io, |_| {});
+    }
+
+    fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
+        self.conn.arm(now, side)
+    }
+
+    fn first_hop(&mut self, side: Side, _key: u8, size: u64, accepted: bool) {
+        let below = &mut self.conn.ends[side.index()].below;
+        if accepted {
+            *below += size;
+        } else {
+            *below -= size;
+        }
+    }
+
+    fn left_first_hop(&mut self, now: SimTime, side: Side, _key: u8, size: u64, io: &mut Io<'_>) {
+        if self.conn.left_first_hop(side, size) {
+            self.conn.pump(now, side, 0, io, |_| {});
+        }
+    }
+
+    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        self.conn.ends[side.index()].conn.on_connectivity(now, up);
+        self.conn.pump(now, side, 0, io, |_| {});
+    }
+
+    fn report(&self, start: SimTime) -> TransportReport {
+        TransportReport {
+            kind: "tcp",
+            messages_sent: self.conn.messages_sent(),
+            bytes_sent: self.conn.written,
+            sink: self.conn.sink.clone(),
+            bytes_delivered: self.conn.delivered_bytes(),
+            reliable: true,
+            tcp: Some(self.conn.summary(start)),
+            switcher: None,
+        }
     }
 }

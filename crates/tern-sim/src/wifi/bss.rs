@@ -293,8 +293,6 @@ pub struct Bss {
     pub radio: RadioChannel,
     success: SuccessCache,
     pub counters: Counters,
-    /// The time of the wake-up the world has queued for this BSS, if any.
-    pub queued_wake: Option<SimTime>,
     /// Whether to report every received A-MPDU in [`Outcome::received`].
     pub observe_rx: bool,
     /// Whether to report every transmission in [`Outcome::transmissions`].
@@ -363,7 +361,6 @@ impl Bss {
             backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
             error_rng: RngStream::new(seed, &format!("wifi/{name}/errors")),
             counters: Counters::default(),
-            queued_wake: None,
             observe_rx: false,
             observe_tx: false,
             radio,

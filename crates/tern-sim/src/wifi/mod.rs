@@ -16,6 +16,7 @@ pub mod analytic;
 pub mod blockack;
 pub mod bss;
 pub mod build;
+pub mod device;
 pub mod error_model;
 pub mod frames;
 pub mod phy;

@@ -1,0 +1,309 @@
+//! A message flow under a [`ConnectionSwitcher`]: the application's messages over two TCP
+//! connections and the server's loss-start notices over UDP, as one [`Transport`] the
+//! world drives. The connections are plain [`TcpConn`]s and know nothing of the mechanism;
+//! this is the application-level glue above them (the study's UE and server programs).
+
+use super::switcher::{ConnectionSwitcher, Decision, Notice};
+use crate::app::MessageSource;
+use crate::engine::{SimTime, Wake};
+use crate::net::packet::{Body, UdpKind, UdpMessage};
+use crate::summary::SwitcherSummary;
+use crate::trace::Cell;
+use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
+use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
+use std::collections::VecDeque;
+use tern_proto::tcp::Config;
+
+/// The key of the server's notice timer among the flow's endpoints (the connections are
+/// 0 and 1).
+const NOTICE: u8 = u8::MAX;
+
+/// Everything needed to open the spare connection later.
+#[derive(Debug)]
+pub struct SpareRecipe {
+    pub name: String,
+    pub port_index: u32,
+    pub seed: u64,
+    pub config: Config,
+    pub tsq_limit: u64,
+}
+
+impl SpareRecipe {
+    /// The spare connection, connecting at `now`, carrying messages.
+    pub fn open(&self, now: SimTime) -> TcpConn {
+        TcpConn::new(
+            &self.name,
+            self.port_index,
+            self.seed,
+            self.config.clone(),
+            self.tsq_limit,
+            now,
+            TcpApp::Messages {
+                source: MessageSource::silent(),
+                backlog: 0,
+                pending: VecDeque::new(),
+                stream_end: 0,
+            },
+        )
+    }
+}
+
+/// The switched flow: connection 0 first, the spare as connection 1 once open.
+#[derive(Debug)]
+pub struct SwitchedTcp {
+    conns: Vec<TcpConn>,
+    mech: ConnectionSwitcher,
+    notice_size: u32,
+    /// The server's pending notice wake-up.
+    wake: Wake,
+    /// How to open the spare connection when it is opened on demand.
+    spare: Option<SpareRecipe>,
+}
+
+impl SwitchedTcp {
+    /// The flow, and its first commands: the source's first message and the client opening
+    /// the first connection (and the spare, unless it opens on demand) at `start`.
+    pub fn new(
+        first: TcpConn,
+        mech: ConnectionSwitcher,
+        notice_size: u32,
+        spare: SpareRecipe,
+        on_demand: bool,
+        start: SimTime,
+    ) -> (SwitchedTcp, Vec<Cmd>) {
+        let mut cmds = Vec::new();
+        if let TcpApp::Messages { source, .. } = &first.app {
+            cmds.extend(source.schedule.next().map(Cmd::Tick));
+        }
+        cmds.push(Cmd::WakeAt {
+            at: start,
+            side: Side::Client,
+            key: 0,
+        });
+        let mut conns = vec![first];
+        if !on_demand {
+            conns.push(spare.open(start));
+            cmds.push(Cmd::WakeAt {
+                at: start,
+                side: Side::Client,
+                key: 1,
+            });
+        }
+        let t = SwitchedTcp {
+            conns,
+            mech,
+            notice_size,
+            wake: Wake::default(),
+            spare: on_demand.then_some(spare),
+        };
+        (t, cmds)
+    }
+
+    /// The connection a segment belongs to, from its client port.
+    fn conn_of(&self, seg: &tern_proto::tcp::Segment, to_server: bool) -> usize {
+        let client_port = if to_server {
+            seg.src_port
+        } else {
+            seg.dst_port
+        };
+        self.conns
+            .iter()
+            .position(|c| c.client_port == client_port)
+            .expect("a segment of one of the flow's connections")
+    }
+
+    /// Drives connection `k` at `side`; at the server, messages feed the mechanism and its
+    /// notice timer is re-armed.
+    fn pump(&mut self, now: SimTime, k: usize, side: Side, io: &mut Io<'_>) {
+        let mech = &mut self.mech;
+        self.conns[k].pump(now, side, k as u8, io, |d| {
+            mech.on_message(now, k, d.sent_at)
+        });
+        if side == Side::Server {
+            io.cmds.push(Cmd::Arm {
+                side: Side::Server,
+                key: NOTICE,
+            });
+        }
+    }
+
+    /// Server: send the notice that is due.
+    fn notice_due(&mut self, now: SimTime, io: &mut Io<'_>) {
+        self.wake.fire(now);
+        if let Some(notice) = self.mech.poll_notice(now) {
+            let msg = UdpMessage {
+                kind: UdpKind::Notice,
+                seq: self.mech.notices_sent - 1,
+                sent_at: notice.last_sent,
+                len: self.notice_size,
+            };
+            if let Some(t) = &mut io.traces.switcher {
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(io.flow),
+                    Cell::Text("notice_sent"),
+                    Cell::F64(notice.last_sent.as_secs_f64()),
+                    Cell::Text(""),
+                ]);
+            }
+            io.cmds.push(Cmd::Send {
+                side: Side::Server,
+                key: NOTICE,
+                body: Body::Udp(msg),
+            });
+        }
+        io.cmds.push(Cmd::Arm {
+            side: Side::Server,
+            key: NOTICE,
+        });
+    }
+
+    /// UE: a notice arrived, or (`notice` is `None`) a handover completed.
+    fn at_ue(&mut self, now: SimTime, notice: Option<Notice>, io: &mut Io<'_>) {
+        let (event, switch, decision) = match notice {
+            Some(n) => {
+                let d = self.mech.on_notice(now, n);
+                ("notice_received", d == Decision::Switch, format!("{d:?}"))
+            }
+            None => ("handover", self.mech.on_handover(now), String::new()),
+        };
+        if let Some(t) = &mut io.traces.switcher {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(io.flow),
+                Cell::Text(event),
+                Cell::F64(notice.map_or(f64::NAN, |n| n.last_sent.as_secs_f64())),
+                Cell::Text(&decision.to_lowercase()),
+            ]);
+            if switch {
+                t.push(&[
+                    Cell::F64(now.as_secs_f64()),
+                    Cell::Text(io.flow),
+                    Cell::Text("switch"),
+                    Cell::F64(f64::NAN),
+                    Cell::Text(""),
+                ]);
+            }
+        }
+        if switch {
+            if let Some(spare) = self.spare.take() {
+                // Opened on demand: the handshake starts now.
+                self.conns.push(spare.open(now));
+                io.cmds.push(Cmd::WakeAt {
+                    at: now,
+                    side: Side::Client,
+                    key: 1,
+                });
+            }
+        }
+    }
+}
+
+impl Transport for SwitchedTcp {
+    /// Every message comes from the first connection's source and goes on the connection
+    /// in use.
+    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+        let k = self.mech.active();
+        if let Some((seq, len)) = app_tick(now, &mut self.conns[0], io) {
+            self.conns[k].write_message(now, seq, len);
+        }
+        self.pump(now, k, Side::Client, io);
+    }
+
+    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
+        match body {
+            Body::Tcp(seg) => {
+                let k = self.conn_of(&seg, side == Side::Server);
+                self.conns[k].ends[side.index()]
+                    .conn
+                    .handle_segment(now, &seg);
+                self.pump(now, k, side, io);
+            }
+            Body::Udp(msg) => {
+                debug_assert_eq!(msg.kind, UdpKind::Notice);
+                let notice = Notice {
+                    last_sent: msg.sent_at,
+                };
+                self.at_ue(now, Some(notice), io);
+            }
+        }
+    }
+
+    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+        if key == NOTICE {
+            return self.notice_due(now, io);
+        }
+        let k = usize::from(key);
+        self.conns[k].on_wake(now, side);
+        self.pump(now, k, side, io);
+    }
+
+    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
+        if key == NOTICE {
+            return self.wake.arm(now, self.mech.poll_timeout()?);
+        }
+        self.conns[usize::from(key)].arm(now, side)
+    }
+
+    fn first_hop(&mut self, side: Side, key: u8, size: u64, accepted: bool) {
+        let Some(conn) = self.conns.get_mut(usize::from(key)) else {
+            return; // A notice: not TCP, no Small Queues budget.
+        };
+        let below = &mut conn.ends[side.index()].below;
+        if accepted {
+            *below += size;
+        } else {
+            *below -= size;
+        }
+    }
+
+    fn left_first_hop(&mut self, now: SimTime, side: Side, key: u8, size: u64, io: &mut Io<'_>) {
+        let k = usize::from(key);
+        let Some(conn) = self.conns.get_mut(k) else {
+            return; // A notice: not TCP.
+        };
+        if conn.left_first_hop(side, size) {
+            self.pump(now, k, side, io);
+        }
+    }
+
+    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        for k in 0..self.conns.len() {
+            self.conns[k].ends[side.index()]
+                .conn
+                .on_connectivity(now, up);
+            self.pump(now, k, side, io);
+        }
+    }
+
+    fn on_handover(&mut self, now: SimTime, side: Side, io: &mut Io<'_>) {
+        if side == Side::Client {
+            self.at_ue(now, None, io);
+        }
+    }
+
+    fn report(&self, start: SimTime) -> TransportReport {
+        let mut sink = crate::app::MessageSink::default();
+        for c in &self.conns {
+            sink.received += c.sink.received;
+            sink.received_bytes += c.sink.received_bytes;
+            sink.delays.extend_from_slice(&c.sink.delays);
+        }
+        TransportReport {
+            kind: "tcp",
+            messages_sent: self.conns[0].messages_sent(),
+            bytes_sent: self.conns.iter().map(|c| c.written).sum(),
+            sink,
+            bytes_delivered: self.conns.iter().map(TcpConn::delivered_bytes).sum(),
+            reliable: true,
+            tcp: Some(self.conns[0].summary(start)),
+            switcher: Some(SwitcherSummary {
+                switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
+                notices_sent: self.mech.notices_sent,
+                notices_received: self.mech.notices_received,
+                handovers_seen: self.mech.handovers_seen,
+                spare_tcp: self.conns.get(1).map(|c| c.summary(start)),
+            }),
+        }
+    }
+}

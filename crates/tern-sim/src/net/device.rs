@@ -1,0 +1,200 @@
+//! The seam between the world and every link or MAC model (DESIGN.md, "Seams are traits").
+//!
+//! A node sends a packet out of one of its interfaces ([`Iface`]); the interface belongs to
+//! a [`Device`] — one direction of a point-to-point link, a W-CDMA bearer, an 802.11 BSS —
+//! which carries the packet to the interface's far end some time later, or drops it. A
+//! device never touches the rest of the world: it answers with [`Action`]s (wake me at,
+//! this packet reaches the far end at, this one is dropped, this node's link went down),
+//! which the world carries out in the order given. The world has no branch per kind of
+//! device.
+
+use crate::engine::SimTime;
+use crate::net::packet::{NodeId, Packet, PacketPool, PacketRef};
+use crate::scenario::units::DataRate;
+use crate::summary::{ChannelSummary, Summary};
+use crate::trace::Traces;
+
+/// An interface: one direction out of a node onto a device, numbered in scenario order
+/// (link `i` has `2i` forward and `2i + 1` reverse; 802.11 associations follow, uplink
+/// then downlink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IfaceId(pub u32);
+
+/// A device of the world, in build order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevId(pub u32);
+
+/// Which way along a link an interface sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// `ends[0]` → `ends[1]` (a station's uplink on 802.11).
+    Forward,
+    Reverse,
+}
+
+impl Dir {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::Forward => "forward",
+            Dir::Reverse => "reverse",
+        }
+    }
+
+    /// 0 for forward, 1 for reverse.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Counters of one interface, kept by the world from the devices' actions.
+#[derive(Clone, Debug, Default)]
+pub struct IfaceStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub delivered_packets: u64,
+    pub drops_queue: u64,
+    pub drops_aqm: u64,
+    pub drops_loss: u64,
+}
+
+/// Queue occupancy of an interface over the run (devices with a transmit queue).
+#[derive(Clone, Debug, Default)]
+pub struct QueueStats {
+    pub max_packets: usize,
+    pub max_bytes: u64,
+    /// ∫ queue length dt, in packet·ns and byte·ns (for time averages).
+    pub packet_ns: u128,
+    pub byte_ns: u128,
+}
+
+/// One direction out of a node: what the world knows of it whatever its device.
+#[derive(Clone, Debug)]
+pub struct Iface {
+    /// The link's name (`<bss>-<station>` for an 802.11 association).
+    pub link: String,
+    pub dir: Dir,
+    pub from: NodeId,
+    pub to: NodeId,
+    /// Largest IP packet, bytes.
+    pub mtu: u32,
+    /// Nominal rate, for the utilisation in the summary.
+    pub rate: DataRate,
+    pub device: DevId,
+    /// The interface's number within its device.
+    pub port: u32,
+    pub stats: IfaceStats,
+}
+
+/// Why a packet is dropped, for the interface counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// Refused by a full queue.
+    Queue,
+    /// Dropped by the queue discipline (CoDel).
+    Aqm,
+    /// Lost on the way (loss model, retry limit, lifetime, RLC discard, disassociation).
+    Loss,
+}
+
+/// What a device asks the world to do, carried out in order.
+#[derive(Clone, Copy, Debug)]
+pub enum Action {
+    /// Call [`Device::wake`] with `token` at `at` (the device keeps its own [`crate::engine::Wake`]).
+    Wake { at: SimTime, token: u32 },
+    /// The packet starts leaving by `iface` (counted as sent, and captured).
+    Transmit { iface: IfaceId, p: PacketRef },
+    /// The packet's last bit reaches the far end of `iface` at `at`.
+    Arrive {
+        at: SimTime,
+        iface: IfaceId,
+        p: PacketRef,
+    },
+    /// The packet left its sender's first-hop device (serialized, acknowledged or dropped
+    /// there): TCP Small Queues may let its transport send more.
+    LeftFirstHop { iface: IfaceId, p: PacketRef },
+    /// The packet is gone.
+    Drop {
+        iface: IfaceId,
+        p: PacketRef,
+        reason: &'static str,
+        kind: DropKind,
+    },
+    /// The queue of `iface` changed length (for the `queue` trace).
+    QueueChanged { iface: IfaceId },
+    /// A node lost its link (an 802.11 station left its AP).
+    LinkDown(NodeId),
+    /// A node's link is back (after a roam): transports hear of it, and see a handover.
+    LinkUp(NodeId),
+    /// Which interfaces are usable changed: routes are computed again.
+    Reroute,
+}
+
+/// What a device is given to act: where its actions go, the trace tables, and the packets.
+pub struct DeviceCx<'a> {
+    pub actions: &'a mut Vec<Action>,
+    pub traces: &'a mut Traces,
+    pub pool: &'a PacketPool,
+}
+
+impl DeviceCx<'_> {
+    pub fn push(&mut self, a: Action) {
+        self.actions.push(a);
+    }
+}
+
+/// A link or MAC model behind one or more interfaces.
+pub trait Device {
+    /// Takes packet `p` to send out of interface `iface` (its `port` within this device) at
+    /// `now`, or refuses it, saying why (a drop counted against the queue).
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        port: u32,
+        p: PacketRef,
+        pkt: &Packet,
+        cx: &mut DeviceCx<'_>,
+    ) -> Result<(), &'static str>;
+
+    /// A wake-up this device asked for ([`Action::Wake`]) is due.
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>);
+
+    /// Whether a packet whose last bit reaches the far end of `port` at `now` is lost there
+    /// (loss decided on arrival, as ns-3's error models on a receiving device).
+    fn lost_on_arrival(&mut self, _now: SimTime, _port: u32) -> bool {
+        false
+    }
+
+    /// A scheduled change of rate or propagation delay of `port` (links' `schedule`).
+    fn reconfigure(&mut self, _port: u32, _rate: Option<DataRate>, _delay: Option<SimTime>) {}
+
+    /// Packets and bytes waiting in `port`'s transmit queue now.
+    fn queue_len(&self, _port: u32) -> (usize, u64) {
+        (0, 0)
+    }
+
+    /// Queue occupancy of `port` over the run so far.
+    fn queue_stats(&self, _port: u32) -> QueueStats {
+        QueueStats::default()
+    }
+
+    /// The run ends at `end`: close time integrals.
+    fn close(&mut self, _end: SimTime) {}
+
+    /// Whether routes may use `port` now (an 802.11 station's association with an AP it
+    /// is not with is not).
+    fn usable(&self, _port: u32) -> bool {
+        true
+    }
+
+    /// RSSI (dBm) at `node` of the AP it is associated with, for radios.
+    fn rssi_dbm(&mut self, _node: NodeId, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// Adds what the device knows of `port` to its row of the summary.
+    fn report_port(&self, _port: u32, _row: &mut ChannelSummary) {}
+
+    /// Adds the device's own section to the summary.
+    fn report(&self, _end: SimTime, _summary: &mut Summary) {}
+}

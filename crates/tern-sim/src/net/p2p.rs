@@ -1,0 +1,186 @@
+//! Point-to-point links (wired, and the LTE cell's bearer as a rate/delay pipe). A duplex
+//! link is one [`PointToPoint`] device with two interfaces, one per direction, each with
+//! its transmit queue, transmitter, propagation delay and loss models.
+//!
+//! A packet offered to an idle transmitter starts serializing at once; it takes exactly
+//! `size * 8 / rate` (rounded up to the nanosecond) and its last bit reaches the far end
+//! `delay` later. Loss is decided at that moment (as ns-3's receive error models).
+
+use super::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueStats};
+use super::loss::LossModel;
+use super::packet::{Packet, PacketRef};
+use super::qdisc::{Qdisc, Queued};
+use crate::engine::SimTime;
+use crate::scenario::units::DataRate;
+
+/// One direction of a point-to-point link.
+pub struct Transmitter {
+    pub rate: DataRate,
+    pub delay: SimTime,
+    qdisc: Qdisc,
+    /// Loss models applied in order; a packet is lost if any of them loses it (every model
+    /// is consulted, so each one's random stream advances the same way whatever the others
+    /// decide).
+    loss: Vec<LossModel>,
+    in_service: Option<(PacketRef, u32)>,
+    queue: QueueStats,
+    last_change: SimTime,
+}
+
+impl Transmitter {
+    pub fn new(rate: DataRate, delay: SimTime, qdisc: Qdisc, loss: Vec<LossModel>) -> Self {
+        Transmitter {
+            rate,
+            delay,
+            qdisc,
+            loss,
+            in_service: None,
+            queue: QueueStats::default(),
+            last_change: SimTime::ZERO,
+        }
+    }
+
+    /// Integrates the queue length up to `now`; called before every change.
+    fn account(&mut self, now: SimTime) {
+        let dt = u128::from(now.saturating_sub(self.last_change).as_nanos());
+        self.queue.packet_ns += self.qdisc.packets() as u128 * dt;
+        self.queue.byte_ns += u128::from(self.qdisc.bytes()) * dt;
+        self.last_change = now;
+    }
+
+    fn note_max(&mut self) {
+        self.queue.max_packets = self.queue.max_packets.max(self.qdisc.packets());
+        self.queue.max_bytes = self.queue.max_bytes.max(self.qdisc.bytes());
+    }
+
+    /// Starts serializing `p`: when its last bit has left.
+    fn start(&mut self, now: SimTime, p: PacketRef, size: u32) -> SimTime {
+        self.in_service = Some((p, size));
+        now + self.rate.tx_time(u64::from(size))
+    }
+}
+
+/// A duplex point-to-point link: port 0 forward, port 1 reverse.
+pub struct PointToPoint {
+    /// The forward interface; the reverse one follows it.
+    first: IfaceId,
+    dirs: [Transmitter; 2],
+}
+
+impl PointToPoint {
+    pub fn new(first: IfaceId, forward: Transmitter, reverse: Transmitter) -> Self {
+        PointToPoint {
+            first,
+            dirs: [forward, reverse],
+        }
+    }
+
+    fn iface(&self, port: u32) -> IfaceId {
+        IfaceId(self.first.0 + port)
+    }
+}
+
+impl Device for PointToPoint {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        port: u32,
+        p: PacketRef,
+        pkt: &Packet,
+        cx: &mut DeviceCx<'_>,
+    ) -> Result<(), &'static str> {
+        let size = pkt.size();
+        let tx = &mut self.dirs[port as usize];
+        if tx.in_service.is_none() {
+            let done = tx.start(now, p, size);
+            cx.push(Action::Wake {
+                at: done,
+                token: port,
+            });
+            cx.push(Action::Transmit { iface, p });
+            return Ok(());
+        }
+        tx.account(now);
+        let q = Queued {
+            packet: p,
+            size,
+            enqueued_at: now,
+        };
+        tx.qdisc.enqueue(q).map_err(|_| "queue")?;
+        tx.note_max();
+        cx.push(Action::QueueChanged { iface });
+        Ok(())
+    }
+
+    /// Serialization of the packet in service on `port` ended: it travels to the far end,
+    /// and the next one in the queue (if the discipline lets one through) starts.
+    fn wake(&mut self, now: SimTime, port: u32, cx: &mut DeviceCx<'_>) {
+        let iface = self.iface(port);
+        let tx = &mut self.dirs[port as usize];
+        let (done, _) = tx.in_service.take().expect("a packet in service");
+        tx.account(now);
+        let queued_before = tx.qdisc.packets();
+        let mut dropped = Vec::new();
+        let next = tx.qdisc.dequeue(now, &mut dropped);
+        let changed = tx.qdisc.packets() != queued_before;
+        cx.push(Action::Arrive {
+            at: now + tx.delay,
+            iface,
+            p: done,
+        });
+        if let Some(q) = next {
+            let end = tx.start(now, q.packet, q.size);
+            cx.push(Action::Wake {
+                at: end,
+                token: port,
+            });
+            cx.push(Action::Transmit { iface, p: q.packet });
+        }
+        cx.push(Action::LeftFirstHop { iface, p: done });
+        for q in dropped {
+            cx.push(Action::LeftFirstHop { iface, p: q.packet });
+            cx.push(Action::Drop {
+                iface,
+                p: q.packet,
+                reason: "aqm",
+                kind: DropKind::Aqm,
+            });
+        }
+        if changed {
+            cx.push(Action::QueueChanged { iface });
+        }
+    }
+
+    fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
+        self.dirs[port as usize]
+            .loss
+            .iter_mut()
+            .fold(false, |lost, m| m.is_lost(now) | lost)
+    }
+
+    fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {
+        let tx = &mut self.dirs[port as usize];
+        if let Some(r) = rate {
+            tx.rate = r;
+        }
+        if let Some(d) = delay {
+            tx.delay = d;
+        }
+    }
+
+    fn queue_len(&self, port: u32) -> (usize, u64) {
+        let q = &self.dirs[port as usize].qdisc;
+        (q.packets(), q.bytes())
+    }
+
+    fn queue_stats(&self, port: u32) -> QueueStats {
+        self.dirs[port as usize].queue.clone()
+    }
+
+    fn close(&mut self, end: SimTime) {
+        for tx in &mut self.dirs {
+            tx.account(end);
+        }
+    }
+}

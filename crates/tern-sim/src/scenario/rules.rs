@@ -1,0 +1,43 @@
+//! Small helpers shared by the scenario's checks: key paths for error messages, duplicate
+//! names, probabilities.
+
+use super::{PathSeg, ScenarioError, Source};
+
+pub(crate) fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_owned())
+}
+
+pub(crate) fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
+    vec![key(list), PathSeg::Index(i), key(field)]
+}
+
+/// Finds the first duplicate name in `names`, returning the index of its second use.
+pub(crate) fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, n) in names.enumerate() {
+        if seen.contains(&n) {
+            return Some((i, n));
+        }
+        seen.push(n);
+    }
+    None
+}
+
+pub(crate) fn check_probability(
+    src: &Source,
+    path: Vec<PathSeg>,
+    p: f64,
+) -> Result<(), ScenarioError> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(src.error(
+            &path,
+            format!("expected a probability between 0 and 1, got {p}"),
+        ))
+    }
+}
+
+pub(crate) fn link_path(i: usize, segs: &[PathSeg]) -> Vec<PathSeg> {
+    [vec![key("links"), PathSeg::Index(i)], segs.to_vec()].concat()
+}

@@ -1,0 +1,103 @@
+//! Which transport a flow of a scenario gets: one line per kind (and per mechanism that
+//! drives its own transports).
+
+use super::tcp::{self, TcpApp, TcpConn, TcpTransport};
+use super::udp::UdpTransport;
+use super::{Cmd, Transport};
+use crate::app::MessageSource;
+use crate::mech::switched::{SpareRecipe, SwitchedTcp};
+use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
+use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
+
+/// The transport of flow `f` (the `index`-th of the scenario) on a path of MTU `mtu`, and
+/// its first commands. `source` is the application's message source, if it has one.
+pub fn build(
+    f: &FlowSpec,
+    index: u32,
+    seed: u64,
+    mtu: u32,
+    source: Option<MessageSource>,
+) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let start = f.start.0;
+    match &f.transport {
+        TransportSpec::Udp => {
+            let source = source.expect("validated: UDP apps have a message source");
+            let (t, first) = UdpTransport::new(source);
+            (Box::new(t), first)
+        }
+        TransportSpec::Tcp(spec) => {
+            let conn = tcp_conn(f, spec, index, seed, mtu, source);
+            match &f.switcher {
+                None => {
+                    let (t, first) = TcpTransport::new(conn, start);
+                    (Box::new(t), first)
+                }
+                Some(sw) => {
+                    // The spare has its own ports and random streams.
+                    let spare = SpareRecipe {
+                        name: format!("{}#2", f.name),
+                        port_index: index + 8192,
+                        seed,
+                        config: tcp::config(spec, mtu),
+                        tsq_limit: spec.tsq.0,
+                    };
+                    // Without switching there is no spare to open.
+                    let on_demand =
+                        sw.spare == SpareSpec::OnDemand || sw.policy == SwitchPolicy::Never;
+                    let mech = ConnectionSwitcher::new(SwitcherConfig {
+                        policy: match sw.policy {
+                            SwitchPolicy::Notice => Policy::Notice,
+                            SwitchPolicy::Oracle => Policy::Oracle,
+                            SwitchPolicy::Never => Policy::Never,
+                        },
+                        recv_interval: sw.recv_interval.0,
+                        switch_window: sw.switch_window.0,
+                        notice_interval: sw.notice_interval.0,
+                    });
+                    let notice_size = sw.notice_size.0 as u32;
+                    let (t, first) =
+                        SwitchedTcp::new(conn, mech, notice_size, spare, on_demand, start);
+                    (Box::new(t), first)
+                }
+            }
+        }
+    }
+}
+
+/// The flow's (first) TCP connection with its application.
+fn tcp_conn(
+    f: &FlowSpec,
+    spec: &TcpSpec,
+    index: u32,
+    seed: u64,
+    mtu: u32,
+    source: Option<MessageSource>,
+) -> TcpConn {
+    let app = match (&f.app, source) {
+        (AppSpec::Bulk { bytes }, _) => TcpApp::Bulk {
+            total: bytes.map(|b| b.0),
+        },
+        (AppSpec::File { size, request }, _) => TcpApp::File {
+            request: request.0,
+            size: size.0,
+            answered: 0,
+            received: 0,
+        },
+        (_, Some(source)) => TcpApp::Messages {
+            source,
+            backlog: 0,
+            pending: Default::default(),
+            stream_end: 0,
+        },
+        (_, None) => unreachable!("every app but bulk and file has a source"),
+    };
+    TcpConn::new(
+        &f.name,
+        index,
+        seed,
+        tcp::config(spec, mtu),
+        spec.tsq.0,
+        f.start.0,
+        app,
+    )
+}

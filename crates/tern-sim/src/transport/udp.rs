@@ -1,0 +1,89 @@
+//! UDP (RFC 768) carrying Tern's application messages: a message source at the client, and
+//! at the server a sink (data: one-way delay) or an echo responder (ping).
+
+use super::{Cmd, Io, Side, Transport, TransportReport};
+use crate::app::{MessageSink, MessageSource};
+use crate::engine::SimTime;
+use crate::net::packet::{Body, UdpKind, UdpMessage};
+
+/// A UDP flow: datagrams carry no state beyond the application's messages.
+pub struct UdpTransport {
+    source: MessageSource,
+    /// Data: one-way delays at the receiver. Echo: round-trip times at the sender.
+    sink: MessageSink,
+}
+
+impl UdpTransport {
+    /// The flow, and its first command (the source's first message).
+    pub fn new(source: MessageSource) -> (UdpTransport, Vec<Cmd>) {
+        let first = source.schedule.next().map(Cmd::Tick).into_iter().collect();
+        let t = UdpTransport {
+            source,
+            sink: MessageSink::default(),
+        };
+        (t, first)
+    }
+}
+
+impl Transport for UdpTransport {
+    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+        let msg = self.source.emit(now);
+        if let Some(t) = self.source.schedule.next() {
+            io.cmds.push(Cmd::Tick(t));
+        }
+        io.cmds.push(Cmd::Send {
+            side: Side::Client,
+            key: 0,
+            body: Body::Udp(msg),
+        });
+    }
+
+    fn on_packet(&mut self, now: SimTime, _side: Side, body: Body, io: &mut Io<'_>) {
+        let Body::Udp(msg) = body else {
+            unreachable!("a UDP flow carries datagrams")
+        };
+        match msg.kind {
+            UdpKind::Data => {
+                self.sink.receive(now, &msg);
+                io.traces
+                    .message_delivered(now, io.flow, msg.seq, msg.sent_at, msg.len, 0);
+            }
+            UdpKind::EchoRequest => {
+                // The far end answers with the same payload (RFC 792 echo semantics).
+                let reply = UdpMessage {
+                    kind: UdpKind::EchoReply,
+                    ..msg
+                };
+                io.cmds.push(Cmd::Send {
+                    side: Side::Server,
+                    key: 0,
+                    body: Body::Udp(reply),
+                });
+            }
+            UdpKind::EchoReply => {
+                let rtt = self.sink.receive(now, &msg);
+                io.traces.ping_reply(now, io.flow, msg.seq, rtt);
+            }
+            UdpKind::Notice => unreachable!("notices belong to a mechanism's flow"),
+        }
+    }
+
+    fn on_wake(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
+
+    fn arm(&mut self, _now: SimTime, _side: Side, _key: u8) -> Option<SimTime> {
+        None
+    }
+
+    fn report(&self, _start: SimTime) -> TransportReport {
+        TransportReport {
+            kind: "udp",
+            messages_sent: self.source.sent,
+            bytes_sent: self.source.sent_bytes,
+            sink: self.sink.clone(),
+            bytes_delivered: self.sink.received_bytes,
+            reliable: false,
+            tcp: None,
+            switcher: None,
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! The 802.11 BSSs of a scenario as one [`Device`]: each BSS is a medium shared by an AP
+//! and its stations ([`Bss`]); each association is two interfaces (uplink, then downlink).
+//! Roaming between the BSSs (IEEE 802.11-2020 §11.3.5.4, see [`super::roaming`]) happens
+//! inside the device, which tells the world when a station's link goes down and comes back
+//! and when routes must follow it.
+
+use super::bss::{self, Bss, Refused};
+use super::roaming::{Membership, Roam, Roamer, BEACON_INTERVAL};
+use crate::engine::{SimTime, Wake};
+use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
+use crate::net::packet::{NodeId, Packet, PacketRef};
+use crate::summary::{Summary, WifiSummary};
+use crate::trace::Cell;
+
+/// The device's wake-ups: `kind | index << 2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token {
+    /// BSS `.0` may have a transmission to start or to end.
+    Bss(u32),
+    /// A station starts a roam (index into `roams`).
+    RoamStart(u32),
+    /// A roaming station (index into `roamers`) joins its new AP.
+    RoamEnd(u32),
+    /// Every AP sends a beacon: stations measure RSSI (and may roam).
+    Beacon,
+}
+
+impl Token {
+    fn encode(self) -> u32 {
+        match self {
+            Token::Bss(i) => i << 2,
+            Token::RoamStart(i) => (i << 2) | 1,
+            Token::RoamEnd(i) => (i << 2) | 2,
+            Token::Beacon => 3,
+        }
+    }
+
+    fn decode(t: u32) -> Token {
+        match t & 3 {
+            0 => Token::Bss(t >> 2),
+            1 => Token::RoamStart(t >> 2),
+            2 => Token::RoamEnd(t >> 2),
+            _ => Token::Beacon,
+        }
+    }
+}
+
+/// Every BSS of the scenario, its associations and its roaming stations.
+pub struct WifiDevice {
+    /// The first interface (association 0's uplink).
+    first: IfaceId,
+    bsses: Vec<Bss>,
+    wakes: Vec<Wake>,
+    /// Per BSS, the member names and nodes (AP first).
+    names: Vec<Vec<String>>,
+    nodes: Vec<Vec<NodeId>>,
+    /// Per BSS, the index of its first association.
+    base: Vec<u32>,
+    /// Per association: (BSS, station entity from 1) and whether routes use it now.
+    associations: Vec<(usize, usize)>,
+    active: Vec<bool>,
+    roamers: Vec<Roamer>,
+    roams: Vec<Roam>,
+}
+
+/// Where the device starts: its BSSs, their member names, the associations in interface
+/// order with the station's starting one flagged, roamers and scheduled roams.
+pub struct WifiSetup {
+    pub first: IfaceId,
+    pub bsses: Vec<Bss>,
+    pub names: Vec<Vec<String>>,
+    pub nodes: Vec<Vec<NodeId>>,
+    pub associations: Vec<(usize, usize)>,
+    pub active: Vec<bool>,
+    pub roamers: Vec<Roamer>,
+    pub scheduled: Vec<(SimTime, Roam)>,
+    /// Whether beacons run (the `rssi` trace is recorded or a station roams on RSSI).
+    pub beacons: bool,
+}
+
+impl WifiDevice {
+    /// The device, and its first wake-ups (scheduled roams, the first beacon).
+    pub fn new(setup: WifiSetup) -> (WifiDevice, Vec<Action>) {
+        let mut base = Vec::with_capacity(setup.bsses.len());
+        for (a, &(b, k)) in setup.associations.iter().enumerate() {
+            if k == 1 {
+                debug_assert_eq!(base.len(), b);
+                base.push(a as u32);
+            }
+        }
+        let mut actions = Vec::new();
+        let mut roams = Vec::with_capacity(setup.scheduled.len());
+        for (at, roam) in setup.scheduled {
+            let token = Token::RoamStart(roams.len() as u32).encode();
+            actions.push(Action::Wake { at, token });
+            roams.push(roam);
+        }
+        if setup.beacons {
+            actions.push(Action::Wake {
+                at: SimTime::ZERO,
+                token: Token::Beacon.encode(),
+            });
+        }
+        let mut bsses = setup.bsses;
+        for (&(b, k), &starts_here) in setup.associations.iter().zip(&setup.active) {
+            if !starts_here {
+                bsses[b].disassociate(k);
+            }
+        }
+        let device = WifiDevice {
+            first: setup.first,
+            wakes: vec![Wake::default(); bsses.len()],
+            bsses,
+            names: setup.names,
+            nodes: setup.nodes,
+            base,
+            associations: setup.associations,
+            active: setup.active,
+            roamers: setup.roamers,
+            roams,
+        };
+        (device, actions)
+    }
+
+    /// The interface from member `from` to member `to` of BSS `b`.
+    fn iface(&self, b: usize, from: usize, to: usize) -> IfaceId {
+        let a = self.base[b] + (from.max(to) as u32 - 1);
+        IfaceId(self.first.0 + 2 * a + u32::from(from == 0))
+    }
+
+    /// Acts on what a BSS did: MAC-acknowledged packets free their sender's TCP Small
+    /// Queues budget, received ones go on from the receiver, dropped ones are dropped.
+    fn outcome(&mut self, now: SimTime, b: usize, out: bss::Outcome, cx: &mut DeviceCx<'_>) {
+        for (from, to, p) in out.acked {
+            let iface = self.iface(b, from, to);
+            cx.push(Action::LeftFirstHop { iface, p });
+        }
+        for (from, to, p) in out.delivered {
+            let iface = self.iface(b, from, to);
+            cx.push(Action::Arrive { at: now, iface, p });
+        }
+        let drops = [
+            (out.dropped, "retry-limit"),
+            (out.expired, "lifetime"),
+            (out.disassociated, "disassociated"),
+        ];
+        for (packets, reason) in drops {
+            for (from, to, p) in packets {
+                let iface = self.iface(b, from, to);
+                cx.push(Action::LeftFirstHop { iface, p });
+                cx.push(Action::Drop {
+                    iface,
+                    p,
+                    reason,
+                    kind: DropKind::Loss,
+                });
+            }
+        }
+        let names = &self.names[b];
+        let bss = &self.bsses[b];
+        if let Some(t) = &mut cx.traces.wifi {
+            for r in &out.transmissions {
+                t.push(&[
+                    Cell::F64(r.start.as_secs_f64()),
+                    Cell::Text(&bss.name),
+                    Cell::Text(&names[r.entity]),
+                    Cell::Text(&names[r.peer]),
+                    Cell::Text(r.kind),
+                    Cell::F64(r.rate_bps / 1e6),
+                    Cell::F64(r.mcs.map_or(f64::NAN, f64::from)),
+                    Cell::U64(u64::from(r.mpdus)),
+                    Cell::U64(u64::from(r.acked)),
+                    Cell::U64(u64::from(r.collision)),
+                    Cell::F64(r.snr_db),
+                ]);
+            }
+        }
+        if let Some(t) = &mut cx.traces.wifi_rx {
+            for a in &out.received {
+                for m in &a.mpdus {
+                    t.push(&[
+                        Cell::F64(a.start.as_secs_f64()),
+                        Cell::Text(&bss.name),
+                        Cell::Text(&names[a.from]),
+                        Cell::Text(&names[a.to]),
+                        Cell::U64(u64::from(m.sn)),
+                        Cell::U64(u64::from(m.fcs_ok)),
+                        Cell::F64(a.rate_bps / 1e6),
+                    ]);
+                }
+            }
+        }
+        self.arm(now, b, cx);
+    }
+
+    /// Keeps one wake-up queued for BSS `b` at the time it next needs one.
+    fn arm(&mut self, now: SimTime, b: usize, cx: &mut DeviceCx<'_>) {
+        if let Some(t) = self.bsses[b].next_wake() {
+            if let Some(at) = self.wakes[b].arm(now, t) {
+                let token = Token::Bss(b as u32).encode();
+                cx.push(Action::Wake { at, token });
+            }
+        }
+    }
+
+    /// A station leaves its AP to roam (once no frame exchange of its own is on the air).
+    fn roam_start(&mut self, now: SimTime, i: u32, cx: &mut DeviceCx<'_>) {
+        let roam = self.roams[i as usize];
+        let r = &self.roamers[roam.roamer];
+        if r.joining.is_some() || r.current == roam.to {
+            return; // Already roaming, or already there.
+        }
+        let from = r.memberships[r.current];
+        if let Some(end) = self.bsses[from.bss].exchange_of(from.entity) {
+            let token = Token::RoamStart(i).encode();
+            cx.push(Action::Wake { at: end, token });
+            return;
+        }
+        let rssi = self.bsses[from.bss].radio.rssi_dbm(0, from.entity, now);
+        let out = self.bsses[from.bss].disassociate(from.entity);
+        self.roamers[roam.roamer].joining = Some(roam.to);
+        cx.push(Action::Wake {
+            at: now + roam.disconnect,
+            token: Token::RoamEnd(roam.roamer as u32).encode(),
+        });
+        let current = self.roamers[roam.roamer].current;
+        self.trace_roam(now, roam.roamer, "left", (current, roam.to), rssi, cx);
+        self.outcome(now, from.bss, out, cx);
+        cx.push(Action::LinkDown(self.roamers[roam.roamer].node));
+    }
+
+    /// A roaming station joins its new AP, bringing the frames it kept; routes follow it.
+    fn roam_end(&mut self, now: SimTime, r: usize, cx: &mut DeviceCx<'_>) {
+        let roamer = &mut self.roamers[r];
+        let to = roamer.joining.take().expect("roaming");
+        let left = roamer.current;
+        let (old, new): (Membership, Membership) =
+            (roamer.memberships[left], roamer.memberships[to]);
+        roamer.current = to;
+        let frames = self.bsses[old.bss].take_frames(old.entity);
+        let overflow = self.bsses[new.bss].associate(now, new.entity, frames);
+        let iface = self.iface(new.bss, new.entity, 0);
+        for f in overflow {
+            cx.push(Action::LeftFirstHop {
+                iface,
+                p: f.packet(),
+            });
+            cx.push(Action::Drop {
+                iface,
+                p: f.packet(),
+                reason: "queue",
+                kind: DropKind::Queue,
+            });
+        }
+        self.active[old.association] = false;
+        self.active[new.association] = true;
+        cx.push(Action::Reroute);
+        let rssi = self.bsses[new.bss].radio.rssi_dbm(0, new.entity, now);
+        self.trace_roam(now, r, "joined", (left, to), rssi, cx);
+        self.arm(now, new.bss, cx);
+        cx.push(Action::LinkUp(self.roamers[r].node));
+    }
+
+    /// Beacons: every station measures the RSSI of each AP it may join; the `rssi` trace
+    /// records it, and RSSI-triggered roams start.
+    fn beacon(&mut self, now: SimTime, cx: &mut DeviceCx<'_>) {
+        cx.push(Action::Wake {
+            at: now + BEACON_INTERVAL,
+            token: Token::Beacon.encode(),
+        });
+        if let Some(t) = &mut cx.traces.rssi {
+            for (b, bss) in self.bsses.iter_mut().enumerate() {
+                for k in 1..self.names[b].len() {
+                    let rssi = bss.radio.rssi_dbm(0, k, now);
+                    t.push(&[
+                        Cell::F64(now.as_secs_f64()),
+                        Cell::Text(&self.names[b][k]),
+                        Cell::Text(&bss.name),
+                        Cell::F64(rssi),
+                        Cell::U64(u64::from(bss.is_associated(k))),
+                    ]);
+                }
+            }
+        }
+        for r in 0..self.roamers.len() {
+            let roamer = &self.roamers[r];
+            let Some(trigger) = roamer.trigger else {
+                continue;
+            };
+            if roamer.joining.is_some() {
+                continue;
+            }
+            let current = roamer.current;
+            let bsses = &mut self.bsses;
+            let mut rssi = |m: &Membership| bsses[m.bss].radio.rssi_dbm(0, m.entity, now);
+            let here = rssi(&roamer.memberships[current]);
+            let others: Vec<(usize, f64)> = roamer
+                .memberships
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != current)
+                .map(|(i, m)| (i, rssi(m)))
+                .collect();
+            if let Some(to) = trigger.decide(here, &others) {
+                self.roams.push(Roam {
+                    roamer: r,
+                    to,
+                    disconnect: trigger.disconnect,
+                });
+                self.roam_start(now, self.roams.len() as u32 - 1, cx);
+            }
+        }
+    }
+
+    /// A `roaming` trace row; `from` and `to` are memberships of roamer `r`.
+    fn trace_roam(
+        &self,
+        now: SimTime,
+        r: usize,
+        event: &str,
+        (from, to): (usize, usize),
+        rssi_dbm: f64,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        if let Some(t) = &mut cx.traces.roaming {
+            let roamer = &self.roamers[r];
+            let name = |m: usize| self.bsses[roamer.memberships[m].bss].name.as_str();
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&roamer.name),
+                Cell::Text(event),
+                Cell::Text(name(from)),
+                Cell::Text(name(to)),
+                Cell::F64(rssi_dbm),
+            ]);
+        }
+    }
+}
+
+impl Device for WifiDevice {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        port: u32,
+        p: PacketRef,
+        pkt: &Packet,
+        cx: &mut DeviceCx<'_>,
+    ) -> Result<(), &'static str> {
+        let (b, k) = self.associations[port as usize / 2];
+        let (from, to) = if port.is_multiple_of(2) {
+            (k, 0)
+        } else {
+            (0, k)
+        };
+        self.bsses[b]
+            .enqueue(now, from, to, p, pkt.uid, pkt.size())
+            .map_err(|why| match why {
+                Refused::QueueFull => "queue",
+                Refused::NotAssociated => "disassociated",
+            })?;
+        cx.push(Action::Transmit { iface, p });
+        self.arm(now, b, cx);
+        Ok(())
+    }
+
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
+        match Token::decode(token) {
+            Token::Bss(b) => {
+                let b = b as usize;
+                if self.wakes[b].fire(now) {
+                    let out = self.bsses[b].wake(now);
+                    self.outcome(now, b, out, cx);
+                }
+            }
+            Token::RoamStart(i) => self.roam_start(now, i, cx),
+            Token::RoamEnd(r) => self.roam_end(now, r as usize, cx),
+            Token::Beacon => self.beacon(now, cx),
+        }
+    }
+
+    fn usable(&self, port: u32) -> bool {
+        self.active[port as usize / 2]
+    }
+
+    fn rssi_dbm(&mut self, node: NodeId, now: SimTime) -> Option<f64> {
+        let (b, k) = self.nodes.iter().enumerate().find_map(|(b, nodes)| {
+            let k = nodes.iter().skip(1).position(|&n| n == node)? + 1;
+            self.bsses[b].is_associated(k).then_some((b, k))
+        })?;
+        Some(self.bsses[b].radio.rssi_dbm(0, k, now))
+    }
+
+    fn report(&self, end: SimTime, summary: &mut Summary) {
+        for b in &self.bsses {
+            let c = &b.counters;
+            let row = WifiSummary {
+                ppdus: c.ppdus,
+                collisions: c.collisions,
+                mpdus_sent: c.mpdus_sent,
+                mpdus_failed: c.mpdus_failed,
+                dropped_retry_limit: c.dropped_retry,
+                dropped_queue_full: c.dropped_queue,
+                dropped_lifetime: c.dropped_lifetime,
+                airtime: c.busy.min(end).as_nanos() as f64 / end.as_nanos().max(1) as f64,
+            };
+            summary.wifi.insert(b.name.clone(), row);
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Building the world of a checked scenario: interfaces and the devices behind them, the
+//! flows' transports, and the first events.
+
+use super::topology::{self, Nodes, WIFI_MTU};
+use super::{Change, Event, Flow, Handover, World};
+use crate::app::{MessageSource, SendSchedule, SourceKind};
+use crate::cellular::wcdma::WcdmaBearer;
+use crate::engine::{EventQueue, RngStream, SimTime};
+use crate::net::device::{Action, DevId, Device, Dir, Iface, IfaceId, IfaceStats};
+use crate::net::loss::LossModel;
+use crate::net::p2p::{PointToPoint, Transmitter};
+use crate::net::packet::FlowId;
+use crate::net::qdisc::Qdisc;
+use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
+use crate::trace::pcap::PcapWriter;
+use crate::trace::Traces;
+use crate::transport::{registry, Cmd};
+use crate::wifi::device::{WifiDevice, WifiSetup};
+
+/// One direction of a point-to-point link: its transmitter with its queue and loss models
+/// (the link's own and, on an LTE cell, the handovers' burst-loss windows).
+fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitter {
+    let covers = |d: Direction| match dir {
+        Dir::Forward => d.covers_forward(),
+        Dir::Reverse => d.covers_reverse(),
+    };
+    let mut loss: Vec<LossModel> = link
+        .loss
+        .iter()
+        .filter(|l| covers(l.direction()))
+        .map(|l| {
+            let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
+            LossModel::from_spec(l, rng)
+        })
+        .collect();
+    if let Some(cell) = &link.cell {
+        let windows: Vec<_> = cell
+            .all_handovers(end)
+            .iter()
+            .filter(|h| covers(h.loss_direction))
+            .map(|h| (h.at.0.saturating_sub(h.burst_loss.0), h.at.0))
+            .collect();
+        if !windows.is_empty() {
+            loss.push(LossModel::Outage { windows });
+        }
+    }
+    let reverse = link.reverse.as_ref().filter(|_| dir == Dir::Reverse);
+    let rate = reverse.and_then(|r| r.rate).unwrap_or(link.rate);
+    let delay = reverse.and_then(|r| r.delay).unwrap_or(link.delay);
+    let queue = reverse
+        .and_then(|r| r.queue.as_ref())
+        .unwrap_or(&link.queue);
+    Transmitter::new(
+        rate,
+        delay.0,
+        Qdisc::from_spec(queue, link.mtu.0 as u32),
+        loss,
+    )
+}
+
+/// The application's name and message source (every app but bulk and file has one).
+fn source(app: &AppSpec, start: SimTime, stop: SimTime) -> (&'static str, Option<MessageSource>) {
+    match app {
+        AppSpec::Periodic {
+            size,
+            interval,
+            count,
+        } => (
+            "periodic",
+            Some(MessageSource::new(
+                SourceKind::Data,
+                size.0 as u32,
+                SendSchedule::every(start, interval.0, stop, *count),
+            )),
+        ),
+        AppSpec::Cbr { rate, size } => (
+            "cbr",
+            Some(MessageSource::new(
+                SourceKind::Data,
+                size.0 as u32,
+                // Payload bits / rate: size * 8 * 1e9 / rate ns apart.
+                SendSchedule::ratio(
+                    start,
+                    u128::from(size.0) * 8 * 1_000_000_000,
+                    u128::from(rate.0),
+                    stop,
+                    None,
+                ),
+            )),
+        ),
+        AppSpec::Ping { size, interval } => (
+            "ping",
+            Some(MessageSource::new(
+                SourceKind::Echo,
+                size.0 as u32,
+                SendSchedule::every(start, interval.0, stop, None),
+            )),
+        ),
+        AppSpec::Bulk { .. } => ("bulk", None),
+        AppSpec::File { .. } => ("file", None),
+    }
+}
+
+/// Queues a transport's first commands (its first message, its connections opening).
+fn first_commands(queue: &mut EventQueue<Event>, f: FlowId, cmds: Vec<Cmd>) {
+    for c in cmds {
+        match c {
+            Cmd::Tick(at) => queue.schedule(at, Event::Tick(f)),
+            Cmd::WakeAt { at, side, key } => queue.schedule(at, Event::Transport(f, key, side)),
+            Cmd::Send { .. } | Cmd::Arm { .. } => {
+                unreachable!("a transport sends nothing before it starts")
+            }
+        }
+    }
+}
+
+impl World {
+    /// Builds the world of a scenario that [`crate::scenario::load`] accepted.
+    pub fn build(s: &Scenario) -> World {
+        let seed = s.sim.seed;
+        let end = s.sim.duration.0;
+        let nodes = Nodes::of(s);
+        let ends = topology::interface_ends(s, &nodes);
+        let mut routes = topology::initial_routes(s, &nodes, &ends);
+        let mut ifaces = Vec::with_capacity(ends.len());
+        let mut devices: Vec<Box<dyn Device>> = Vec::with_capacity(s.links.len() + 1);
+        let mut changes = Vec::new();
+        let mut handovers = Vec::new();
+        let mut queue = EventQueue::new();
+        for (i, link) in s.links.iter().enumerate() {
+            let dev = DevId(devices.len() as u32);
+            let first = IfaceId(2 * i as u32);
+            for (port, dir) in [Dir::Forward, Dir::Reverse].into_iter().enumerate() {
+                let reverse = link.reverse.as_ref().filter(|_| dir == Dir::Reverse);
+                ifaces.push(Iface {
+                    link: link.name.clone(),
+                    dir,
+                    from: ends[2 * i + port].0,
+                    to: ends[2 * i + port].1,
+                    mtu: link.mtu.0 as u32,
+                    rate: reverse.and_then(|r| r.rate).unwrap_or(link.rate),
+                    device: dev,
+                    port: port as u32,
+                    stats: IfaceStats::default(),
+                });
+            }
+            devices.push(match &link.rlc {
+                Some(rlc) => Box::new(WcdmaBearer::new(link, rlc, seed, first)),
+                None => Box::new(PointToPoint::new(
+                    first,
+                    transmitter(link, Dir::Forward, seed, end),
+                    transmitter(link, Dir::Reverse, seed, end),
+                )),
+            });
+            for c in &link.schedule {
+                for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if covered {
+                        queue.schedule(c.at.0, Event::Change(changes.len() as u32));
+                        changes.push(Change {
+                            iface: IfaceId((2 * i + k) as u32),
+                            rate: c.rate,
+                            delay: c.delay.map(|d| d.0),
+                        });
+                    }
+                }
+            }
+            let Some(cell) = &link.cell else { continue };
+            for (k, h) in cell.all_handovers(end).iter().enumerate() {
+                // The new cell's bearers take effect at completion: uplink is the forward
+                // interface, downlink the reverse one.
+                for (d, bearer) in [&h.uplink, &h.downlink].into_iter().enumerate() {
+                    if let Some(b) = bearer {
+                        queue.schedule(h.at.0, Event::Change(changes.len() as u32));
+                        changes.push(Change {
+                            iface: IfaceId((2 * i + d) as u32),
+                            rate: b.rate,
+                            delay: b.delay.map(|d| d.0),
+                        });
+                    }
+                }
+                queue.schedule(h.at.0, Event::Handover(handovers.len() as u32));
+                handovers.push(Handover {
+                    iface: first,
+                    ue: ends[2 * i].0,
+                    cell: k as u32 + 1,
+                    loss_start: h.at.0.saturating_sub(h.burst_loss.0),
+                });
+            }
+        }
+        let mut flows = Vec::with_capacity(s.flows.len());
+        for (i, f) in s.flows.iter().enumerate() {
+            let id = FlowId(i as u32);
+            let start = f.start.0;
+            let stop = f.stop.map_or(SimTime::MAX, |d| d.0);
+            let (src, dst) = (nodes.id(&f.from), nodes.id(&f.to));
+            let (app, source) = source(&f.app, start, stop);
+            let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
+            let (transport, first) = registry::build(f, i as u32, seed, mtu, source);
+            first_commands(&mut queue, id, first);
+            flows.push(Flow {
+                name: f.name.clone(),
+                app,
+                src,
+                dst,
+                start,
+                transport,
+            });
+        }
+        let wifi_actions = if s.wifi.is_empty() {
+            Vec::new()
+        } else {
+            let dev = DevId(devices.len() as u32);
+            let (device, actions) = wifi(s, &nodes, seed, IfaceId(ifaces.len() as u32));
+            let rate = |b: usize| crate::wifi::build::nominal_rate(&s.wifi[b]);
+            for (a, (b, k)) in topology::associations(s).into_iter().enumerate() {
+                let name = format!("{}-{}", s.wifi[b].name, s.wifi[b].stations[k - 1]);
+                for (port, dir) in [Dir::Forward, Dir::Reverse].into_iter().enumerate() {
+                    let (from, to) = ends[ifaces.len()];
+                    ifaces.push(Iface {
+                        link: name.clone(),
+                        dir,
+                        from,
+                        to,
+                        mtu: WIFI_MTU,
+                        rate: rate(b),
+                        device: dev,
+                        port: (2 * a + port) as u32,
+                        stats: IfaceStats::default(),
+                    });
+                }
+            }
+            devices.push(Box::new(device));
+            actions
+        };
+        for a in wifi_actions {
+            let Action::Wake { at, token } = a else {
+                unreachable!("the 802.11 device starts with wake-ups only")
+            };
+            queue.schedule(at, Event::Device(DevId(devices.len() as u32 - 1), token));
+        }
+        let captures = if s.record.contains(&RecordKind::Pcap) {
+            (0..ifaces.len())
+                .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        World {
+            seed,
+            end,
+            node_names: s.nodes.iter().map(|n| n.name.clone()).collect(),
+            ifaces,
+            devices,
+            routes,
+            flows,
+            pool: Default::default(),
+            queue,
+            traces: Traces::new(&s.record),
+            changes,
+            handovers,
+            captures,
+            spare_actions: Vec::new(),
+            spare_cmds: Vec::new(),
+        }
+    }
+}
+
+/// The 802.11 device of a scenario with BSSs, and its first wake-ups.
+fn wifi(s: &Scenario, nodes: &Nodes, seed: u64, first: IfaceId) -> (WifiDevice, Vec<Action>) {
+    let associations = topology::associations(s);
+    let (roamers, scheduled) = crate::wifi::roaming::build(s, &associations);
+    let beacons =
+        s.record.contains(&RecordKind::Rssi) || roamers.iter().any(|r| r.trigger.is_some());
+    let mut bsses: Vec<_> = s
+        .wifi
+        .iter()
+        .map(|w| crate::wifi::build::bss(w, &s.nodes, seed))
+        .collect();
+    for bss in &mut bsses {
+        bss.observe_rx = s.record.contains(&RecordKind::WifiRx);
+        bss.observe_tx = s.record.contains(&RecordKind::Wifi);
+    }
+    let members = |w: &crate::scenario::WifiSpec| -> Vec<String> {
+        std::iter::once(&w.ap).chain(&w.stations).cloned().collect()
+    };
+    WifiDevice::new(WifiSetup {
+        first,
+        bsses,
+        names: s.wifi.iter().map(members).collect(),
+        nodes: s
+            .wifi
+            .iter()
+            .map(|w| members(w).iter().map(|m| nodes.id(m)).collect())
+            .collect(),
+        active: topology::initial_associations(s),
+        associations,
+        roamers,
+        scheduled,
+        beacons,
+    })
+}

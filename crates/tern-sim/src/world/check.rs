@@ -1,0 +1,183 @@
+//! The checks of a scenario that need the models: routes between every flow's ends (with
+//! each roaming station in any of its BSSs), sizes that fit the path MTU, node movements,
+//! 802.11 rates and MCSs, and the RLC's own configuration check. They run after the
+//! scenario's own checks (`scenario::validate`) and before any run starts; errors name the
+//! file, line and key like those.
+
+use super::topology::{self, Nodes};
+use crate::net::device::IfaceId;
+use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
+use crate::net::route::{RouteError, Routes};
+use crate::scenario::rules::{at, key, link_path};
+use crate::scenario::{AppSpec, RateControlSpec, Scenario, ScenarioError, Source, TransportSpec};
+use crate::wifi::build::{dsss_rate, mobility, top_mcs};
+
+/// Checks `s` (which passed the scenario's own checks) against the models.
+pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    for (i, n) in s.nodes.iter().enumerate() {
+        if let Err(e) = mobility(n) {
+            return Err(src.error(&at("nodes", i, "moves"), e));
+        }
+    }
+    for (i, link) in s.links.iter().enumerate() {
+        if let Some(rlc) = &link.rlc {
+            if let Err(e) = crate::cellular::wcdma::config(rlc).validate() {
+                // The RLC's own check names the field (as `rlc.<field>`).
+                return Err(src.error(&link_path(i, &[]), e.to_string()));
+            }
+        }
+    }
+    for (i, w) in s.wifi.iter().enumerate() {
+        if w.rate.is_some_and(|r| dsss_rate(r.0).is_none()) {
+            return Err(src.error(
+                &at("wifi", i, "rate"),
+                "expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
+            ));
+        }
+        let top = top_mcs(w).index();
+        if let Some(RateControlSpec::Constant { mcs }) = &w.rate_control {
+            if *mcs > top {
+                return Err(src.error(
+                    &at("wifi", i, "rate_control"),
+                    format!(
+                        "expected an MCS from 0 to {top} with {} stream(s)",
+                        top / 8 + 1
+                    ),
+                ));
+            }
+        }
+    }
+    let nodes = Nodes::of(s);
+    let ends = topology::interface_ends(s, &nodes);
+    let mut routes = topology::initial_routes(s, &nodes, &ends);
+    flows(s, src, &nodes, &ends, &mut routes)?;
+    roams(s, src, &nodes, &ends, &routes)
+}
+
+/// Every flow has a route both ways, and its packets fit the path MTU.
+fn flows(
+    s: &Scenario,
+    src: &Source,
+    nodes: &Nodes,
+    ends: &[(NodeId, NodeId)],
+    routes: &mut Routes,
+) -> Result<(), ScenarioError> {
+    for (i, f) in s.flows.iter().enumerate() {
+        let (a, b) = (nodes.id(&f.from), nodes.id(&f.to));
+        let mut path_mtu = u64::MAX;
+        for (from, to, field) in [(a, b, "to"), (b, a, "from")] {
+            match routes.path(from, to, ends) {
+                Ok(path) => {
+                    for i in path {
+                        path_mtu = path_mtu.min(u64::from(topology::interface_mtu(s, i)));
+                    }
+                }
+                Err(RouteError::NoRoute { at: n }) => {
+                    let name = |n: NodeId| &s.nodes[n.0 as usize].name;
+                    return Err(src.error(
+                        &at("flows", i, field),
+                        format!(
+                            "no route from {:?} to {:?} (stuck at {:?})",
+                            name(from),
+                            name(to),
+                            name(n)
+                        ),
+                    ));
+                }
+                Err(RouteError::Loop) => {
+                    return Err(src.error(
+                        &at("flows", i, field),
+                        "the explicit routes send this flow's packets in a loop",
+                    ))
+                }
+            }
+        }
+        match &f.transport {
+            TransportSpec::Tcp(spec) => {
+                // 20 B IPv4 + 20 B TCP without options (RFC 9293 §3.7.1).
+                if spec
+                    .mss
+                    .is_some_and(|mss| mss.0 == 0 || mss.0 + 40 > path_mtu)
+                {
+                    let mut p = at("flows", i, "transport");
+                    p.push(key("mss"));
+                    return Err(src.error(
+                        &p,
+                        format!(
+                            "expected 1 to {} bytes: MSS + 40 B of headers must fit the path MTU of {path_mtu} B",
+                            path_mtu.saturating_sub(40)
+                        ),
+                    ));
+                }
+            }
+            TransportSpec::Udp => {
+                let size = match &f.app {
+                    AppSpec::Periodic { size, .. }
+                    | AppSpec::Cbr { size, .. }
+                    | AppSpec::Ping { size, .. } => size.0,
+                    AppSpec::Bulk { .. } | AppSpec::File { .. } => 1,
+                };
+                let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+                if size == 0 || size + headers > path_mtu {
+                    let mut p = at("flows", i, "app");
+                    p.push(key("size"));
+                    return Err(src.error(
+                        &p,
+                        format!(
+                            "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
+                            path_mtu.saturating_sub(headers)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every flow still has a route, both ways, with each roaming station in any of its BSSs.
+fn roams(
+    s: &Scenario,
+    src: &Source,
+    nodes: &Nodes,
+    ends: &[(NodeId, NodeId)],
+    routes: &Routes,
+) -> Result<(), ScenarioError> {
+    let associations = topology::associations(s);
+    let links = 2 * s.links.len();
+    for (i, r) in s.roaming.iter().enumerate() {
+        for (a, &(b, k)) in associations.iter().enumerate() {
+            if s.wifi[b].stations[k - 1] != r.station {
+                continue;
+            }
+            let usable = (0..ends.len())
+                .map(|x| {
+                    let iface = IfaceId(x as u32);
+                    if x < links {
+                        return true;
+                    }
+                    let (b2, k2) = associations[(x - links) / 2];
+                    if s.wifi[b2].stations[k2 - 1] == r.station {
+                        (x - links) / 2 == a
+                    } else {
+                        routes.is_usable(iface)
+                    }
+                })
+                .collect();
+            let mut moved = routes.with_usable(usable);
+            for f in &s.flows {
+                let (from, to) = (nodes.id(&f.from), nodes.id(&f.to));
+                if moved.path(from, to, ends).is_err() || moved.path(to, from, ends).is_err() {
+                    return Err(src.error(
+                        &at("roaming", i, "station"),
+                        format!(
+                            "with {:?} in BSS {:?}, flow {:?} has no route between {:?} and {:?}",
+                            r.station, s.wifi[b].name, f.name, f.from, f.to
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,453 @@
+//! The world of one run: nodes and their interfaces, the devices behind them, the flows'
+//! transports, the event queue, and the loop that drives them.
+//!
+//! The world knows devices only through [`Device`] and transports only through
+//! [`Transport`]: it moves packets between them, runs their wake-ups, and records what
+//! they report. Building a world from a scenario is [`build`]; the summary is [`report`].
+
+pub mod build;
+pub(crate) mod check;
+pub mod report;
+pub mod topology;
+
+use crate::engine::{EventQueue, SimTime};
+use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
+use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, IPV4_HEADER};
+use crate::net::route::Routes;
+use crate::scenario::units::DataRate;
+use crate::summary::Summary;
+use crate::trace::pcap::PcapWriter;
+use crate::trace::{Cell, Table, Traces};
+use crate::transport::{Cmd, Io, Side, Transport};
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A device's wake-up, with the device's own token.
+    Device(DevId, u32),
+    /// A packet's last bit reaches the far end of an interface.
+    Arrive(IfaceId, PacketRef),
+    /// A flow's application source is due.
+    Tick(FlowId),
+    /// A transport endpoint's wake-up: flow, endpoint key, side.
+    Transport(FlowId, u8, Side),
+    /// A scheduled change of an interface (index into `World::changes`).
+    Change(u32),
+    /// A cellular handover completes (index into `World::handovers`).
+    Handover(u32),
+}
+
+/// A handover of an LTE cell link, known from the scenario.
+struct Handover {
+    /// The link's forward interface.
+    iface: IfaceId,
+    ue: NodeId,
+    /// 1 for the first handover of the link (the UE starts in cell 0).
+    cell: u32,
+    loss_start: SimTime,
+}
+
+/// A scheduled change of one interface.
+struct Change {
+    iface: IfaceId,
+    rate: Option<DataRate>,
+    delay: Option<SimTime>,
+}
+
+/// A flow: its two nodes, its application's name, and its transport.
+pub(crate) struct Flow {
+    pub name: String,
+    pub app: &'static str,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub transport: Box<dyn Transport>,
+}
+
+impl Flow {
+    /// The side whose node is `node`, if the flow has an endpoint there.
+    fn side_at(&self, node: NodeId) -> Option<Side> {
+        if self.src == node {
+            Some(Side::Client)
+        } else if self.dst == node {
+            Some(Side::Server)
+        } else {
+            None
+        }
+    }
+}
+
+/// How a run ended early.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The progress callback asked to stop (Ctrl-C).
+    Interrupted { at: SimTime },
+}
+
+/// What a run produces.
+pub struct RunOutput {
+    pub summary: Summary,
+    pub tables: Vec<Table>,
+    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`.
+    pub captures: Vec<(String, Vec<u8>)>,
+}
+
+/// Progress is reported every this many events.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+pub struct World {
+    seed: u64,
+    end: SimTime,
+    node_names: Vec<String>,
+    ifaces: Vec<Iface>,
+    devices: Vec<Box<dyn Device>>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    pool: PacketPool,
+    queue: EventQueue<Event>,
+    traces: Traces,
+    changes: Vec<Change>,
+    handovers: Vec<Handover>,
+    /// One capture per interface, when `record` asks for "pcap".
+    captures: Vec<PcapWriter<Vec<u8>>>,
+    /// Spare action and command buffers (calls nest: a device's action can make a
+    /// transport send, whose packet enters another device).
+    spare_actions: Vec<Vec<Action>>,
+    spare_cmds: Vec<Vec<Cmd>>,
+}
+
+impl World {
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Runs events due in `[0, duration)`. `progress` is called now and then with the
+    /// simulated time; returning `false` stops the run.
+    pub fn run(mut self, progress: &mut dyn FnMut(SimTime) -> bool) -> Result<RunOutput, RunError> {
+        while let Some(t) = self.queue.peek_time() {
+            if t >= self.end {
+                break;
+            }
+            let (now, event) = self.queue.pop().expect("peeked");
+            self.dispatch(now, event);
+            if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) && !progress(now) {
+                return Err(RunError::Interrupted { at: now });
+            }
+        }
+        for d in &mut self.devices {
+            d.close(self.end);
+        }
+        progress(self.end);
+        let summary = report::summary(&self, self.queue.events_popped());
+        let captures = std::mem::take(&mut self.captures)
+            .into_iter()
+            .zip(&self.ifaces)
+            .map(|(w, i)| {
+                let name = format!("{}.{}.pcap", i.link, i.dir.as_str());
+                (name, w.into_inner().expect("writing to memory"))
+            })
+            .collect();
+        Ok(RunOutput {
+            summary,
+            tables: self.traces.into_tables(),
+            captures,
+        })
+    }
+
+    /// The RSSI (dBm) at a station of the beacons of the AP it is associated with, or
+    /// `None` if it is in no BSS or between APs: what a mechanism on the station reads.
+    pub fn rssi_dbm(&mut self, station: NodeId, now: SimTime) -> Option<f64> {
+        self.devices
+            .iter_mut()
+            .find_map(|d| d.rssi_dbm(station, now))
+    }
+
+    fn dispatch(&mut self, now: SimTime, event: Event) {
+        match event {
+            Event::Device(d, token) => self.device_call(now, d, |dev, cx| dev.wake(now, token, cx)),
+            Event::Arrive(i, p) => self.arrive(now, i, p),
+            Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
+            Event::Transport(f, key, side) => {
+                self.transport_call(now, f, |t, io| t.on_wake(now, side, key, io))
+            }
+            Event::Change(i) => {
+                let c = &self.changes[i as usize];
+                let iface = &mut self.ifaces[c.iface.0 as usize];
+                if let Some(r) = c.rate {
+                    iface.rate = r;
+                }
+                self.devices[iface.device.0 as usize].reconfigure(iface.port, c.rate, c.delay);
+            }
+            Event::Handover(i) => self.handover_complete(now, i),
+        }
+    }
+
+    /// Calls device `d` and carries out the actions it asked for, in order.
+    fn device_call(
+        &mut self,
+        now: SimTime,
+        d: DevId,
+        call: impl FnOnce(&mut dyn Device, &mut DeviceCx<'_>),
+    ) {
+        let mut actions = self.spare_actions.pop().unwrap_or_default();
+        let mut cx = DeviceCx {
+            actions: &mut actions,
+            traces: &mut self.traces,
+            pool: &self.pool,
+        };
+        call(self.devices[d.0 as usize].as_mut(), &mut cx);
+        self.act(now, d, &mut actions);
+        self.spare_actions.push(actions);
+    }
+
+    /// Carries out a device's actions.
+    fn act(&mut self, now: SimTime, d: DevId, actions: &mut Vec<Action>) {
+        for a in actions.drain(..) {
+            match a {
+                Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
+                Action::Transmit { iface, p } => {
+                    let size = self.pool.get(p).size();
+                    let stats = &mut self.ifaces[iface.0 as usize].stats;
+                    stats.tx_packets += 1;
+                    stats.tx_bytes += u64::from(size);
+                    self.capture(now, iface, p);
+                }
+                Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
+                Action::LeftFirstHop { iface, p } => self.left_first_hop(now, iface, p),
+                Action::Drop {
+                    iface,
+                    p,
+                    reason,
+                    kind,
+                } => {
+                    let stats = &mut self.ifaces[iface.0 as usize].stats;
+                    match kind {
+                        DropKind::Queue => stats.drops_queue += 1,
+                        DropKind::Aqm => stats.drops_aqm += 1,
+                        DropKind::Loss => stats.drops_loss += 1,
+                    }
+                    self.drop_packet(now, iface, p, reason);
+                }
+                Action::QueueChanged { iface } => self.trace_queue(now, iface),
+                Action::LinkDown(node) => self.link_event(now, node, false),
+                Action::LinkUp(node) => self.link_back(now, node),
+                Action::Reroute => {
+                    self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
+                }
+            }
+        }
+    }
+
+    /// Calls flow `f`'s transport and carries out the commands it gave, in order.
+    fn transport_call(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>),
+    ) {
+        let mut cmds = self.spare_cmds.pop().unwrap_or_default();
+        let flow = &mut self.flows[f.0 as usize];
+        let mut io = Io {
+            cmds: &mut cmds,
+            traces: &mut self.traces,
+            flow: &flow.name,
+        };
+        call(flow.transport.as_mut(), &mut io);
+        self.obey(now, f, &mut cmds);
+        self.spare_cmds.push(cmds);
+    }
+
+    /// Carries out a transport's commands.
+    fn obey(&mut self, now: SimTime, f: FlowId, cmds: &mut Vec<Cmd>) {
+        for c in cmds.drain(..) {
+            match c {
+                Cmd::Send { side, key, body } => {
+                    let flow = &mut self.flows[f.0 as usize];
+                    let (from, to) = match side {
+                        Side::Client => (flow.src, flow.dst),
+                        Side::Server => (flow.dst, flow.src),
+                    };
+                    let size = u64::from(IPV4_HEADER + body.transport_len());
+                    flow.transport.first_hop(side, key, size, true);
+                    let p = self.pool.insert_keyed(f, key, from, to, body);
+                    if !self.forward(now, from, p) {
+                        self.flows[f.0 as usize]
+                            .transport
+                            .first_hop(side, key, size, false);
+                    }
+                }
+                Cmd::Arm { side, key } => {
+                    if let Some(at) = self.flows[f.0 as usize].transport.arm(now, side, key) {
+                        self.queue.schedule(at, Event::Transport(f, key, side));
+                    }
+                }
+                Cmd::WakeAt { at, side, key } => {
+                    self.queue.schedule(at, Event::Transport(f, key, side))
+                }
+                Cmd::Tick(at) => self.queue.schedule(at, Event::Tick(f)),
+            }
+        }
+    }
+
+    /// Tells the transports with an endpoint on `node` that its link went down or came
+    /// back (flows not started yet are not told).
+    fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            if flow.start > now {
+                continue;
+            }
+            let Some(side) = flow.side_at(node) else {
+                continue;
+            };
+            self.transport_call(now, FlowId(f as u32), |t, io| t.on_link(now, side, up, io));
+        }
+    }
+
+    /// A host's link is back after a cellular handover or an 802.11 roam: its transports
+    /// hear of it, then of the handover (the cell-id or BSSID change).
+    fn link_back(&mut self, now: SimTime, node: NodeId) {
+        self.link_event(now, node, true);
+        for f in 0..self.flows.len() {
+            if self.flows[f].src == node {
+                let id = FlowId(f as u32);
+                self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
+            }
+        }
+    }
+
+    /// A UE's handover completed: the new cell's bearers are in place (the changes
+    /// scheduled at the same time ran first).
+    fn handover_complete(&mut self, now: SimTime, i: u32) {
+        let ue = self.handovers[i as usize].ue;
+        self.link_back(now, ue);
+        let h = &self.handovers[i as usize];
+        if let Some(t) = &mut self.traces.handovers {
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&self.ifaces[h.iface.0 as usize].link),
+                Cell::Text(&self.node_names[h.ue.0 as usize]),
+                Cell::U64(u64::from(h.cell)),
+                Cell::F64(h.loss_start.as_secs_f64()),
+            ]);
+        }
+    }
+
+    /// Hands packet `p` to node `at`: delivers it there or sends it on by the interface its
+    /// route names. Returns whether the packet was accepted (not refused at a full queue).
+    fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
+        let pkt = self.pool.get(p);
+        if pkt.dst == at {
+            let pkt = self.pool.take(p);
+            let flow = &self.flows[pkt.flow.0 as usize];
+            let side = if pkt.dst == flow.dst {
+                Side::Server
+            } else {
+                Side::Client
+            };
+            let body = pkt.body;
+            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
+            return true;
+        }
+        let i = self
+            .routes
+            .next_hop(at, pkt.dst)
+            .expect("routes checked before the run");
+        let (d, port) = {
+            let iface = &self.ifaces[i.0 as usize];
+            (iface.device, iface.port)
+        };
+        let mut actions = self.spare_actions.pop().unwrap_or_default();
+        let mut cx = DeviceCx {
+            actions: &mut actions,
+            traces: &mut self.traces,
+            pool: &self.pool,
+        };
+        let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
+        self.act(now, d, &mut actions);
+        self.spare_actions.push(actions);
+        match result {
+            Ok(()) => true,
+            Err(reason) => {
+                self.ifaces[i.0 as usize].stats.drops_queue += 1;
+                self.drop_packet(now, i, p, reason);
+                false
+            }
+        }
+    }
+
+    /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
+    /// acknowledged or dropped there); its transport may send more.
+    fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        let pkt = self.pool.get(p);
+        if self.ifaces[i.0 as usize].from != pkt.src {
+            return;
+        }
+        let (f, size) = (pkt.flow, u64::from(pkt.size()));
+        let side = if pkt.src == self.flows[f.0 as usize].src {
+            Side::Client
+        } else {
+            Side::Server
+        };
+        let key = pkt.key;
+        self.transport_call(now, f, |t, io| t.left_first_hop(now, side, key, size, io));
+    }
+
+    fn arrive(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        let iface = &self.ifaces[i.0 as usize];
+        let (d, port, to) = (iface.device, iface.port, iface.to);
+        if self.devices[d.0 as usize].lost_on_arrival(now, port) {
+            self.ifaces[i.0 as usize].stats.drops_loss += 1;
+            self.drop_packet(now, i, p, "loss");
+            return;
+        }
+        self.ifaces[i.0 as usize].stats.delivered_packets += 1;
+        self.forward(now, to, p);
+    }
+
+    fn drop_packet(&mut self, now: SimTime, i: IfaceId, p: PacketRef, reason: &str) {
+        let pkt = self.pool.take(p);
+        if let Some(t) = &mut self.traces.drops {
+            let iface = &self.ifaces[i.0 as usize];
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&iface.link),
+                Cell::Text(iface.dir.as_str()),
+                Cell::Text(reason),
+                Cell::Text(&self.flows[pkt.flow.0 as usize].name),
+                Cell::U64(pkt.uid),
+                Cell::U64(u64::from(pkt.size())),
+            ]);
+        }
+    }
+
+    /// Writes a packet that starts leaving by interface `i` into its capture.
+    fn capture(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        if let Some(w) = self.captures.get_mut(i.0 as usize) {
+            // Sizes and times were checked when the scenario was loaded, so encoding
+            // cannot fail, and writing to memory does not.
+            w.write(now, self.pool.get(p)).expect("packet encodes");
+        }
+    }
+
+    fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
+        if let Some(t) = &mut self.traces.queue {
+            let iface = &self.ifaces[i.0 as usize];
+            let (packets, bytes) = self.devices[iface.device.0 as usize].queue_len(iface.port);
+            t.push(&[
+                Cell::F64(now.as_secs_f64()),
+                Cell::Text(&iface.link),
+                Cell::Text(iface.dir.as_str()),
+                Cell::U64(packets as u64),
+                Cell::U64(bytes),
+            ]);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The shape of a scenario's network: node ids, interfaces (link directions and 802.11
+//! associations, each with its two ends) and the routes over them.
+
+use crate::net::device::{Device, Iface, IfaceId};
+use crate::net::packet::NodeId;
+use crate::net::route::Routes;
+use crate::scenario::Scenario;
+use std::collections::BTreeMap;
+
+/// The IP MTU of an 802.11 association: 1500 B, the Ethernet MTU bridged by an AP (802.11
+/// itself carries MSDUs up to 2304 B).
+pub const WIFI_MTU: u32 = 1500;
+
+/// Node ids by name.
+pub struct Nodes(BTreeMap<String, NodeId>);
+
+impl Nodes {
+    pub fn of(s: &Scenario) -> Nodes {
+        Nodes(
+            s.nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
+                .collect(),
+        )
+    }
+
+    /// The node named `name` (the scenario was checked: it exists).
+    pub fn id(&self, name: &str) -> NodeId {
+        self.0[name]
+    }
+}
+
+/// The 802.11 associations of a scenario, in interface order after the links: (BSS index,
+/// station index within it, from 1). Association `k` has interfaces `2(L + k)` uplink and
+/// `2(L + k) + 1` downlink, L the number of links.
+pub fn associations(s: &Scenario) -> Vec<(usize, usize)> {
+    s.wifi
+        .iter()
+        .enumerate()
+        .flat_map(|(b, w)| (1..=w.stations.len()).map(move |k| (b, k)))
+        .collect()
+}
+
+/// For each association (in [`associations`] order), whether it is where the station
+/// starts: the first BSS that lists the station.
+pub fn initial_associations(s: &Scenario) -> Vec<bool> {
+    associations(s)
+        .into_iter()
+        .map(|(b, k)| {
+            let station = &s.wifi[b].stations[k - 1];
+            s.wifi.iter().position(|w| w.stations.contains(station)) == Some(b)
+        })
+        .collect()
+}
+
+/// The two ends of every interface, in interface order: link `i` has `2i` forward
+/// (`ends[0]` → `ends[1]`) and `2i + 1` reverse; associations follow, uplink first.
+pub fn interface_ends(s: &Scenario, nodes: &Nodes) -> Vec<(NodeId, NodeId)> {
+    let mut ends = Vec::with_capacity(2 * s.links.len());
+    for l in &s.links {
+        let (a, b) = (nodes.id(&l.ends[0]), nodes.id(&l.ends[1]));
+        ends.push((a, b));
+        ends.push((b, a));
+    }
+    for (b, k) in associations(s) {
+        let (sta, ap) = (
+            nodes.id(&s.wifi[b].stations[k - 1]),
+            nodes.id(&s.wifi[b].ap),
+        );
+        ends.push((sta, ap));
+        ends.push((ap, sta));
+    }
+    ends
+}
+
+/// The IP MTU of interface `i`: its link's, or [`WIFI_MTU`] on an 802.11 association.
+pub fn interface_mtu(s: &Scenario, i: IfaceId) -> u32 {
+    s.links
+        .get(i.0 as usize / 2)
+        .map_or(WIFI_MTU, |l| l.mtu.0 as u32)
+}
+
+/// The scenario's explicit routes: (node, destination, interface).
+pub fn explicit_routes(
+    s: &Scenario,
+    nodes: &Nodes,
+    ends: &[(NodeId, NodeId)],
+) -> Vec<(NodeId, NodeId, IfaceId)> {
+    s.routes
+        .iter()
+        .map(|r| {
+            let from = nodes.id(&r.node);
+            let link = s
+                .links
+                .iter()
+                .position(|l| l.name == r.via)
+                .expect("checked");
+            let i = if ends[2 * link].0 == from {
+                2 * link
+            } else {
+                2 * link + 1
+            };
+            (from, nodes.id(&r.to), IfaceId(i as u32))
+        })
+        .collect()
+}
+
+/// Routes of a scenario with each station in the BSS it starts in.
+pub fn initial_routes(s: &Scenario, nodes: &Nodes, ends: &[(NodeId, NodeId)]) -> Routes {
+    let links = 2 * s.links.len();
+    let active = initial_associations(s);
+    let usable: Vec<bool> = (0..ends.len())
+        .map(|i| i < links || active[(i - links) / 2])
+        .collect();
+    Routes::new(
+        s.nodes.len(),
+        ends.to_vec(),
+        usable,
+        explicit_routes(s, nodes, ends),
+    )
+}
+
+/// The same routes over the interfaces usable now (after an 802.11 roam).
+pub fn reroute(routes: &Routes, ifaces: &[Iface], devices: &[Box<dyn Device>]) -> Routes {
+    let usable = ifaces
+        .iter()
+        .map(|i| devices[i.device.0 as usize].usable(i.port))
+        .collect();
+    routes.with_usable(usable)
+}
+
+/// The smallest MTU on the paths between `a` and `b`, both ways.
+pub fn path_mtu(
+    s: &Scenario,
+    ends: &[(NodeId, NodeId)],
+    routes: &mut Routes,
+    a: NodeId,
+    b: NodeId,
+) -> u32 {
+    [(a, b), (b, a)]
+        .into_iter()
+        .flat_map(|(x, y)| routes.path(x, y, ends).expect("routes checked"))
+        .map(|i| interface_mtu(s, i))
+        .min()
+        .unwrap_or(1500)
+}
