@@ -45,13 +45,18 @@ pub(crate) fn render_path(path: &[PathSeg]) -> String {
 pub(crate) struct Source<'a> {
     pub name: &'a str,
     pub text: &'a str,
-    doc: Option<ImDocument<&'a str>>,
+    /// The parsed document, for line numbers: parsed at the first error only (a large
+    /// scenario's document costs several times its text in memory).
+    doc: std::cell::OnceCell<Option<ImDocument<&'a str>>>,
 }
 
 impl<'a> Source<'a> {
     fn new(name: &'a str, text: &'a str) -> Self {
-        let doc = ImDocument::parse(text).ok();
-        Source { name, text, doc }
+        Source {
+            name,
+            text,
+            doc: std::cell::OnceCell::new(),
+        }
     }
 
     /// 1-based line of byte offset `pos`.
@@ -69,7 +74,10 @@ impl<'a> Source<'a> {
             Item(&'d Item),
             Value(&'d Value),
         }
-        let doc = self.doc.as_ref()?;
+        let doc = self
+            .doc
+            .get_or_init(|| ImDocument::parse(self.text).ok())
+            .as_ref()?;
         let mut at = At::Table(doc.as_table());
         let mut best = None;
         for seg in path {
@@ -123,20 +131,28 @@ pub(crate) fn load_with(
     models: impl FnOnce(&Scenario, &Source) -> Result<(), ScenarioError>,
 ) -> Result<Scenario, ScenarioError> {
     let source = Source::new(name, text);
-    let mut doc: toml_edit::DocumentMut =
-        text.parse()
-            .map_err(|e: toml_edit::TomlError| ScenarioError {
-                origin: Origin::File {
-                    name: name.to_owned(),
-                    line: e.span().map(|s| source.line_of(s.start)),
-                },
-                key: String::new(),
-                message: format!("not valid TOML: {}", e.message()),
-            })?;
-    let overridden = overrides::apply(&mut doc, overrides)?;
-    let edited = doc.to_string();
+    // Without overrides the text is deserialized as it is; with them it is edited first.
+    let not_toml = |e: toml_edit::TomlError| ScenarioError {
+        origin: Origin::File {
+            name: name.to_owned(),
+            line: e.span().map(|s| source.line_of(s.start)),
+        },
+        key: String::new(),
+        message: format!("not valid TOML: {}", e.message()),
+    };
+    let (edited, overridden) = if overrides.is_empty() {
+        (std::borrow::Cow::Borrowed(text), Vec::new())
+    } else {
+        let mut doc: toml_edit::DocumentMut = text.parse().map_err(not_toml)?;
+        let overridden = overrides::apply(&mut doc, overrides)?;
+        (std::borrow::Cow::Owned(doc.to_string()), overridden)
+    };
     let de = toml::Deserializer::new(&edited);
     let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        // Not TOML at all: say so, at the line of the syntax error.
+        if let Err(syntax) = text.parse::<toml_edit::DocumentMut>() {
+            return not_toml(syntax);
+        }
         let path = convert_path(e.path());
         let message = e.inner().message().to_owned();
         let rendered = render_path(&path);

@@ -13,14 +13,8 @@ pub(crate) fn at(list: &str, i: usize, field: &str) -> Vec<PathSeg> {
 
 /// Finds the first duplicate name in `names`, returning the index of its second use.
 pub(crate) fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, &'a str)> {
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, n) in names.enumerate() {
-        if seen.contains(&n) {
-            return Some((i, n));
-        }
-        seen.push(n);
-    }
-    None
+    let mut seen = std::collections::BTreeSet::new();
+    names.enumerate().find(|&(_, n)| !seen.insert(n))
 }
 
 pub(crate) fn check_probability(

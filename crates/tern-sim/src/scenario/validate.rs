@@ -10,6 +10,15 @@ use super::{
 };
 use crate::scenario::units::QueueLimit;
 
+/// Node indices by name.
+fn node_index(s: &Scenario) -> std::collections::BTreeMap<&str, usize> {
+    s.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.as_str(), i))
+        .collect()
+}
+
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     if s.sim.duration.0.as_nanos() == 0 {
         return Err(src.error(
@@ -25,7 +34,8 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     }
     check_names(s, src)?;
     super::check_wifi::check(s, src)?;
-    let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
+    let index = node_index(s);
+    let node = |name: &str| index.get(name).copied();
     for (i, link) in s.links.iter().enumerate() {
         for end in &link.ends {
             if node(end).is_none() {
@@ -238,7 +248,8 @@ fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
 }
 
 fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
-    let node = |name: &str| s.nodes.iter().position(|n| n.name == name);
+    let index = node_index(s);
+    let node = |name: &str| index.get(name).copied();
     for (i, f) in s.flows.iter().enumerate() {
         let (Some(a), Some(b)) = (node(&f.from), node(&f.to)) else {
             let (field, name) = if node(&f.from).is_none() {
