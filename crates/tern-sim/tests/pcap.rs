@@ -29,6 +29,7 @@ fn tcp(uid: u64, to_server: bool, seg: Segment) -> Packet {
         uid,
         flow: FlowId(0),
         key: 0,
+        pin: Default::default(),
         src,
         dst,
         body: Body::Tcp(seg),
@@ -105,6 +106,7 @@ fn packets() -> Vec<(SimTime, Packet)> {
         uid: 100 + seq,
         flow: FlowId(flow),
         key: 0,
+        pin: Default::default(),
         src: if kind == UdpKind::EchoReply {
             SERVER
         } else {

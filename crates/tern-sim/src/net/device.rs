@@ -9,16 +9,11 @@
 //! device.
 
 use crate::engine::SimTime;
+pub use crate::net::packet::IfaceId;
 use crate::net::packet::{NodeId, Packet, PacketPool, PacketRef};
 use crate::scenario::units::DataRate;
 use crate::summary::{ChannelSummary, Summary};
 use crate::trace::Traces;
-
-/// An interface: one direction out of a node onto a device, numbered in scenario order
-/// (link `i` has `2i` forward and `2i + 1` reverse; 802.11 associations follow, uplink
-/// then downlink).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct IfaceId(pub u32);
 
 /// A device of the world, in build order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

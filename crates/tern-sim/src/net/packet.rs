@@ -16,6 +16,21 @@ pub struct NodeId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FlowId(pub u32);
 
+/// An interface: one direction out of a node onto a device, numbered in scenario order
+/// (link `i` has `2i` forward and `2i + 1` reverse; 802.11 associations follow, uplink
+/// then downlink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IfaceId(pub u32);
+
+/// Interfaces a packet must take whatever the routes say: `first` out of its source (a
+/// socket bound to an interface), `last` into its destination (sent to the destination's
+/// address on that interface). Multipath transports pin each path this way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pin {
+    pub first: Option<IfaceId>,
+    pub last: Option<IfaceId>,
+}
+
 /// What a UDP datagram of one of Tern's applications carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UdpKind {
@@ -68,6 +83,7 @@ pub struct Packet {
     pub key: u8,
     pub src: NodeId,
     pub dst: NodeId,
+    pub pin: Pin,
     pub body: Body,
 }
 
@@ -112,6 +128,7 @@ impl PacketPool {
             key,
             src,
             dst,
+            pin: Pin::default(),
             body,
         };
         self.next_uid += 1;
@@ -124,6 +141,13 @@ impl PacketPool {
                 self.slots.push(Some(packet));
                 PacketRef((self.slots.len() - 1) as u32)
             }
+        }
+    }
+
+    /// Pins a packet to interfaces (see [`Pin`]).
+    pub fn pin(&mut self, r: PacketRef, pin: Pin) {
+        if let Some(p) = self.slots[r.0 as usize].as_mut() {
+            p.pin = pin;
         }
     }
 

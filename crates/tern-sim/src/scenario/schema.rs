@@ -637,6 +637,12 @@ pub struct FlowSpec {
     /// from the UE of an LTE cell link).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switcher: Option<SwitcherSpec>,
+    /// Pins the flow to one interface of a host with several: the name of a link or an
+    /// 802.11 BSS that `from` is on. The client's packets leave by it and the server's
+    /// arrive by it, whatever the routes say (a host's address on that interface, as a
+    /// socket bound to it). Default: the routes decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// `ConnectionSwitcher` settings. Defaults are the lte-switch study's trial

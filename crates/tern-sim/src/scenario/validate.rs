@@ -219,6 +219,19 @@ fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioErr
     Ok(())
 }
 
+/// The longest name of a node, link, BSS, flow or roam.
+const MAX_NAME: usize = 64;
+
+/// Whether `name` is an identifier: ASCII letters, digits, `_` and `-`, starting with a
+/// letter or digit. Names become `--set` keys, trace labels and file names (captures), so
+/// no dot, slash or other path syntax may appear in them.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    name.len() <= MAX_NAME
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.chars().all(ok)
+}
+
 fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     let lists: [(&str, Vec<&str>); 5] = [
         ("nodes", s.nodes.iter().map(|n| n.name.as_str()).collect()),
@@ -231,10 +244,14 @@ fn check_names(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         ),
     ];
     for (list, names) in &lists {
-        if let Some(i) = names.iter().position(|n| n.is_empty() || n.contains('.')) {
+        if let Some(i) = names.iter().position(|n| !is_identifier(n)) {
             return Err(src.error(
                 &at(list, i, "name"),
-                "expected a non-empty name without dots (dots separate --set keys)",
+                format!(
+                    "expected a name of 1 to {MAX_NAME} letters, digits, '_' or '-', starting \
+                     with a letter or digit (names become keys and file names), got {:?}",
+                    names[i]
+                ),
             ));
         }
         if let Some((i, n)) = duplicate(names.iter().copied()) {
@@ -264,6 +281,25 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 &at("flows", i, "to"),
                 "a flow goes between two different nodes",
             ));
+        }
+        if let Some(via) = &f.via {
+            let on_link = s
+                .links
+                .iter()
+                .any(|l| l.name == *via && l.ends.contains(&f.from));
+            let on_bss = s
+                .wifi
+                .iter()
+                .any(|w| w.name == *via && w.stations.contains(&f.from));
+            if !(on_link || on_bss) {
+                return Err(src.error(
+                    &at("flows", i, "via"),
+                    format!(
+                        "expected a link or an 802.11 BSS that {:?} is on (as a station), got {via:?}",
+                        f.from
+                    ),
+                ));
+            }
         }
         if f.switcher.is_some() {
             let periodic_tcp = matches!(f.app, AppSpec::Periodic { .. })

@@ -427,6 +427,7 @@ mod tests {
             uid: 0x1_2345,
             flow: FlowId(0),
             key: 0,
+            pin: Default::default(),
             src: NodeId(0),
             dst: NodeId(1),
             body: Body::Tcp(seg),
@@ -535,6 +536,7 @@ mod tests {
             uid: 9,
             flow: FlowId(3),
             key: 0,
+            pin: Default::default(),
             src: NodeId(4),
             dst: NodeId(2),
             body: Body::Udp(UdpMessage {

@@ -199,6 +199,7 @@ impl World {
             let (app, source) = source(&f.app, start, stop);
             let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
             let (transport, first) = registry::build(f, i as u32, seed, mtu, source);
+            let via = f.via.as_deref().map(|v| topology::pinned(s, &f.from, v));
             first_commands(&mut queue, id, first);
             flows.push(Flow {
                 name: f.name.clone(),
@@ -207,6 +208,7 @@ impl World {
                 dst,
                 start,
                 transport,
+                via,
             });
         }
         let wifi_actions = if s.wifi.is_empty() {

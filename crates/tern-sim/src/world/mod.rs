@@ -12,7 +12,7 @@ pub mod topology;
 
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
-use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, IPV4_HEADER};
+use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::summary::Summary;
@@ -61,6 +61,8 @@ pub(crate) struct Flow {
     pub dst: NodeId,
     pub start: SimTime,
     pub transport: Box<dyn Transport>,
+    /// The interfaces the flow is pinned to (`via`): out of the client, into the client.
+    pub via: Option<(IfaceId, IfaceId)>,
 }
 
 impl Flow {
@@ -276,7 +278,21 @@ impl World {
                     };
                     let size = u64::from(IPV4_HEADER + body.transport_len());
                     flow.transport.first_hop(side, key, size, true);
+                    let via = flow.via;
                     let p = self.pool.insert_keyed(f, key, from, to, body);
+                    if let Some((up, down)) = via {
+                        let pin = match side {
+                            Side::Client => Pin {
+                                first: Some(up),
+                                last: None,
+                            },
+                            Side::Server => Pin {
+                                first: None,
+                                last: Some(down),
+                            },
+                        };
+                        self.pool.pin(p, pin);
+                    }
                     if !self.forward(now, from, p) {
                         self.flows[f.0 as usize]
                             .transport
@@ -356,10 +372,13 @@ impl World {
             self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
             return true;
         }
-        let i = self
-            .routes
-            .next_hop(at, pkt.dst)
-            .expect("routes checked before the run");
+        let i = match pkt.pin {
+            Pin { first: Some(i), .. } if at == pkt.src => Some(i),
+            Pin { last: Some(i), .. } if at == self.ifaces[i.0 as usize].from => Some(i),
+            Pin { last: Some(i), .. } => self.routes.next_hop(at, self.ifaces[i.0 as usize].from),
+            _ => self.routes.next_hop(at, pkt.dst),
+        }
+        .expect("routes checked before the run");
         let (d, port) = {
             let iface = &self.ifaces[i.0 as usize];
             (iface.device, iface.port)

@@ -74,6 +74,24 @@ pub fn interface_ends(s: &Scenario, nodes: &Nodes) -> Vec<(NodeId, NodeId)> {
     ends
 }
 
+/// The interfaces of `node` on the link or 802.11 BSS named `via` (checked: `node` is on
+/// it): out of the node, and into it.
+pub fn pinned(s: &Scenario, node: &str, via: &str) -> (IfaceId, IfaceId) {
+    let pair = |up: usize| (IfaceId(up as u32), IfaceId(up as u32 ^ 1));
+    if let Some(i) = s.links.iter().position(|l| l.name == via) {
+        return pair(if s.links[i].ends[0] == node {
+            2 * i
+        } else {
+            2 * i + 1
+        });
+    }
+    let a = associations(s)
+        .into_iter()
+        .position(|(b, k)| s.wifi[b].name == via && s.wifi[b].stations[k - 1] == node)
+        .expect("checked: the node is a station of the BSS");
+    pair(2 * (s.links.len() + a))
+}
+
 /// The IP MTU of interface `i`: its link's, or [`WIFI_MTU`] on an 802.11 association.
 pub fn interface_mtu(s: &Scenario, i: IfaceId) -> u32 {
     s.links
