@@ -21,6 +21,12 @@ pub struct Position {
     pub z: f64,
 }
 
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}, {}, {}] m", self.x, self.y, self.z)
+    }
+}
+
 impl Position {
     pub const fn new(x: f64, y: f64, z: f64) -> Self {
         Position { x, y, z }
@@ -90,7 +96,7 @@ impl Mobility {
     /// the node already is) add nothing. Errors name the offending leg.
     pub fn from_legs(start: Position, legs: &[Leg]) -> Result<Mobility, String> {
         if !start.is_finite() {
-            return Err(format!("start position {start:?} is not finite"));
+            return Err(format!("start position {start} is not finite"));
         }
         let mut points = vec![Waypoint {
             at: SimTime::ZERO,
@@ -103,7 +109,7 @@ impl Mobility {
                 Leg::Pause(d) => (d, here),
                 Leg::Walk { to, speed } => {
                     if !to.is_finite() {
-                        return Err(format!("leg {i}: destination {to:?} is not finite"));
+                        return Err(format!("leg {i}: destination {to} is not finite"));
                     }
                     if !(speed.is_finite() && speed > 0.0) {
                         return Err(format!(
@@ -117,7 +123,7 @@ impl Mobility {
                     }
                     if ns == 0.0 && to != here {
                         return Err(format!(
-                            "leg {i}: walk to {to:?} at {speed} m/s takes less than 0.5 ns"
+                            "leg {i}: walk to {to} at {speed} m/s takes less than 0.5 ns"
                         ));
                     }
                     (SimTime(ns as u64), to)
@@ -216,7 +222,7 @@ fn check_finite(what: &str, p: &Position) -> Result<(), String> {
     if p.is_finite() {
         Ok(())
     } else {
-        Err(format!("{what} {p:?} is not finite"))
+        Err(format!("{what} {p} is not finite"))
     }
 }
 

@@ -38,3 +38,57 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// A deserializer's message in a user's words: the Rust type it expected (`expected u32`)
+/// becomes the range of values it takes.
+pub(crate) fn plain_words(message: &str) -> String {
+    const TYPES: [(&str, &str); 9] = [
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u64", "a whole number from 0 to 9223372036854775807"),
+        ("usize", "a whole number from 0 to 9223372036854775807"),
+        ("i32", "a whole number from -2147483648 to 2147483647"),
+        ("i64", "a whole number"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+    ];
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(pos) = rest.find("expected ") {
+        let (head, tail) = rest.split_at(pos + "expected ".len());
+        out.push_str(head);
+        let len = tail
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tail.len());
+        let word = &tail[..len];
+        out.push_str(
+            TYPES
+                .iter()
+                .find(|(t, _)| *t == word)
+                .map_or(word, |(_, w)| w),
+        );
+        rest = &tail[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_words;
+
+    #[test]
+    fn rust_types_become_ranges() {
+        assert_eq!(
+            plain_words("invalid value: integer `-1`, expected u32"),
+            "invalid value: integer `-1`, expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(
+            plain_words("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
+        // A word that only starts like a type is left alone.
+        assert_eq!(plain_words("expected u8x"), "expected u8x");
+    }
+}

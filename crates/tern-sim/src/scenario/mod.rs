@@ -154,7 +154,7 @@ pub(crate) fn load_with(
             return not_toml(syntax);
         }
         let path = convert_path(e.path());
-        let message = e.inner().message().to_owned();
+        let message = error::plain_words(e.inner().message());
         let rendered = render_path(&path);
         if overridden.iter().any(|k| rendered.starts_with(k.as_str())) {
             ScenarioError {
@@ -167,6 +167,14 @@ pub(crate) fn load_with(
         }
     })?;
     if let Some(seed) = seed {
+        // A resolved scenario is TOML again, whose integers are signed 64-bit.
+        if seed > i64::MAX as u64 {
+            return Err(ScenarioError {
+                origin: Origin::Override,
+                key: "sim.seed".into(),
+                message: format!("expected a seed from 0 to {}, got {seed}", i64::MAX),
+            });
+        }
         scenario.sim.seed = seed;
     }
     validate::check(&scenario, &source)?;

@@ -363,6 +363,18 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 return Err(src.error(&app_path(field), "expected a value above zero"));
             }
         }
+        if let AppSpec::Cbr { rate, size } = &f.app {
+            // Messages are scheduled to the nanosecond: one must take at least that long.
+            if u128::from(size.0) * 8 * 1_000_000_000 < u128::from(rate.0) {
+                return Err(src.error(
+                    &app_path("rate"),
+                    format!(
+                        "expected at most {} bit/s for {size} messages (one message per nanosecond), got {rate}",
+                        size.0 * 8 * 1_000_000_000
+                    ),
+                ));
+            }
+        }
         if let Some(spec) = tcp {
             check_tcp(spec, src, at("flows", i, "transport"))?;
         }

@@ -22,8 +22,19 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, link) in s.links.iter().enumerate() {
         if let Some(rlc) = &link.rlc {
             if let Err(e) = crate::cellular::wcdma::config(rlc).validate() {
-                // The RLC's own check names the field (as `rlc.<field>`).
-                return Err(src.error(&link_path(i, &[]), e.to_string()));
+                // The RLC's own check names its field; the scenario's key and value here.
+                let (field, given) = match e.field {
+                    "pdu_size" => ("pdu_size", rlc.pdu_size.to_string()),
+                    "tx_window" | "rx_window" => ("window", rlc.window.to_string()),
+                    "max_dat" => ("max_dat", rlc.max_dat.to_string()),
+                    "poll_pdu" => ("poll_pdu", rlc.poll_pdu.unwrap_or(0).to_string()),
+                    "timer_poll" => ("timer_poll", rlc.timer_poll.to_string()),
+                    other => (other, String::from("a value out of range")),
+                };
+                return Err(src.error(
+                    &link_path(i, &[key("rlc"), key(field)]),
+                    format!("expected {}, got {given}", e.expected),
+                ));
             }
         }
     }
