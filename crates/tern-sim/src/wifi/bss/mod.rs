@@ -1,4 +1,6 @@
 //! One 802.11 BSS: an access point and its stations contending for one shared channel.
+//! This file is the medium and the senders (channel access, exchanges, retries); the
+//! receiving side is [`rx`], the parameters [`config`], what it reports [`records`].
 //!
 //! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
 //! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
@@ -35,15 +37,13 @@
 //! saving, TXOP limits above one exchange, the NAV of overlapping BSSs.
 
 use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
-use super::error_model::{db_to_linear, dsss_success_rate, ht_success_rate_db};
 use super::frames::{
-    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, AmpduLimits, ACK, BLOCK_ACK_COMPRESSED,
+    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED,
     BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
 };
 use super::phy::{
-    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, Band,
-    ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector, OfdmRate, PhyTiming,
-    DSSS_EIFS_ACK_TXTIME,
+    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, DsssRate,
+    HtMcs, HtTxVector, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
 };
 use super::rate::RateControl;
 use crate::engine::{RngStream, SimTime};
@@ -51,70 +51,13 @@ use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
 use std::collections::{BTreeMap, VecDeque};
 
-/// The PHY of a BSS and the parameters that follow from it.
-#[derive(Clone, Debug)]
-pub enum Phy {
-    /// 802.11b: DSSS/HR-DSSS at one data rate (Clauses 15, 16).
-    Dsss {
-        rate: DsssRate,
-        preamble: DsssPreamble,
-    },
-    /// 802.11n HT-mixed format (Clause 19).
-    Ht {
-        band: Band,
-        width: ChannelWidth,
-        gi: GuardInterval,
-    },
-}
+mod config;
+mod records;
+mod rx;
 
-impl Phy {
-    /// aSlotTime, aSIFSTime, aCWmin, aCWmax of the PHY.
-    pub fn timing(&self) -> PhyTiming {
-        match self {
-            Phy::Dsss { .. } => PhyTiming::DSSS,
-            Phy::Ht { band, .. } => PhyTiming::ht(*band),
-        }
-    }
-
-    /// aRxPHYStartDelay: 192 µs for DSSS with the long preamble, 96 µs with the short one
-    /// (Table 16-4), 33 µs for HT (Table 19-25).
-    pub fn rx_phy_start_delay(&self) -> SimTime {
-        match self {
-            Phy::Dsss {
-                preamble: DsssPreamble::Long,
-                ..
-            } => SimTime::from_micros(192),
-            Phy::Dsss { .. } => SimTime::from_micros(96),
-            Phy::Ht { .. } => SimTime::from_micros(33),
-        }
-    }
-
-    /// The AIFSN of the access category used for data: 2 for the DCF (DIFS = SIFS + 2 slots),
-    /// 3 for EDCA best effort (Table 9-155).
-    pub fn aifsn(&self) -> u32 {
-        match self {
-            Phy::Dsss { .. } => 2,
-            Phy::Ht { .. } => 3,
-        }
-    }
-}
-
-/// The MAC parameters of a BSS, shared by the AP and its stations.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub phy: Phy,
-    /// MAC transmit queue of each entity, in packets (frames held by a Block Ack originator
-    /// count too).
-    pub queue_limit: usize,
-    /// 802.11b: transmission attempts of a frame before it is dropped; 802.11n: per MPDU.
-    pub retry_limit: u32,
-    pub ampdu: AmpduLimits,
-    /// Fixed per-MPDU error rate (for calibration), on top of the SNR-based errors.
-    pub mpdu_error: f64,
-    /// MSDU lifetime (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C): a frame still waiting in
-    /// the MAC queue this long after it entered is discarded.
-    pub lifetime: Option<SimTime>,
-}
+pub use config::{Config, Phy};
+pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
+use rx::{Response, SuccessCache};
 
 /// A packet waiting in, or carried by, a MAC.
 #[derive(Clone, Copy, Debug)]
@@ -204,77 +147,6 @@ enum Payload {
     Ampdu { mpdus: Vec<(u16, u64)>, mcs: HtMcs },
     /// 802.11n: a BlockAckReq with this starting SN.
     Bar(u16),
-}
-
-/// What a transmission did, for the `wifi` trace and the summary.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TxRecord {
-    pub start: SimTime,
-    pub entity: usize,
-    pub peer: usize,
-    /// "data", "ampdu" or "bar".
-    pub kind: &'static str,
-    /// Data rate of the PPDU, bit/s; the HT MCS index if HT.
-    pub rate_bps: f64,
-    pub mcs: Option<u8>,
-    pub mpdus: u32,
-    pub acked: u32,
-    pub collision: bool,
-    pub snr_db: f64,
-}
-
-/// One A-MPDU as a receiver's driver sees it: every MPDU the PHY passed up, with a good or
-/// a bad FCS. ath9k hands CRC-failed A-MPDU subframes to the driver with their MAC header
-/// (so their sequence numbers can be read, if not trusted), which is what a receiver-side
-/// mechanism builds on. Not reported: MPDUs lost in a collision (the PHY did not lock on).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RxAmpdu {
-    pub start: SimTime,
-    pub from: usize,
-    pub to: usize,
-    /// Data rate of the PPDU, bit/s.
-    pub rate_bps: f64,
-    pub mpdus: Vec<RxMpdu>,
-}
-
-/// One MPDU of an [`RxAmpdu`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RxMpdu {
-    pub sn: u16,
-    pub fcs_ok: bool,
-    pub packet: PacketRef,
-}
-
-/// Counters of a BSS, for the summary.
-#[derive(Clone, Debug, Default)]
-pub struct Counters {
-    pub ppdus: u64,
-    pub collisions: u64,
-    pub mpdus_sent: u64,
-    pub mpdus_failed: u64,
-    pub dropped_retry: u64,
-    pub dropped_queue: u64,
-    pub dropped_lifetime: u64,
-    pub busy: SimTime,
-}
-
-/// What the world has to act on after [`Bss::wake`] or [`Bss::enqueue`].
-#[derive(Default)]
-pub struct Outcome {
-    /// Packets that reached entity `.1` from entity `.0`, to be passed up now, in order.
-    pub delivered: Vec<(usize, usize, PacketRef)>,
-    /// Packets the sender's MAC is done with (acknowledged): (from, to, packet).
-    pub acked: Vec<(usize, usize, PacketRef)>,
-    /// Packets dropped after the retry limit: (from, to, packet).
-    pub dropped: Vec<(usize, usize, PacketRef)>,
-    /// Packets discarded at the end of their MSDU lifetime: (from, to, packet).
-    pub expired: Vec<(usize, usize, PacketRef)>,
-    /// Packets the AP held for a station that left: (from, to, packet).
-    pub disassociated: Vec<(usize, usize, PacketRef)>,
-    /// What receivers' drivers saw, when [`Bss::observe_rx`] is set.
-    pub received: Vec<RxAmpdu>,
-    /// Every transmission, when [`Bss::observe_tx`] is set.
-    pub transmissions: Vec<TxRecord>,
 }
 
 pub struct Bss {
@@ -744,117 +616,6 @@ impl Bss {
         }
     }
 
-    /// A lone transmission ends: decides which MPDUs arrived, passes up what the receiver
-    /// releases, and returns the receiver's response.
-    fn receive(&mut self, tx: &Tx, out: &mut Outcome) -> Response {
-        let snr_db = tx.snr_db;
-        match (&tx.what, &self.cfg.phy) {
-            (Payload::Single(f), Phy::Dsss { rate, .. }) => {
-                let bits = u64::from(dcf_mpdu_len(f.bytes)) * 8;
-                let p_snr = self.success.get(snr_db, u8::MAX - *rate as u8, bits, || {
-                    dsss_success_rate(*rate, db_to_linear(snr_db), bits)
-                });
-                if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
-                    out.delivered.push((tx.entity, tx.peer, f.packet));
-                    Response::Ack
-                } else {
-                    Response::None
-                }
-            }
-            (Payload::Bar(ssn), Phy::Ht { .. }) => {
-                let recipient = self.entities[tx.peer].recipients[tx.entity]
-                    .as_mut()
-                    .expect("HT peer");
-                let released = recipient.on_bar(*ssn);
-                let bitmap = recipient.block_ack(*ssn);
-                self.pass_up(tx.entity, tx.peer, released, out);
-                Response::BlockAck {
-                    start: *ssn,
-                    bitmap,
-                }
-            }
-            (Payload::Ampdu { mpdus, mcs }, Phy::Ht { width, gi, .. }) => {
-                let mut got = Vec::new();
-                let mut seen = Vec::new();
-                for &(sn, uid) in mpdus {
-                    let frame = self.entities[tx.entity].held[&uid];
-                    let bits = u64::from(mpdu_len(frame.bytes)) * 8;
-                    let p_snr = self.success.get(snr_db, mcs.index(), bits, || {
-                        ht_success_rate_db(*mcs, snr_db, bits)
-                    });
-                    let fcs_ok = self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr;
-                    if fcs_ok {
-                        got.push((sn, uid));
-                    }
-                    if self.observe_rx {
-                        seen.push(RxMpdu {
-                            sn,
-                            fcs_ok,
-                            packet: frame.packet,
-                        });
-                    }
-                }
-                if self.observe_rx {
-                    out.received.push(RxAmpdu {
-                        start: tx.start,
-                        from: tx.entity,
-                        to: tx.peer,
-                        rate_bps: HtTxVector::new(*mcs, *width, *gi).data_rate_bps(),
-                        mpdus: seen,
-                    });
-                }
-                if got.is_empty() {
-                    return Response::None;
-                }
-                let recipient = self.entities[tx.peer].recipients[tx.entity]
-                    .as_mut()
-                    .expect("HT peer");
-                let mut released = Vec::new();
-                let mut kept = Vec::with_capacity(got.len());
-                for &(sn, uid) in &got {
-                    // What the recipient discards (a duplicate, or a copy of an MPDU its
-                    // driver gave up on) is not kept for passing up.
-                    let discarded = recipient.duplicates() + recipient.ignored();
-                    released.extend(recipient.on_mpdu(sn, uid));
-                    if recipient.duplicates() + recipient.ignored() == discarded {
-                        kept.push(uid);
-                    }
-                }
-                // Retransmissions come first in SN order, so the first MPDU has the lowest SN.
-                let start = mpdus[0].0;
-                let bitmap = recipient.block_ack(start);
-                for uid in kept {
-                    let f = self.entities[tx.entity].held[&uid];
-                    self.entities[tx.peer].reorder.insert(uid, f);
-                }
-                self.pass_up(tx.entity, tx.peer, released, out);
-                Response::BlockAck { start, bitmap }
-            }
-            _ => unreachable!("payload matches the PHY"),
-        }
-    }
-
-    /// The driver of entity `at` declares the MPDU with SN `sn` from entity `from` lost
-    /// ([`Recipient::give_up`]): its reordering buffer moves past it and passes up what it
-    /// held behind it (in [`Outcome::delivered`]); the chip still acknowledges the MPDU if
-    /// it arrives later. For a receiver-side mechanism acting on [`Outcome::received`].
-    pub fn give_up(&mut self, at: usize, from: usize, sn: u16) -> Outcome {
-        let mut out = Outcome::default();
-        if let Some(r) = self.entities[at].recipients[from].as_mut() {
-            let released = r.give_up(sn);
-            self.pass_up(from, at, released, &mut out);
-        }
-        out
-    }
-
-    /// Delivers the packets entity `to`'s recipient released, by uid, to the world.
-    fn pass_up(&mut self, from: usize, to: usize, uids: Vec<u64>, out: &mut Outcome) {
-        for uid in uids {
-            let f = self.entities[to].reorder.remove(&uid).expect("received");
-            out.delivered.push((from, to, f.packet));
-        }
-    }
-
     /// The sender's side of an exchange, given the response it got: updates CW, retries,
     /// the originator, and draws the next backoff.
     fn after_exchange(
@@ -957,36 +718,5 @@ impl Bss {
         if self.observe_tx {
             out.transmissions.push(record);
         }
-    }
-}
-
-/// What a receiver answered.
-enum Response {
-    /// Nothing (collision, or no MPDU received): the sender's timeout runs.
-    None,
-    /// 802.11b Ack.
-    Ack,
-    /// Compressed BlockAck: starting SN and bitmap.
-    BlockAck { start: u16, bitmap: u64 },
-}
-
-/// Frame success rates already computed, by (SNR bits, rate, frame bits): the error model's
-/// special functions cost far more than a MAC exchange, and a static station sees one SNR.
-/// A pure function cached, so results are the same with or without it.
-#[derive(Default)]
-struct SuccessCache(BTreeMap<(u64, u8, u64), f64>);
-
-impl SuccessCache {
-    /// Entries kept before the cache starts over (moving stations see ever new SNRs).
-    const LIMIT: usize = 4096;
-
-    fn get(&mut self, snr_db: f64, rate: u8, bits: u64, compute: impl FnOnce() -> f64) -> f64 {
-        if self.0.len() >= Self::LIMIT {
-            self.0.clear();
-        }
-        *self
-            .0
-            .entry((snr_db.to_bits(), rate, bits))
-            .or_insert_with(compute)
     }
 }
