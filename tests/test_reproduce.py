@@ -46,6 +46,8 @@ def test_lte_switch_quick_reproduces_the_switch_and_writes_reports(quick):
     md = (out / "report.md").read_text()
     for claim in load_study("lte-switch").claims:
         assert claim.claim[:40] in md
+    # The paper is cited, not a path only the developers' machine has.
+    assert "Yoshiaki Nishikawa and Takahiro Shiroshima" in md and "shared/papers" not in md
     assert html.count("<svg") >= 3
     # The statistical evaluation is in the report: definitions, the spare
     # connection's note and the written conclusion.

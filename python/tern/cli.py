@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,11 +31,18 @@ out = Console()
 EXIT_BAD_INPUT = 2
 #: Exit code for an internal error of Tern.
 EXIT_BUG = 3
+#: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 ScenarioArg = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
 SeedOpt = Annotated[
     int | None,
-    typer.Option("--seed", help="Master seed; replaces sim.seed of the file.", min=0),
+    typer.Option(
+        "--seed",
+        help="Master seed; replaces sim.seed of the file.",
+        min=0,
+        max=runner.MAX_SEED,
+    ),
 ]
 SetOpt = Annotated[
     list[str] | None,
@@ -52,6 +60,12 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _interrupted(what: str) -> typer.Exit:
+    """Ctrl-C: one line, and the exit code of a process stopped by SIGINT."""
+    err.print(f"interrupted: {escape(what)}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INTERRUPTED)
+
+
 def _parse_sets(sets: list[str] | None) -> dict[str, str]:
     parsed: dict[str, str] = {}
     for item in sets or []:
@@ -65,6 +79,26 @@ def _parse_sets(sets: list[str] | None) -> dict[str, str]:
 def _read(path: Path) -> None:
     if not path.is_file():
         raise _fail(f"{path}: no such scenario file")
+
+
+def _check_out(folder: Path, flag: str = "--out") -> None:
+    """Fails, before anything runs, unless `folder` is a folder Tern can write into or create."""
+    for p in (folder, *folder.absolute().parents):
+        if p.exists():
+            if not p.is_dir():
+                raise _fail(f"{flag} {folder}: {p} is a file, not a folder")
+            if not os.access(p, os.W_OK | os.X_OK):
+                raise _fail(f"{flag} {folder}: cannot write into {p} (permission denied)")
+            return
+
+
+def ray_install_hint() -> str:
+    """The command that installs Ray for this Tern: its checkout's `[ray]` extra when Tern
+    runs from a checkout (Tern is not on PyPI), else Ray itself."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "crates").is_dir():
+        return f"pip install '{checkout}[ray]'"
+    return "pip install 'ray>=2.9'"
 
 
 class _LiveProgress:
@@ -141,6 +175,20 @@ def _print_summary(summary: dict) -> None:
     out.print(links)
 
 
+def _one_line(summary: dict) -> str:
+    """The summary of a run in one line, however many flows and links it has."""
+    flows = summary["flows"].values()
+    delivered = sum(f["bytes_delivered"] for f in flows)
+    goodput = sum(f["goodput_bps"] for f in flows)
+    drops = sum(
+        sum(c["drops"].values()) for dirs in summary["links"].values() for c in dirs.values()
+    )
+    return (
+        f"{len(flows)} flows: {delivered / 1e6:.3f} MB delivered, {goodput / 1e6:.3f} Mbit/s "
+        f"goodput in all; {len(summary['links'])} links: {drops} packets dropped"
+    )
+
+
 @app.command()
 def run(
     scenario: ScenarioArg,
@@ -157,11 +205,16 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress bar; a one-line summary, not tables."),
+    ] = False,
 ) -> None:
     """Run a scenario and write its results."""
     _read(scenario)
     overrides = _parse_sets(set)
+    target = out_dir or Path("runs") / scenario.stem
+    _check_out(target)
     progress = _LiveProgress(scenario.stem, enabled=not quiet and sys.stderr.isatty())
     try:
         result = runner.run(scenario, seed=seed, set=overrides, progress=progress)
@@ -170,21 +223,19 @@ def run(
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None
     except KeyboardInterrupt:
-        progress.close()
-        err.print("interrupted")
-        raise typer.Exit(130) from None
+        raise _interrupted("the run was stopped; nothing was written") from None
     finally:
         progress.close()
-    target = result.save(out_dir or Path("runs") / scenario.stem)
+    result.save(target)
+    files = "summary.json, scenario.toml" + "".join(f", {t}.parquet" for t in result.tables)
     if as_json:
         print(json.dumps(result.summary, indent=2))
+    elif quiet:
+        print(f"{_one_line(result.summary)}; results in {target}/")
+        return
     else:
         _print_summary(result.summary)
-        err.print(
-            f"results in {target}/ (summary.json, scenario.toml"
-            + "".join(f", {t}.parquet" for t in result.tables)
-            + ")"
-        )
+    err.print(f"results in {target}/ ({files})", highlight=False)
 
 
 @app.command()
@@ -216,34 +267,43 @@ def sweep(
         typer.Option(
             "--ray",
             help='Run on a Ray cluster at this address ("local" starts Ray on this machine); '
-            "needs `pip install tern[ray]`.",
+            "needs Ray: `pip install '.\\[ray]'` in Tern's checkout.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed", help="Run again the runs that failed before (see FOLDER/failed/)."
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario over a grid of parameters and seeds; resumes where it stopped."""
     from tern import sweeps as sweep_mod
 
     _read(scenario)
     folder = out_dir or Path("sweeps") / scenario.stem
+    _check_out(folder)
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not sys.stderr.isatty(),
+    )
+    task = None
+    latest: sweep_mod.SweepResult | None = None
+
+    def progress(r: sweep_mod.SweepResult) -> None:
+        nonlocal task, latest
+        latest = r
+        if task is None:
+            task = bar.add_task(scenario.stem, total=r.total, failed=0)
+        bar.update(task, completed=r.skipped + r.done + len(r.failures), failed=len(r.failures))
+
     try:
         grids = sweep_mod.parse_grid(grid or [])
-        bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} runs"),
-            TextColumn("{task.fields[failed]} failed"),
-            TimeRemainingColumn(),
-            console=err,
-            disable=not sys.stderr.isatty(),
-        )
-        task = None
-
-        def progress(r: sweep_mod.SweepResult) -> None:
-            nonlocal task
-            if task is None:
-                task = bar.add_task(scenario.stem, total=r.total, failed=0)
-            bar.update(task, completed=r.skipped + r.done + len(r.failures), failed=len(r.failures))
-
         with bar:
             result = sweep_mod.run_sweep(
                 scenario,
@@ -253,24 +313,35 @@ def sweep(
                 jobs=jobs,
                 set=_parse_sets(set),
                 ray_address=ray,
+                retry_failed=retry_failed,
                 on_progress=progress,
             )
     except (ValueError, _core.ScenarioError) as e:
         raise _fail(str(e)) from None
+    except _core.TernBug as e:
+        raise _fail(str(e), EXIT_BUG) from None
     except ImportError as e:
-        raise _fail(f"{e}: install Ray with `pip install tern[ray]`") from None
+        raise _fail(f"{e}: install Ray with {ray_install_hint()}") from None
+    except KeyboardInterrupt:
+        done = f"{latest.skipped + latest.done} of {latest.total} runs done; " if latest else ""
+        raise _interrupted(f"{done}run the same command again to resume") from None
     err.print(
         f"{result.total} runs: {result.done} run now, {result.skipped} already done, "
         f"{len(result.failures)} failed; results in {folder}/ (query with `tern query {folder} "
-        '"SELECT * FROM runs"`)'
+        '"SELECT * FROM runs"`)',
+        highlight=False,
     )
     if result.failures:
         for key, error in result.failures.items():
             meta = json.loads((folder / "failed" / f"{key}.json").read_text())
             sets = " ".join(f"--set {k}={v}" for k, v in meta["params"].items())
             err.print(
-                f"  failed: {error}\n    re-run: tern run {scenario} --seed {meta['seed']} {sets}"
+                f"  failed: {error}\n    re-run: tern run {scenario} --seed {meta['seed']} {sets}",
+                highlight=False,
+                markup=False,
             )
+        if not retry_failed:
+            err.print("  (--retry-failed runs the failed runs again)")
         raise typer.Exit(1)
 
 
@@ -278,38 +349,50 @@ def sweep(
 def query(
     folder: Annotated[Path, typer.Argument(help="A sweep folder.", show_default=False)],
     sql: Annotated[
-        str,
+        str | None,
         typer.Argument(
             help="SQL over the table `runs` (one row per run and flow) and one view per trace "
             "(cwnd, delay, queue, ...).",
             show_default=False,
         ),
-    ],
+    ] = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
 ) -> None:
     """Query a sweep's results with DuckDB SQL."""
     import duckdb
+    import polars as pl
 
     from tern.store import connect
 
+    if sql is None or not sql.strip():
+        raise _fail('query: no SQL given; e.g. tern query FOLDER "SELECT * FROM runs"')
     try:
-        frame = connect(folder).sql(sql).pl()
+        relation = connect(folder).sql(sql)
     except FileNotFoundError as e:
         raise _fail(str(e)) from None
     except duckdb.Error as e:
         raise _fail(f"query: {e}") from None
+    if relation is None:
+        raise _fail("query: the statement returns no rows; give a query (SELECT, WITH, ...)")
+    frame = relation.pl()
     if as_csv:
+        nested = [c for c, t in frame.schema.items() if t.is_nested()]
+        if nested:
+            raise _fail(
+                f"--csv: column {nested[0]!r} holds lists or structs, which CSV cannot hold; "
+                "turn it into text in the query (CAST(... AS VARCHAR)) or leave out --csv"
+            )
         print(frame.write_csv(), end="")
     else:
-        with pl_config():
+        # Whole values, never cut: a long list or string is printed in full.
+        with pl.Config(
+            tbl_rows=-1,
+            tbl_cols=-1,
+            tbl_width_chars=-1,
+            fmt_str_lengths=1_000_000,
+            fmt_table_cell_list_len=-1,
+        ):
             print(frame)
-
-
-def pl_config():
-    """Prints whole frames, as a query user expects."""
-    import polars as pl
-
-    return pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60)
 
 
 PLOT_FORMATS = ("png", "svg")
@@ -514,6 +597,9 @@ def reproduce(
     list_: Annotated[
         bool, typer.Option("--list", help="List the studies that can be reproduced.")
     ] = False,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run again the runs that failed before.")
+    ] = False,
 ) -> None:
     """Reproduce a study: run its experiments (resuming what is done), check its published
     claims, draw its figures, and write report.md and report.html."""
@@ -521,10 +607,15 @@ def reproduce(
 
     if list_:
         for sid in rep_mod.list_studies():
-            out.print(f"{sid}: {rep_mod.load_study(sid).title}")
+            try:
+                out.print(f"{sid}: {rep_mod.load_study(sid).title}", highlight=False)
+            except rep_mod.StudyError as e:
+                out.print(f"{sid}: cannot be used: {e}", highlight=False, markup=False)
         return
     if study is None:
         raise _fail("give a study id, or --list to see them")
+    if out_dir is not None:
+        _check_out(out_dir)
     bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -543,12 +634,19 @@ def reproduce(
     try:
         with bar:
             result = rep_mod.reproduce(
-                study, quick=quick, out=out_dir, jobs=jobs, on_progress=progress
+                study,
+                quick=quick,
+                out=out_dir,
+                jobs=jobs,
+                retry_failed=retry_failed,
+                on_progress=progress,
             )
     except rep_mod.StudyError as e:
         raise _fail(str(e)) from None
     except RuntimeError as e:
         raise _fail(str(e), code=1) from None
+    except KeyboardInterrupt:
+        raise _interrupted("run the same command again to resume") from None
     table = Table(title=f"{study}: published claims against Tern")
     for col in ("claim", "published", "Tern", "tolerance", "result"):
         table.add_column(col, overflow="fold")
@@ -569,6 +667,8 @@ def validate(scenario: ScenarioArg, seed: SeedOpt = None, set: SetOpt = None) ->
         resolved = runner.validate(scenario, seed=seed, set=_parse_sets(set))
     except _core.ScenarioError as e:
         raise _fail(str(e)) from None
+    except _core.TernBug as e:
+        raise _fail(str(e), EXIT_BUG) from None
     print(resolved, end="")
     err.print(f"{scenario}: valid")
 

@@ -327,8 +327,29 @@ def write_html(
 # --------------------------------------------------------------------------- Markdown
 
 
+#: What Markdown would read as HTML (`<`, `&`), a link or image (`[`, `]`), code or emphasis,
+#: or a table's cell border: escaped with a backslash, so text shows as it is.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|])")
+
+
+def _md_text(text: str) -> str:
+    """Text as Markdown that shows it literally (never as HTML, a link or formatting)."""
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    # What would start a heading or a list at the start of a line.
+    text = re.sub(r"^(\s*)([#+-])", r"\1\\\2", text, flags=re.MULTILINE)
+    return re.sub(r"^(\s*\d+)([.)])", r"\1\\\2", text, flags=re.MULTILINE)
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text for one table cell: literal, on one line."""
+    return _md_text(text).replace("\n", " ")
+
+
+def _md_code(text: str, language: str) -> list[str]:
+    """A fenced code block that `text` cannot close: its fence is longer than any run of
+    backticks in it."""
+    fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
+    return [f"{fence}{language}", text.rstrip("\n"), fence]
 
 
 def _md_table(columns: Sequence[str], rows: Iterable[Sequence[str]], caption: str) -> str:
@@ -351,19 +372,19 @@ def write_markdown(
     out = Path(out)
     fig_dir = out.parent / f"{out.stem}-figures"
     taken: set[str] = set()
-    parts = [f"# {title}", ""]
+    parts = [f"# {_md_escape(title)}", ""]
     if intro:
-        parts += [intro, ""]
+        parts += [_md_text(intro), ""]
     for section in sections:
-        parts += [f"## {section.title}", ""]
+        parts += [f"## {_md_escape(section.title)}", ""]
         for raw in section.items:
             item = _item(raw)
             if isinstance(item, Paragraph):
-                parts.append(item.text.strip())
+                parts.append(_md_text(item.text.strip()))
             elif isinstance(item, Code):
                 if item.caption:
-                    parts += [f"*{item.caption}*", ""]
-                parts += [f"```{item.language}", item.text.rstrip("\n"), "```"]
+                    parts += [f"*{_md_escape(item.caption)}*", ""]
+                parts += _md_code(item.text, re.sub(r"[^\w+-]", "", item.language))
             elif isinstance(item, Table):
                 rows = ([_fmt(v) for v in row] for row in item.rows)
                 parts.append(_md_table([str(c) for c in item.columns], rows, item.caption))
@@ -386,10 +407,10 @@ def write_markdown(
                 name = _slug(item.name or item.caption or section.title, taken)
                 fig_dir.mkdir(parents=True, exist_ok=True)
                 (fig_dir / f"{name}.png").write_bytes(plots.figure_bytes(item.figure, "png"))
-                alt = (item.caption or name).replace("]", ")").replace("[", "(")
+                alt = _md_escape(item.caption or name)
                 parts.append(f"![{alt}]({fig_dir.name}/{name}.png)")
                 if item.caption:
-                    parts += ["", f"*{item.caption}*"]
+                    parts += ["", f"*{_md_escape(item.caption)}*"]
             parts.append("")
     text = "\n".join(parts).rstrip("\n") + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
-from collections.abc import Callable, Mapping
+import signal
+import threading
+import types
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tern import _core
 
@@ -20,19 +25,42 @@ Progress = Callable[[float, float], None] | None
 _DTYPES = {"f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "text": np.dtype("<u4")}
 
 
-def _source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
-    """Returns (name used in error messages, TOML text)."""
-    if isinstance(path_or_text, os.PathLike) or (
-        isinstance(path_or_text, str) and "\n" not in path_or_text and "=" not in path_or_text
-    ):
-        path = Path(path_or_text)
-        try:
-            return str(path), path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{path}: no such scenario file") from None
-    if not isinstance(path_or_text, str):
-        raise TypeError(f"expected a scenario path or TOML text, got {type(path_or_text).__name__}")
-    return "<scenario>", path_or_text
+def _source(path: str | os.PathLike[str] | None, text: str | None = None) -> tuple[str, str]:
+    """Returns (name used in error messages, TOML text) of a scenario given as a file path
+    (a `pathlib.Path`, or a str without a line break) or as TOML text (`text=`, or a str
+    with line breaks: no file name has one, so a path is never taken for text)."""
+    if (path is None) == (text is None):
+        raise TypeError("give a scenario file path or text=, not both or neither")
+    if text is not None:
+        if not isinstance(text, str):
+            raise TypeError(f"text= expects TOML text as a str, got {type(text).__name__}")
+        return "<scenario>", text
+    if isinstance(path, str) and "\n" in path:
+        return "<scenario>", path
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"expected a scenario file path or text=, got {type(path).__name__}")
+    return str(path), _read_scenario(Path(path))
+
+
+def _read_scenario(path: Path) -> str:
+    """A scenario file's text; `FileNotFoundError` if there is none, `tern.ScenarioError`
+    naming the line and byte offset if it is not UTF-8."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{path}: no such scenario file (to pass TOML text, use text=...)"
+        ) from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{path}: is a folder, not a scenario file") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise _core.ScenarioError(
+            f"{path}:{line}: not valid UTF-8: byte 0x{data[e.start]:02x} at byte offset "
+            f"{e.start}; scenario files are UTF-8 text"
+        ) from None
 
 
 def _toml_literal(value: Any) -> str:
@@ -54,15 +82,49 @@ def _overrides(set: Overrides) -> list[tuple[str, str]]:
     return [(str(k), _toml_literal(v)) for k, v in set.items()]
 
 
+#: Seeds are TOML integers in the resolved scenario, so 64-bit signed.
+MAX_SEED = 2**63 - 1
+
+
+def _seed(seed: int | None, name: str) -> int | None:
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+    ):
+        raise _core.ScenarioError(
+            f"{name}: seed: expected a whole number from 0 to {MAX_SEED}, got {seed!r}"
+        )
+    return seed
+
+
+@contextlib.contextmanager
+def _panics_as_bugs(name: str) -> Iterator[None]:
+    """A panic of the core (PyO3's PanicException, a BaseException) becomes `tern.TernBug`."""
+    try:
+        yield
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        raise _core.TernBug(
+            f"internal error in Tern (a bug, not a problem with your scenario): {e}\n"
+            f"scenario: {name}; please report it with this scenario file"
+        ) from None
+
+
 def validate(
-    path_or_text: str | os.PathLike[str], *, seed: int | None = None, set: Overrides = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    seed: int | None = None,
+    set: Overrides = None,
 ) -> str:
-    """Checks a scenario without running it; returns it resolved, as TOML.
+    """Checks a scenario (a file `path`, or TOML `text=`) without running it; returns it
+    resolved, as TOML.
 
     Raises `tern.ScenarioError` naming file, line and key when it is not valid.
     """
-    name, text = _source(path_or_text)
-    return _core.validate(text, name, _overrides(set), seed)
+    name, text = _source(path, text)
+    with _panics_as_bugs(name):
+        return _core.validate(text, name, _overrides(set), _seed(seed, name))
 
 
 def schema() -> dict[str, Any]:
@@ -124,34 +186,83 @@ class Run:
         return out
 
 
+#: The core's "no value" in an integer column (ssthresh before the first loss, say): no count,
+#: size or time comes near it. It becomes null in frames and Parquet, as NaN does in a float
+#: column (the MCS of an 802.11b frame, say).
+_U64_UNSET = np.iinfo(np.uint64).max
+
+
 def _frame(columns: list[tuple[str, str, bytes, list[str] | None]]) -> pl.DataFrame:
     data = {}
     for col, kind, raw, labels in columns:
         values = np.frombuffer(raw, dtype=_DTYPES[kind])
         if kind == "text":
             data[col] = pl.Series(col, labels, dtype=pl.String).gather(values)
+        elif (unset := np.isnan(values) if kind == "f64" else values == _U64_UNSET).any():
+            data[col] = pl.Series(col, pa.array(values, mask=unset))
         else:
             data[col] = pl.Series(col, values)
     return pl.DataFrame(data)
 
 
 def run(
-    path_or_text: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
     *,
+    text: str | None = None,
     seed: int | None = None,
     set: Overrides = None,
     progress: Progress = None,
 ) -> Run:
-    """Runs a scenario given as a file path or as TOML text.
+    """Runs a scenario given as a file `path` or as TOML `text=`.
 
     `seed` replaces `sim.seed`; `set` overrides keys, e.g.
     `{"links.access.rate": "5Mbps"}` (array elements are picked by name).
     `progress(now_s, end_s)` is called now and then during the run.
+    Ctrl-C (or an exception raised by `progress`) stops the run.
     """
-    name, text = _source(path_or_text)
-    summary, resolved, tables, captures = _core.run(text, name, _overrides(set), seed, progress)
+    name, text = _source(path, text)
+    stop: list[BaseException] = []
+
+    def report(now: float, end: float) -> None:
+        # Whatever the callback raises stops the run, even when raised in the last call,
+        # whose outcome the core does not look at (it returns the finished run).
+        try:
+            if progress is not None:
+                progress(now, end)
+        except BaseException as e:
+            stop.append(e)
+            raise
+
+    with _interrupts_recorded(stop), _panics_as_bugs(name):
+        summary, resolved, tables, captures = _core.run(
+            text, name, _overrides(set), _seed(seed, name), report
+        )
+    if stop:
+        raise stop[0]
     frames = {t: _frame(cols) for t, cols in tables}
     return Run(json.loads(summary), resolved, frames, dict(captures))
+
+
+@contextlib.contextmanager
+def _interrupts_recorded(stop: list[BaseException]) -> Iterator[None]:
+    """Records a Ctrl-C that arrives during a run in `stop`: the core turns it into
+    `KeyboardInterrupt` at its next progress report, but the last report's is dropped."""
+    if (
+        threading.current_thread() is not threading.main_thread()  # signals go to the main one
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler  # ignored, or yours
+    ):
+        yield
+        return
+
+    def on_sigint(signum: int, frame: types.FrameType | None) -> None:
+        stop.append(KeyboardInterrupt())
+        raise stop[-1]
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @functools.cache

@@ -19,6 +19,9 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 
 def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
@@ -46,8 +49,13 @@ def summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def connect(folder: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection over a sweep folder (see the module docs)."""
+def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection over a sweep folder (see the module docs).
+
+    `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
+    the folder's runs and traces, read-only, and no file: reading or writing any file
+    (`COPY ... TO`, `read_csv`, `ATTACH`, extensions) fails with `duckdb.PermissionException`.
+    """
     root = Path(folder)
     if not (root / "runs").is_dir():
         raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
@@ -59,14 +67,35 @@ def connect(folder: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
         con.register("summaries_frame", frame)
         con.execute("CREATE TABLE runs AS SELECT * FROM summaries_frame")
         con.unregister("summaries_frame")
-    traces = sorted({p.stem for p in root.glob("runs/*/*.parquet")})
-    for name in traces:
-        pattern = str(root / "runs" / "*" / f"{name}.parquet").replace("'", "''")
-        con.execute(
-            f'CREATE VIEW "{name}" AS SELECT * EXCLUDE (filename), '
-            f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
-            f"FROM read_parquet('{pattern}', filename = true, union_by_name = true)"
-        )
+    traces: dict[str, list[str]] = {}
+    for path in sorted(root.glob("runs/*/*.parquet")):
+        traces.setdefault(path.stem, []).append(str(path))
+    for name, files in traces.items():
+        if sandbox:
+            # Scanned by Arrow, not by DuckDB's file system, which is turned off below.
+            schema = pa.unify_schemas([pq.read_schema(f) for f in files])
+            key = pa.schema([("key", pa.string())])
+            con.register(
+                name,
+                ds.dataset(
+                    files,
+                    schema=pa.unify_schemas([schema, key]),
+                    format="parquet",
+                    partitioning=ds.DirectoryPartitioning(key),
+                    partition_base_dir=str(root / "runs"),
+                ),
+            )
+        else:
+            pattern = str(root / "runs" / "*" / f"{name}.parquet").replace("'", "''")
+            con.execute(
+                f'CREATE VIEW "{name}" AS SELECT * EXCLUDE (filename), '
+                f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
+                f"FROM read_parquet('{pattern}', filename = true, union_by_name = true)"
+            )
+    if sandbox:
+        con.execute("SET python_enable_replacements = false")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
     return con
 
 

@@ -5,32 +5,40 @@ interruption.
 Layout of a sweep folder::
 
     DIR/runs/<key>/     one finished run: summary.json, scenario.toml, params.json, *.parquet
-    DIR/failed/<key>.json   a run that raised, with its error (retried on the next invocation)
-    DIR/tmp/            runs being written (moved into runs/ when complete)
+    DIR/failed/<key>.json   a run that failed (it raised, or its worker process died), with
+                        the reason; run again only when asked (`retry_failed=True`)
+    DIR/tmp/            runs being written (moved into runs/ when complete); removed when
+                        the sweep ends or is interrupted
 
 `<key>` is the SHA-256 of the resolved scenario (which includes the seed), so a
 run is identified by what it computes, not by when or where. A run's folder is
 written under a temporary name and renamed into place, so it either exists
 whole or not at all: a sweep killed at any moment (kill -9 included) resumes
-with nothing lost and nothing run twice.
+with nothing lost and nothing run twice. A worker process that dies (killed, out of memory)
+costs only the run it held: that run is recorded as failed and a new worker takes its place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
 import multiprocessing
+import multiprocessing.process
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from tern import _core
-from tern.runner import _overrides, _source, _toml_literal, run
+import polars as pl
+
+from tern.runner import _overrides, _source, _toml_literal, run, validate
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,7 @@ def plan(
         params = dict(zip(keys, combo, strict=True))
         overrides = _overrides({**(base or {}), **params})
         for seed in range(1, seeds + 1):
-            resolved = _core.validate(text, name, overrides, seed)
+            resolved = validate(text=text, set=dict(overrides), seed=seed)
             key = hashlib.sha256(resolved.encode()).hexdigest()[:20]
             specs.append(RunSpec(params, seed, key))
     return specs
@@ -96,7 +104,7 @@ def _run_one(text: str, base: dict[str, str], spec: RunSpec, folder: str) -> str
     final = root / "runs" / spec.key
     tmp = root / "tmp" / f"{spec.key}-{os.getpid()}"
     try:
-        result = run(text, seed=spec.seed, set={**base, **spec.params})
+        result = run(text=text, seed=spec.seed, set={**base, **spec.params})
         if tmp.exists():
             shutil.rmtree(tmp)
         result.save(tmp)
@@ -108,40 +116,60 @@ def _run_one(text: str, base: dict[str, str], spec: RunSpec, folder: str) -> str
         return None
     except Exception as e:  # recorded, and the sweep carries on
         shutil.rmtree(tmp, ignore_errors=True)
-        error = f"{type(e).__name__}: {e}"
-        (root / "failed" / f"{spec.key}.json").write_text(
-            json.dumps({"params": spec.params, "seed": spec.seed, "error": error}, indent=2)
-        )
-        return error
+        return _record_failure(root, spec, f"{type(e).__name__}: {e}")
+
+
+def _record_failure(root: Path, spec: RunSpec, error: str) -> str:
+    (root / "failed" / f"{spec.key}.json").write_text(
+        json.dumps({"params": spec.params, "seed": spec.seed, "error": error}, indent=2)
+    )
+    return error
+
+
+def _failure(root: Path, key: str) -> str | None:
+    """The recorded reason a run failed, if it did."""
+    record = root / "failed" / f"{key}.json"
+    try:
+        return str(json.loads(record.read_text())["error"])
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError):
+        return f"failed (unreadable record {record})"
 
 
 def sweep(
-    path_or_text: str | os.PathLike[str],
-    grid: Mapping[str, Iterable[Any]],
+    path: str | os.PathLike[str] | None = None,
+    grid: Mapping[str, Iterable[Any]] | None = None,
     *,
+    text: str | None = None,
     seeds: int = 1,
     out: str | os.PathLike[str] = "sweeps/sweep",
     jobs: int | None = None,
     set: Mapping[str, Any] | None = None,
     ray_address: str | None = None,
+    retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
-):
+) -> pl.DataFrame:
     """Runs every grid point with every seed and returns a polars DataFrame of summaries
     (one row per run and flow, grid values as columns); see `open_results`.
 
-    Runs already in `out` are skipped, so calling it again resumes.
-    `ray_address` runs the same sweep on a Ray cluster ("local" for a local Ray).
+    The scenario is a file `path` or TOML `text=`. Runs already in `out` are skipped, so
+    calling it again resumes; runs that failed before are run again only with
+    `retry_failed=True`. `ray_address` runs the same sweep on a Ray cluster ("local" for a
+    local Ray).
     """
     from tern.store import open_results
 
     result = run_sweep(
-        path_or_text,
-        grid,
+        path,
+        grid or {},
+        text=text,
         seeds=seeds,
         out=out,
         jobs=jobs,
         set=set,
         ray_address=ray_address,
+        retry_failed=retry_failed,
         on_progress=on_progress,
     )
     if result.failures:
@@ -154,18 +182,23 @@ def sweep(
 
 
 def run_sweep(
-    path_or_text: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None,
     grid: Mapping[str, Iterable[Any]],
     *,
+    text: str | None = None,
     seeds: int = 1,
     out: str | os.PathLike[str],
     jobs: int | None = None,
     set: Mapping[str, Any] | None = None,
     ray_address: str | None = None,
+    retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
 ) -> SweepResult:
-    """The sweep itself; returns counts and failures instead of a frame."""
-    name, text = _source(path_or_text)
+    """The sweep itself; returns counts and failures instead of a frame. Runs that failed
+    in an earlier invocation count as failures unless `retry_failed`, which runs them again.
+    Ctrl-C stops the workers, removes the runs being written and raises `KeyboardInterrupt`;
+    what is finished stays, so the same call resumes."""
+    name, text = _source(path, text)
     base = dict(_overrides(set))
     specs = plan(name, text, grid, seeds, base)
     root = Path(out)
@@ -184,20 +217,34 @@ def run_sweep(
     )
     # Grid points that resolve to the same scenario are one run.
     unique = {spec.key: spec for spec in reversed(specs)}
-    todo = [spec for key, spec in unique.items() if not (root / "runs" / key).is_dir()]
-    result = SweepResult(root, total=len(unique), skipped=len(unique) - len(todo))
+    result = SweepResult(root, total=len(unique))
+    todo = []
+    for key, spec in unique.items():
+        if (root / "runs" / key).is_dir():
+            result.skipped += 1
+        elif not retry_failed and (error := _failure(root, key)) is not None:
+            result.failures[key] = error
+        else:
+            todo.append(spec)
     if on_progress:
         on_progress(result)
-    if not todo:
-        return result
-    if ray_address is not None:
-        _with_ray(text, base, todo, root, ray_address, result, on_progress)
-    else:
-        _with_pool(text, base, todo, root, jobs or os.cpu_count() or 1, result, on_progress)
+    try:
+        if todo and ray_address is not None:
+            _with_ray(text, base, todo, root, ray_address, result, on_progress)
+        elif todo:
+            _with_pool(text, base, todo, root, jobs or os.cpu_count() or 1, result, on_progress)
+    finally:
+        with contextlib.suppress(OSError):
+            (root / "tmp").rmdir()  # if empty: runs of other sweeps may be under way
     return result
 
 
-def _record(result: SweepResult, spec: RunSpec, error: str | None, on_progress) -> None:
+def _record(
+    result: SweepResult,
+    spec: RunSpec,
+    error: str | None,
+    on_progress: Callable[[SweepResult], None] | None,
+) -> None:
     if error is None:
         result.done += 1
     else:
@@ -206,21 +253,119 @@ def _record(result: SweepResult, spec: RunSpec, error: str | None, on_progress) 
         on_progress(result)
 
 
-def _with_pool(text, base, todo, root, jobs, result, on_progress) -> None:
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread sets handlers; _serve ignores Ctrl-C itself then
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _serve(conn: Connection) -> None:
+    """A worker process: runs the specs it is sent, one at a time, until told to stop."""
+    # Ctrl-C goes to the whole process group; the parent stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while (job := conn.recv()) is not None:
+        conn.send(_run_one(*job))
+
+
+def _death(exitcode: int | None) -> str:
+    """Why a worker process ended, as a run's error."""
+    if exitcode is not None and exitcode < 0:
+        name = signal.Signals(-exitcode).name
+        oom = " (out of memory?)" if -exitcode == signal.SIGKILL else ""
+        return f"WorkerDied: the process running it was killed by {name}{oom}"
+    return f"WorkerDied: the process running it exited with code {exitcode}"
+
+
+@dataclass
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    spec: RunSpec | None = None
+
+
+def _with_pool(
+    text: str,
+    base: dict[str, str],
+    todo: list[RunSpec],
+    root: Path,
+    jobs: int,
+    result: SweepResult,
+    on_progress: Callable[[SweepResult], None] | None,
+) -> None:
+    """Runs `todo` on `jobs` worker processes, each sent one run at a time, so that when one
+    dies the parent knows which run it held: that run is recorded as failed and a new worker
+    takes its place."""
     # "spawn", not fork: forking a process whose polars/DuckDB thread pools
     # hold locks can deadlock the children.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        pending: dict[Future, RunSpec] = {
-            pool.submit(_run_one, text, base, s, str(root)): s for s in todo
-        }
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                _record(result, pending.pop(fut), fut.result(), on_progress)
+    queue = list(reversed(todo))
+    workers: list[_Worker] = []
+    pids: list[int] = []
+
+    def start() -> _Worker:
+        conn, child = context.Pipe()
+        process = context.Process(target=_serve, args=(child,), daemon=True)
+        # Started with Ctrl-C ignored, which the child inherits: a Ctrl-C while it starts up
+        # would otherwise print its traceback.
+        with _sigint_ignored():
+            process.start()
+        child.close()
+        pids.append(process.pid or 0)
+        return _Worker(process, conn)
+
+    try:
+        while queue or any(w.spec for w in workers):
+            while queue and sum(w.spec is not None for w in workers) < jobs:
+                idle = next((w for w in workers if w.spec is None), None)
+                if idle is None:
+                    idle = start()
+                    workers.append(idle)
+                idle.spec = queue.pop()
+                idle.conn.send((text, base, idle.spec, str(root)))
+            busy = [(w, spec) for w in workers if (spec := w.spec) is not None]
+            ready = wait([w.conn for w, _ in busy] + [w.process.sentinel for w, _ in busy])
+            for w, spec in busy:
+                if w.conn not in ready and w.process.sentinel not in ready:
+                    continue
+                w.spec = None
+                try:
+                    error = w.conn.recv()
+                except (EOFError, OSError):  # it died
+                    w.process.join()
+                    shutil.rmtree(root / "tmp" / f"{spec.key}-{w.process.pid}", ignore_errors=True)
+                    error = _record_failure(root, spec, _death(w.process.exitcode))
+                    workers.remove(w)
+                _record(result, spec, error, on_progress)
+    finally:
+        for w in workers:
+            try:
+                if w.spec is not None:
+                    raise BrokenPipeError  # interrupted (Ctrl-C) or failed: stop at once
+                w.conn.send(None)
+            except OSError:
+                w.process.terminate()
+        for w in workers:
+            w.process.join()
+        for pid in pids:  # the runs that were being written when interrupted
+            for partial in (root / "tmp").glob(f"*-{pid}"):
+                shutil.rmtree(partial, ignore_errors=True)
 
 
-def _with_ray(text, base, todo, root, address, result, on_progress) -> None:
+def _with_ray(
+    text: str,
+    base: dict[str, str],
+    todo: list[RunSpec],
+    root: Path,
+    address: str,
+    result: SweepResult,
+    on_progress: Callable[[SweepResult], None] | None,
+) -> None:
     import ray
 
     if not ray.is_initialized():
@@ -230,7 +375,16 @@ def _with_ray(text, base, todo, root, address, result, on_progress) -> None:
             ray.init(address=address, log_to_driver=False)
     remote = ray.remote(_run_one)
     pending = {remote.remote(text, base, s, str(root.resolve())): s for s in todo}
-    while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        for ref in ready:
-            _record(result, pending.pop(ref), ray.get(ref), on_progress)
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                spec = pending.pop(ref)
+                try:
+                    error = ray.get(ref)
+                except ray.exceptions.RayError as e:  # its worker died
+                    error = _record_failure(root, spec, f"{type(e).__name__}: {e}")
+                _record(result, spec, error, on_progress)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)

@@ -2,24 +2,31 @@
 
 A study lives in `scenarios/<id>/`:
 
-* `study.toml` — title, source, the experiments (a scenario file, a grid of overrides and a
-  number of seeds, each with a smaller `quick` variant) and the **claims**: each published
-  number with the SQL that computes Tern's value from the results store and the tolerance it
-  is held to;
-* the scenario files the experiments name.
+* `study.toml` — title, the `[paper]` it reproduces (title, authors, affiliation, venue,
+  year), the experiments (a scenario file, a grid of overrides and a number of seeds, each
+  with a smaller `quick` variant) and the **claims**: each published number with the SQL that
+  computes Tern's value from the results store and the tolerance it is held to;
+* the scenario files the experiments name, inside the study's folder.
 
-Claims are data, not code: a claim's `value` is a DuckDB query over the experiment's results (the
-table `runs` of `tern.store`, one row per run and flow, grid values as columns; and one view per
-trace). Figures are drawn by `tern.reproduce.<module>.figures(results)`, where `<module>` is the
-study id with `-` → `_`.
+Study ids and experiment names are identifiers (`NAME_PATTERN`: letters, digits, `_` and
+`-`, starting with a letter or digit): they name folders. Claims are data, not code: a claim's
+`value` is one DuckDB query (SELECT or WITH) over the experiment's results (the table `runs` of
+`tern.store`, one row per run and flow, grid values as columns; and one view per trace), run on
+a connection that can read nothing else and write nothing. Figures are drawn by
+`tern.reproduce.<module>.figures(results)`, where `<module>` is the study id with `-` → `_`.
+
+The studies ship inside the package (`tern/scenarios`, a link to the checkout's `scenarios/`
+that the wheel stores as files), so an installed Tern lists and runs them too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +40,17 @@ from tern import report, store, sweeps
 
 class StudyError(ValueError):
     """A study definition that cannot be used; the message names the file and key."""
+
+
+#: Study ids and experiment names: they name folders, so no `/`, `..` or spaces.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+NAME_RULE = "letters, digits, '_' and '-', starting with a letter or digit"
+
+
+def _identifier(value: str, where: str) -> str:
+    if not NAME_PATTERN.fullmatch(value):
+        raise StudyError(f"{where}: {value!r} is not a valid name ({NAME_RULE})")
+    return value
 
 
 @dataclass(frozen=True)
@@ -64,10 +82,31 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Paper:
+    """The publication a study reproduces."""
+
+    title: str
+    authors: list[str]
+    affiliation: str = ""
+    venue: str = ""
+    year: int | None = None
+
+    def citation(self) -> str:
+        """Authors (affiliation), “title”, venue, year — what is known of them."""
+        authors = ", ".join(self.authors[:-1]) + " and " if len(self.authors) > 1 else ""
+        authors += self.authors[-1] if self.authors else ""
+        who = f"{authors} ({self.affiliation})" if self.affiliation else authors
+        where = [x for x in (self.venue, str(self.year or "")) if x]
+        if not where:
+            where = ["venue and year not stated in the paper's text"]
+        return f"{who}, “{self.title}”, {', '.join(where)}"
+
+
+@dataclass(frozen=True)
 class Study:
     id: str
     title: str
-    source: str
+    paper: Paper
     folder: Path
     experiments: list[Experiment]
     claims: list[Claim]
@@ -99,14 +138,11 @@ class Reproduction:
 
 
 def studies_root() -> Path:
-    """Where the studies are: `$TERN_SCENARIOS`, else `./scenarios`, else the source checkout's."""
+    """Where the studies are: `$TERN_SCENARIOS`, else those shipped with Tern."""
     env = os.environ.get("TERN_SCENARIOS")
     if env:
         return Path(env)
-    here = Path("scenarios")
-    if (here / "examples").is_dir():
-        return here
-    return Path(__file__).resolve().parents[3] / "scenarios"
+    return Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def list_studies(root: Path | None = None) -> list[str]:
@@ -147,30 +183,76 @@ def _experiment(
     )
 
 
+def _module(study_id: str) -> str:
+    return f"tern.reproduce.{study_id.replace('-', '_')}"
+
+
+def _claim_sql(sql: str, where: str) -> str:
+    """A claim's value: one query that only reads (SELECT or WITH)."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as e:
+        raise StudyError(f"{where}: not valid SQL: {e}") from None
+    kinds = [st.type.name for st in statements]
+    if kinds != ["SELECT"]:
+        got = ", ".join(kinds) or "nothing"
+        raise StudyError(f"{where}: expected one query (SELECT or WITH ...), got {got}")
+    return sql
+
+
+def _paper(data: dict[str, Any], path: Path) -> Paper:
+    where = f"{path}: paper"
+    table = _take(data, "paper", dict, str(path))
+    authors = _take(table, "authors", list, where)
+    if not authors or not all(isinstance(a, str) for a in authors):
+        raise StudyError(f"{where}.authors: expected a list of names, got {authors!r}")
+    return Paper(
+        title=_take(table, "title", str, where),
+        authors=authors,
+        affiliation=_take(table, "affiliation", str, where, ""),
+        venue=_take(table, "venue", str, where, ""),
+        year=_take(table, "year", int, where, None),
+    )
+
+
 def load_study(study_id: str, root: Path | None = None) -> Study:
     """Reads and checks `scenarios/<id>/study.toml`."""
     root = root or studies_root()
+    _identifier(study_id, "study id")
     folder = root / study_id
     path = folder / "study.toml"
     if not path.is_file():
         known = ", ".join(list_studies(root)) or "none"
         raise StudyError(f"no study {study_id!r} in {root} (known: {known})")
+    module = _module(study_id)
+    if importlib.util.find_spec(module) is None:
+        raise StudyError(
+            f"{path}: study {study_id!r} has no Python module {module} (the file "
+            f"tern/reproduce/{module.rsplit('.', 1)[1]}.py, with a function figures(results) "
+            "that draws the study's figures)"
+        )
     try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise StudyError(f"{path}: {e}") from None
     experiments = []
     for i, e in enumerate(_take(data, "experiments", list, str(path))):
         where = f"{path}: experiments[{i}]"
-        scenario = folder / _take(e, "scenario", str, where)
+        relative = _take(e, "scenario", str, where)
+        scenario = folder / relative
+        if not scenario.resolve().is_relative_to(folder.resolve()):
+            raise StudyError(f"{where}.scenario: {relative!r} is outside the study's folder")
         if not scenario.is_file():
             raise StudyError(f"{where}.scenario: no such file {scenario}")
-        name = _take(e, "name", str, where)
+        name = _identifier(_take(e, "name", str, where), f"{where}.name")
         full = _experiment(e, where, name, scenario)
         quick_table = _take(e, "quick", dict, where, {})
         quick = _experiment(quick_table, f"{where}.quick", name, scenario, full)
         experiments.append(dataclasses.replace(full, quick=quick))
-    names = {e.name for e in experiments}
+    names = [e.name for e in experiments]
+    for name in names:
+        if names.count(name) > 1:
+            raise StudyError(f"{path}: experiments: the name {name!r} is used twice")
     claims = []
     for i, c in enumerate(_take(data, "claims", list, str(path), [])):
         where = f"{path}: claims[{i}]"
@@ -181,7 +263,7 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
             published=_take(c, "published", float, where),
             unit=_take(c, "unit", str, where, ""),
             tolerance=_take(c, "tolerance", float, where),
-            value=_take(c, "value", str, where),
+            value=_claim_sql(_take(c, "value", str, where), f"{where}.value"),
             source=_take(c, "source", str, where, ""),
             note=_take(c, "note", str, where, ""),
         )
@@ -191,7 +273,7 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
     return Study(
         id=study_id,
         title=_take(data, "title", str, str(path)),
-        source=_take(data, "source", str, str(path), ""),
+        paper=_paper(data, path),
         folder=folder,
         experiments=experiments,
         claims=claims,
@@ -205,9 +287,14 @@ def quick_variant(study: Study) -> Study:
 
 
 def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> ClaimResult:
-    """Tern's value of one claim: the first column of the first row of its query."""
+    """Tern's value of one claim: the first column of the first row of its query, run on
+    `con` (a `store.connect(..., sandbox=True)` connection)."""
     try:
         rows = con.execute(claim.value).fetchall()
+    except duckdb.PermissionException as e:
+        return ClaimResult(
+            claim, None, f"query refused: claims may read only the results store ({e})"
+        )
     except duckdb.Error as e:
         return ClaimResult(claim, None, f"query failed: {e}")
     row = rows[0] if rows else None
@@ -226,10 +313,12 @@ def reproduce(
     out: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
     root: Path | None = None,
+    retry_failed: bool = False,
     on_progress: ProgressFn | None = None,
 ) -> Reproduction:
-    """Runs a study's experiments (resuming what is already in `out`), evaluates its claims,
-    draws its figures and writes `report.md` and `report.html` into `out`."""
+    """Runs a study's experiments (resuming what is already in `out`; runs that failed before
+    are run again only with `retry_failed`), evaluates its claims, draws its figures and
+    writes `report.md` and `report.html` into `out`."""
     study = load_study(study_id, root)
     if quick:
         study = quick_variant(study)
@@ -243,18 +332,19 @@ def reproduce(
             out=folder / e.name,
             jobs=jobs,
             set=e.set,
+            retry_failed=retry_failed,
             on_progress=(lambda r, name=e.name: on_progress(name, r)) if on_progress else None,
         )
         if sweep.failures:
             first = next(iter(sweep.failures.values()))
             raise RuntimeError(
                 f"{study_id}/{e.name}: {len(sweep.failures)} runs failed (first: {first}); "
-                f"see {sweep.folder}/failed/"
+                f"see {sweep.folder}/failed/ (--retry-failed runs them again)"
             )
+    sandboxes = {e.name: store.connect(folder / e.name, sandbox=True) for e in study.experiments}
+    rep.results = [evaluate(c, sandboxes[c.experiment]) for c in study.claims]
     connections = {e.name: store.connect(folder / e.name) for e in study.experiments}
-    rep.results = [evaluate(c, connections[c.experiment]) for c in study.claims]
-    module = importlib.import_module(f"tern.reproduce.{study_id.replace('-', '_')}")
-    rep.figures = list(module.figures(connections))
+    rep.figures = list(importlib.import_module(_module(study_id)).figures(connections))
     write_reports(rep)
     return rep
 
@@ -278,7 +368,7 @@ def write_reports(rep: Reproduction) -> None:
     study = rep.study
     runs = ", ".join(f"{e.name}: {e.scenario.name}, {e.runs} runs" for e in study.experiments)
     intro = (
-        f"Study: {study.title}. Source: {study.source}. "
+        f"Study: {study.title}. Paper: {study.paper.citation()}. "
         f"{'Quick variant (fewer runs, shorter)' if rep.quick else 'Full run'}; "
         f"experiments: {runs}. "
         "Each claim's value is computed by the SQL in the study's study.toml over the results "

@@ -1,0 +1,457 @@
+"""Hostile and careless input, and faults during runs and sweeps (issue 14): each case gets a
+clear error of the right class naming the file and key, or is handled, and nothing is written
+outside the output folder."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import tern
+from conftest import EXAMPLES, P2P, ROOT, tern_cli
+from tern import _core, cli, report, runner
+from tern.reproduce import (
+    Claim,
+    StudyError,
+    evaluate,
+    list_studies,
+    load_study,
+    studies_root,
+)
+from tern.sweeps import run_sweep
+
+# --------------------------------------------------------------------------- studies
+
+STUDY = """\
+title = "A study"
+
+[paper]
+title = "A paper"
+authors = ["A. Author", "B. Author"]
+venue = "A venue"
+year = 2001
+
+[[experiments]]
+name = "main"
+scenario = "s.toml"
+
+[[claims]]
+id = "c"
+experiment = "main"
+claim = "goodput"
+published = 1.0
+tolerance = 1.0
+value = "SELECT avg(goodput_bps) FROM runs"
+"""
+
+
+def _study(root: Path, study_id: str, text: str = STUDY) -> Path:
+    folder = root / study_id
+    folder.mkdir(parents=True)
+    (folder / "s.toml").write_text(P2P)
+    (folder / "study.toml").write_text(text)
+    return folder / "study.toml"
+
+
+def test_experiment_names_are_identifiers(tmp_path):
+    path = _study(tmp_path, "lte-switch", STUDY.replace('name = "main"', 'name = "../../x"'))
+    with pytest.raises(StudyError) as e:
+        load_study("lte-switch", tmp_path)
+    assert str(path) in str(e.value)
+    assert "experiments[0].name: '../../x' is not a valid name (letters, digits" in str(e.value)
+
+
+def test_study_ids_and_scenarios_stay_inside_the_studies_folder(tmp_path):
+    with pytest.raises(StudyError, match=r"study id: '\.\./lte-switch' is not a valid name"):
+        load_study("../lte-switch", tmp_path)
+    (tmp_path / "outside.toml").write_text(P2P)
+    path = _study(
+        tmp_path, "lte-switch", STUDY.replace('scenario = "s.toml"', 'scenario = "../outside.toml"')
+    )
+    with pytest.raises(StudyError) as e:
+        load_study("lte-switch", tmp_path)
+    assert f"{path}: experiments[0].scenario: '../outside.toml' is outside" in str(e.value)
+
+
+def test_a_claim_that_is_not_one_query_is_refused_when_the_study_is_read(tmp_path):
+    evil = STUDY.replace(
+        'value = "SELECT avg(goodput_bps) FROM runs"',
+        f"value = \"COPY (SELECT 1) TO '{tmp_path / 'evil.csv'}'\"",
+    )
+    path = _study(tmp_path, "lte-switch", evil)
+    with pytest.raises(StudyError) as e:
+        load_study("lte-switch", tmp_path)
+    assert f"{path}: claims[0].value: expected one query (SELECT or WITH ...), got COPY" in str(
+        e.value
+    )
+    assert not (tmp_path / "evil.csv").exists()
+
+
+@pytest.fixture(scope="module")
+def sweep_folder(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("store") / "sweep"
+    run_sweep(None, {"links.access.rate": ["5Mbps", "10Mbps"]}, text=P2P, out=out, jobs=1)
+    return out
+
+
+def _claim(sql: str) -> Claim:
+    return Claim("c", "main", "a claim", 1.0, "", 1.0, sql, "", "")
+
+
+def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_path):
+    con = tern.connect(sweep_folder, sandbox=True)
+    ok = evaluate(_claim("SELECT count(DISTINCT key) FROM delay JOIN runs USING (key)"), con)
+    assert (ok.value, ok.error) == (2.0, None)
+    target = tmp_path / "written.csv"
+    for sql in (
+        f"COPY (SELECT 1 AS x) TO '{target}'",
+        "SELECT count(*) FROM read_csv('/etc/passwd')",
+        f"ATTACH '{tmp_path / 'x.db'}' AS x",
+        "SET enable_external_access = true",
+    ):
+        r = evaluate(_claim(sql), con)
+        assert r.value is None and r.error is not None, sql
+        assert "claims may read only the results store" in r.error or "locked" in r.error, r.error
+    assert sorted(tmp_path.iterdir()) == []
+    # The ordinary connection (tern query, figures) still reads its files as before.
+    assert tern.connect(sweep_folder).sql("SELECT count(*) FROM delay").fetchall()[0][0] > 0
+
+
+def test_a_study_without_its_python_module_says_what_is_missing(tmp_path, monkeypatch):
+    path = _study(tmp_path, "no-module")
+    with pytest.raises(StudyError) as e:
+        load_study("no-module", tmp_path)
+    message = str(e.value)
+    assert str(path) in message
+    assert "has no Python module tern.reproduce.no_module" in message
+    assert "tern/reproduce/no_module.py" in message and "figures(results)" in message
+    monkeypatch.setenv("TERN_SCENARIOS", str(tmp_path))
+    res = tern_cli("reproduce", "no-module", "--out", str(tmp_path / "out"))
+    assert res.returncode == 2 and "has no Python module" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "out").exists()
+
+
+def test_studies_ship_inside_the_package(tmp_path, monkeypatch):
+    monkeypatch.delenv("TERN_SCENARIOS", raising=False)
+    monkeypatch.chdir(tmp_path)  # no scenarios/ here
+    root = studies_root()
+    assert root == Path(tern.__file__).parent / "scenarios"
+    assert {"lte-switch", "wcdma-profile"} <= set(list_studies())
+    # One copy: the package's folder is a link to the checkout's, and the wheel stores it.
+    assert root.resolve() == (ROOT / "scenarios").resolve()
+    assert (
+        'include = [{ path = "python/tern/scenarios/**/*", format = "wheel" }]'
+        in (ROOT / "pyproject.toml").read_text()
+    )
+
+
+def test_studies_cite_their_paper_not_a_path():
+    for sid in list_studies():
+        study = load_study(sid)
+        citation = study.paper.citation()
+        assert study.paper.title in citation and study.paper.authors[0] in citation
+        assert "shared/papers" not in (study.folder / "study.toml").read_text()
+    paper = load_study("lte-switch").paper
+    assert paper.citation().startswith("Yoshiaki Nishikawa and Takahiro Shiroshima (NEC")
+
+
+# --------------------------------------------------------------------------- query
+
+
+def test_query_without_sql_is_a_clear_error(sweep_folder):
+    for sql in ("", "   ", "/* only a comment */"):
+        res = tern_cli("query", str(sweep_folder), sql)
+        assert res.returncode == 2, res.stderr
+        assert "query:" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_query_prints_long_lists_and_strings_whole(sweep_folder):
+    sql = "SELECT range(40) AS l, repeat('x', 200) AS s"
+    res = tern_cli("query", str(sweep_folder), sql)
+    assert res.returncode == 0, res.stderr
+    assert ", ".join(map(str, range(40))) in res.stdout and "x" * 200 in res.stdout
+    res = tern_cli("query", str(sweep_folder), sql, "--csv")
+    assert res.returncode == 2
+    assert "--csv: column 'l' holds lists or structs" in res.stderr
+
+
+# --------------------------------------------------------------------------- scenario files
+
+
+def test_invalid_utf8_names_the_file_line_and_byte_offset(tmp_path):
+    data = P2P.encode().replace(b'name = "a"', b'name = "\xff"')
+    path = tmp_path / "bad.toml"
+    path.write_bytes(data)
+    offset = data.index(b"\xff")
+    line = data[:offset].count(b"\n") + 1
+    expected = f"bad.toml:{line}: not valid UTF-8: byte 0xff at byte offset {offset}"
+    with pytest.raises(tern.ScenarioError, match=expected):
+        tern.validate(path)
+    for command in ("validate", "run"):
+        res = tern_cli(command, str(path), *(["--out", str(tmp_path / "o")] * (command == "run")))
+        assert res.returncode == 2 and expected in res.stderr and "Traceback" not in res.stderr
+
+
+def test_paths_and_text_are_never_mistaken(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"a=b\.toml: no such scenario file"):
+        tern.run("a=b.toml")
+    Path("a=b.toml").write_text(P2P)
+    assert tern.validate("a=b.toml") == tern.validate(Path("a=b.toml")) == tern.validate(text=P2P)
+    assert tern.run(Path("a=b.toml"), set={"sim.duration": "1s"}).summary["flows"]
+    with pytest.raises(TypeError, match="not both"):
+        tern.validate("a=b.toml", text=P2P)
+    with pytest.raises(TypeError, match="text= expects TOML text"):
+        tern.validate(text=Path("a=b.toml"))  # type: ignore[arg-type]
+
+
+def test_seeds_beyond_the_64_bit_signed_range_are_refused(tmp_path):
+    for seed in (-1, 2**63, 2**64):
+        with pytest.raises(tern.ScenarioError, match=r"seed: expected a whole number from 0 to"):
+            tern.validate(text=P2P, seed=seed)
+    path = tmp_path / "ok.toml"
+    path.write_text(P2P)
+    assert tern.validate(text=P2P, seed=2**63 - 1)
+    res = tern_cli("validate", str(path), "--seed", str(2**63))
+    assert res.returncode == 2 and "--seed" in res.stderr and "Traceback" not in res.stderr
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def test_a_bad_out_is_refused_before_the_run(tmp_path, monkeypatch):
+    path = tmp_path / "ok.toml"
+    path.write_text(P2P)
+    taken = tmp_path / "a-file"
+    taken.write_text("keep me")
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("ran although --out cannot be written")
+
+    monkeypatch.setattr(runner, "run", no_run)
+    for args in (
+        ["run", str(path), "--out", str(taken)],
+        ["run", str(path), "--out", str(taken / "below")],
+        ["sweep", str(path), "--out", str(taken)],
+        ["reproduce", "lte-switch", "--out", str(taken)],
+    ):
+        res = CliRunner().invoke(cli.app, args)
+        assert res.exit_code == 2, (args, res.output)
+        assert f"--out {taken}" in res.output and "is a file, not a folder" in res.output
+    assert taken.read_text() == "keep me"
+
+
+def test_ctrl_c_in_the_last_progress_report_stops_the_run():
+    def interrupt_at_the_end(now: float, end: float) -> None:
+        if now >= end:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        tern.run(text=P2P, set={"sim.duration": "1s"}, progress=interrupt_at_the_end)
+
+    def raise_at_the_end(now: float, end: float) -> None:
+        if now >= end:
+            raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        tern.run(text=P2P, set={"sim.duration": "1s"}, progress=raise_at_the_end)
+
+
+def test_quiet_run_prints_one_line(tmp_path):
+    res = tern_cli("run", str(EXAMPLES / "p2p-udp.toml"), "-q", "--out", str(tmp_path / "o"))
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("3 flows: ")
+    assert f"results in {tmp_path / 'o'}/" in lines[0] and res.stderr == ""
+
+
+def test_unset_values_are_null_not_sentinels(tmp_path):
+    r = tern.run(EXAMPLES / "p2p-bulk.toml", set={"sim.duration": "10s", "record": '["cwnd"]'})
+    ssthresh = r.series("cwnd")["ssthresh"]
+    assert 0 < ssthresh.null_count() < len(ssthresh)  # unset before the first loss
+    assert ssthresh.max() < 2**40
+    r.save(tmp_path / "run")
+    saved = pl.read_parquet(tmp_path / "run" / "cwnd.parquet")["ssthresh"]
+    assert saved.null_count() == ssthresh.null_count()
+    wifi = tern.run(EXAMPLES / "wifi-roaming.toml", set={"sim.duration": "6s"}).series("wifi")
+    assert wifi.height > 0 and wifi["mcs"].null_count() == wifi.height  # 802.11b: no MCS
+    assert not wifi.select(pl.col(pl.Float64).is_nan().any()).row(0)[0]
+
+
+# --------------------------------------------------------------------------- sweeps
+
+SLOW = [  # about 3 s of wall time per run
+    "--set",
+    "sim.duration=300s",
+    "--set",
+    "links.access.rate=100Mbps",
+    "--set",
+    "record=[]",
+]
+
+
+def _workers(pid: int) -> list[int]:
+    """The sweep's worker processes: children of `pid` started by multiprocessing."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _wait_for_workers(proc: subprocess.Popen, timeout: float = 60) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if workers := _workers(proc.pid):
+            return workers
+        time.sleep(0.1)
+    raise AssertionError("no worker process started")
+
+
+def _resume(out: Path) -> list[str]:
+    """The command line of the sweep of these tests: 3 runs, one at a time."""
+    scenario = str(EXAMPLES / "p2p-bulk.toml")
+    return ["sweep", scenario, "--seeds", "3", "--jobs", "1", *SLOW, "--out", str(out)]
+
+
+def _sweep(out: Path, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tern", *_resume(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def test_a_worker_that_dies_fails_its_run_only_and_is_retried_when_asked(tmp_path):
+    out = tmp_path / "sweep"
+    proc = _sweep(out)
+    worker = _wait_for_workers(proc)[0]
+    time.sleep(1.0)
+    os.kill(worker, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stderr
+    assert "3 runs: 2 run now, 0 already done, 1 failed" in " ".join(stderr.split())
+    assert "killed by SIGKILL" in stderr and "Traceback" not in stderr
+    (failed,) = (out / "failed").iterdir()
+    assert "WorkerDied" in json.loads(failed.read_text())["error"]
+    assert len(list((out / "runs").iterdir())) == 2 and not (out / "tmp").exists()
+    # Resuming does not re-run the failed run unless asked.
+    again = tern_cli(
+        "sweep", str(EXAMPLES / "p2p-bulk.toml"), "--seeds", "3", *SLOW, "--out", str(out)
+    )
+    assert again.returncode == 1
+    assert "3 runs: 0 run now, 2 already done, 1 failed" in " ".join(again.stderr.split())
+    assert "--retry-failed" in again.stderr
+    retry = tern_cli(
+        "sweep",
+        str(EXAMPLES / "p2p-bulk.toml"),
+        "--seeds",
+        "3",
+        *SLOW,
+        "--out",
+        str(out),
+        "--retry-failed",
+    )
+    assert retry.returncode == 0, retry.stderr
+    assert "3 runs: 1 run now, 2 already done, 0 failed" in " ".join(retry.stderr.split())
+    assert list((out / "failed").iterdir()) == []
+
+
+def test_ctrl_c_stops_a_sweep_in_one_line_and_it_resumes(tmp_path):
+    out = tmp_path / "sweep"
+    proc = _sweep(out, start_new_session=True)
+    _wait_for_workers(proc)
+    time.sleep(4.0)  # a run or so done, the next under way
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), stderr
+    assert "run the same command again to resume" in lines[0]
+    assert not (out / "tmp").exists()
+    done = len(list((out / "runs").iterdir()))
+    assert done < 3
+    again = tern_cli(
+        "sweep", str(EXAMPLES / "p2p-bulk.toml"), "--seeds", "3", *SLOW, "--out", str(out)
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"{3 - done} run now, {done} already done, 0 failed" in " ".join(again.stderr.split())
+
+
+# --------------------------------------------------------------------------- interfaces
+
+
+def test_markdown_reports_show_scenario_strings_as_text(tmp_path):
+    hostile = '<img src=x onerror="alert(1)"> [link](javascript:alert(1)) a_b | c'
+    sections = [
+        report.Section(hostile, [hostile, report.Table(["flow"], [[hostile]], hostile)]),
+        report.Section("Scenario", [report.Code('name = "```<b>"', "toml", hostile)]),
+    ]
+    md = report.write_markdown(hostile, sections, tmp_path / "r.md")
+    prose = md.split("````")[0]  # before the code block, which is literal
+    assert not re.search(r"(?<!\\)[<\[]", prose)  # no HTML, no link: every < and [ escaped
+    assert '\\<img src=x onerror="alert(1)"\\>' in md
+    assert '````toml\nname = "```<b>"\n````' in md  # a fence the code cannot close
+    html = report.write_html(hostile, sections)
+    assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_the_native_module_ships_stubs_matching_it():
+    package = Path(tern.__file__).parent
+    assert (package / "py.typed").is_file()
+    stub = ast.parse((package / "_core.pyi").read_text())
+    functions = {f.name: f for f in stub.body if isinstance(f, ast.FunctionDef)}
+    for name in ("run", "validate", "schema"):
+        params = list(inspect.signature(getattr(_core, name)).parameters)
+        assert [a.arg for a in functions[name].args.args] == params, name
+    classes = {c.name for c in stub.body if isinstance(c, ast.ClassDef)}
+    assert {"ScenarioError", "TernBug"} <= classes
+
+
+def test_mypy_sees_the_signatures(tmp_path):
+    mypy = pytest.importorskip("mypy.api")
+    (tmp_path / "use.py").write_text(
+        "import tern\nfrom tern import _core\n"
+        "tern.run(seed='x')\n_core.validate(1, 'n')\nreveal_type(tern.run)\n"
+    )
+    out, _, status = mypy.run(
+        [str(tmp_path / "use.py"), "--cache-dir", str(tmp_path / ".mypy"), "--no-error-summary"]
+    )
+    assert status == 1
+    assert 'Argument "seed" to "run" has incompatible type "str"' in out
+    assert 'Argument 1 to "validate" has incompatible type "int"; expected "str"' in out
+    assert "text: str | None" in out
+
+
+def test_sweep_help_and_errors_show_the_ray_install_that_works(monkeypatch, tmp_path):
+    res = CliRunner().invoke(cli.app, ["sweep", "--help"], env={"COLUMNS": "300"})
+    assert "pip install '.[ray]'" in res.output
+    hint = cli.ray_install_hint()
+    assert hint == f"pip install '{ROOT}[ray]'"  # from a checkout: its extra, by path
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    path = tmp_path / "ok.toml"
+    path.write_text(P2P)
+    res = CliRunner().invoke(
+        cli.app, ["sweep", str(path), "--ray", "local", "--out", str(tmp_path / "s")]
+    )
+    assert res.exit_code == 2
+    assert f"install Ray with {hint}" in " ".join(res.output.split())
