@@ -243,10 +243,8 @@ def test_fuzzed_scenarios_give_scenario_errors_only(validator: Validator):
     assert outcomes.get("valid", 0) > EXAMPLES // 20  # and leave some valid
 
 
-#: Found by this fuzz test; in the Rust core (crates/tern-sim/src/scenario/check_wifi.rs →
-#: world.rs:100 `checked`), left for the core's owner.
-ROAMING_PANIC = "core panic: [[roaming]] with a flow from a node that does not exist"
-
+#: Found by this fuzz test (a core panic, since fixed): [[roaming]] with a flow from a node
+#: that does not exist.
 ROAMING_REPRO = """\
 [sim]
 duration = "1s"
@@ -280,12 +278,11 @@ app = { kind = "ping" }
 """
 
 
-@pytest.mark.xfail(reason=ROAMING_PANIC, strict=False)
 def test_fuzzed_roaming_scenarios_give_scenario_errors_only(validator: Validator):
     _fuzz(validator, ROAMING, EXAMPLES)
 
 
-@pytest.mark.xfail(reason=ROAMING_PANIC, strict=True)
 def test_roaming_flow_from_unknown_node_is_a_scenario_error():
+    """Was a panic: the roaming route check ran before the flow's nodes were checked."""
     with pytest.raises(tern.ScenarioError, match=r'flows\[0\]\.from: no node named "x"'):
         tern.validate(text=ROAMING_REPRO)

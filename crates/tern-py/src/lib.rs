@@ -27,13 +27,21 @@ create_exception!(
     "An internal error of Tern (a bug), with the scenario and seed to reproduce it."
 );
 
+/// Loads and checks a scenario; a panic while doing so (a bug) becomes `TernBug`.
 fn load(
     name: &str,
     text: &str,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
 ) -> PyResult<Scenario> {
-    tern_sim::load(name, text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
+    match catch_unwind(|| tern_sim::load(name, text, &overrides, seed)) {
+        Ok(loaded) => loaded.map_err(|e| ScenarioError::new_err(e.to_string())),
+        Err(payload) => Err(TernBug::new_err(format!(
+            "internal error in Tern while checking the scenario (a bug, not a problem with \
+             your scenario): {}\nscenario: {name}; please report it with this scenario file",
+            panic_message(payload)
+        ))),
+    }
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

@@ -146,7 +146,9 @@ impl World {
         for d in &mut self.devices {
             d.close(self.end);
         }
-        progress(self.end);
+        if !progress(self.end) {
+            return Err(RunError::Interrupted { at: self.end });
+        }
         let summary = report::summary(&self, self.queue.events_popped());
         let captures = std::mem::take(&mut self.captures)
             .into_iter()
