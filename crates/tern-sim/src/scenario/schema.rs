@@ -766,6 +766,16 @@ pub enum TransportSpec {
     Tcp(TcpSpec),
 }
 
+impl TransportSpec {
+    /// The TCP settings, for a TCP flow; every other transport carries datagrams.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match self {
+            TransportSpec::Tcp(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
 /// A TCP endpoint's settings; both ends of a flow use them. Defaults follow
 /// the RFCs, not a particular operating system.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]

@@ -6,7 +6,7 @@
 use super::rules::{at, check_probability, duplicate, key, link_path};
 use super::{
     AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, QueueSpec, RecordKind,
-    RlcSpec, Scenario, ScenarioError, Source, TcpSpec, TransportSpec,
+    RlcSpec, Scenario, ScenarioError, Source, TcpSpec,
 };
 use crate::scenario::units::QueueLimit;
 
@@ -302,8 +302,8 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             }
         }
         if f.switcher.is_some() {
-            let periodic_tcp = matches!(f.app, AppSpec::Periodic { .. })
-                && matches!(f.transport, TransportSpec::Tcp(_));
+            let periodic_tcp =
+                matches!(f.app, AppSpec::Periodic { .. }) && f.transport.tcp().is_some();
             if !periodic_tcp {
                 return Err(src.error(
                     &at("flows", i, "switcher"),
@@ -331,10 +331,7 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             p.push(key(field));
             p
         };
-        let tcp = match &f.transport {
-            TransportSpec::Tcp(spec) => Some(spec),
-            TransportSpec::Udp => None,
-        };
+        let tcp = f.transport.tcp();
         let positive: Vec<(&str, u64)> = match &f.app {
             AppSpec::Periodic { interval, .. } | AppSpec::Ping { interval, .. } => {
                 vec![("interval", interval.0.as_nanos())]

@@ -9,7 +9,7 @@ use crate::net::device::IfaceId;
 use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
-use crate::scenario::{AppSpec, RateControlSpec, Scenario, ScenarioError, Source, TransportSpec};
+use crate::scenario::{AppSpec, RateControlSpec, Scenario, ScenarioError, Source};
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 
 /// Checks `s` (which passed the scenario's own checks) against the models.
@@ -103,44 +103,42 @@ fn flows(
                 }
             }
         }
-        match &f.transport {
-            TransportSpec::Tcp(spec) => {
-                // 20 B IPv4 + 20 B TCP without options (RFC 9293 §3.7.1).
-                if spec
-                    .mss
-                    .is_some_and(|mss| mss.0 == 0 || mss.0 + 40 > path_mtu)
-                {
-                    let mut p = at("flows", i, "transport");
-                    p.push(key("mss"));
-                    return Err(src.error(
-                        &p,
-                        format!(
-                            "expected 1 to {} bytes: MSS + 40 B of headers must fit the path MTU of {path_mtu} B",
-                            path_mtu.saturating_sub(40)
-                        ),
-                    ));
-                }
+        if let Some(spec) = f.transport.tcp() {
+            // 20 B IPv4 + 20 B TCP without options (RFC 9293 §3.7.1).
+            if spec
+                .mss
+                .is_some_and(|mss| mss.0 == 0 || mss.0 + 40 > path_mtu)
+            {
+                let mut p = at("flows", i, "transport");
+                p.push(key("mss"));
+                return Err(src.error(
+                    &p,
+                    format!(
+                        "expected 1 to {} bytes: MSS + 40 B of headers must fit the path MTU of {path_mtu} B",
+                        path_mtu.saturating_sub(40)
+                    ),
+                ));
             }
-            TransportSpec::Udp => {
-                let size = match &f.app {
-                    AppSpec::Periodic { size, .. }
-                    | AppSpec::Cbr { size, .. }
-                    | AppSpec::Ping { size, .. } => size.0,
-                    AppSpec::Bulk { .. } | AppSpec::File { .. } => 1,
-                };
-                let headers = u64::from(IPV4_HEADER + UDP_HEADER);
-                if size == 0 || size + headers > path_mtu {
-                    let mut p = at("flows", i, "app");
-                    p.push(key("size"));
-                    return Err(src.error(
-                        &p,
-                        format!(
-                            "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
-                            path_mtu.saturating_sub(headers)
-                        ),
-                    ));
-                }
-            }
+            continue;
+        }
+        // A datagram transport: each message is one IPv4/UDP datagram.
+        let size = match &f.app {
+            AppSpec::Periodic { size, .. }
+            | AppSpec::Cbr { size, .. }
+            | AppSpec::Ping { size, .. } => size.0,
+            AppSpec::Bulk { .. } | AppSpec::File { .. } => 1,
+        };
+        let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+        if size == 0 || size + headers > path_mtu {
+            let mut p = at("flows", i, "app");
+            p.push(key("size"));
+            return Err(src.error(
+                &p,
+                format!(
+                    "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
+                    path_mtu.saturating_sub(headers)
+                ),
+            ));
         }
     }
     Ok(())
