@@ -20,18 +20,13 @@ pub fn build(
 ) -> (Box<dyn Transport>, Vec<Cmd>) {
     let start = f.start.0;
     match &f.transport {
-        TransportSpec::Udp => {
-            let source = source.expect("validated: UDP apps have a message source");
-            let (t, first) = UdpTransport::new(source);
-            (Box::new(t), first)
-        }
+        TransportSpec::Udp => boxed(UdpTransport::new(
+            source.expect("validated: UDP has a source"),
+        )),
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);
             match &f.switcher {
-                None => {
-                    let (t, first) = TcpTransport::new(conn, start);
-                    (Box::new(t), first)
-                }
+                None => boxed(TcpTransport::new(conn, start)),
                 Some(sw) => {
                     // The spare has its own ports and random streams.
                     let spare = SpareRecipe {
@@ -55,13 +50,23 @@ pub fn build(
                         notice_interval: sw.notice_interval.0,
                     });
                     let notice_size = sw.notice_size.0 as u32;
-                    let (t, first) =
-                        SwitchedTcp::new(conn, mech, notice_size, spare, on_demand, start);
-                    (Box::new(t), first)
+                    boxed(SwitchedTcp::new(
+                        conn,
+                        mech,
+                        notice_size,
+                        spare,
+                        on_demand,
+                        start,
+                    ))
                 }
             }
         }
     }
+}
+
+/// A transport and its first commands, boxed.
+fn boxed<T: Transport + 'static>((t, first): (T, Vec<Cmd>)) -> (Box<dyn Transport>, Vec<Cmd>) {
+    (Box::new(t), first)
 }
 
 /// The flow's (first) TCP connection with its application.
