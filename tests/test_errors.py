@@ -210,3 +210,23 @@ def test_python_api_errors_are_typed():
     r = tern.run(P2P)
     with pytest.raises(KeyError, match="no trace 'cwnd' in this run"):
         r.series("cwnd")
+
+
+def test_scenario_errors_keep_their_parts(tmp_path):
+    """The core's error reaches Python with file, line, key and message as attributes."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(P2P.replace('"10Mbps"', '"fast"'))
+    with pytest.raises(tern.ScenarioError) as info:
+        tern.run(bad)
+    e = info.value
+    assert (e.file, e.key) == (str(bad), "links[0].rate")
+    assert P2P.splitlines()[e.line - 1].strip().startswith("rate")
+    assert e.message.startswith("expected a data rate")
+    assert str(e) == f"{e.file}:{e.line}: {e.key}: {e.message}"
+    with pytest.raises(tern.ScenarioError) as info:
+        tern.run(P2P, set={"links.access.rate": "fast"})
+    assert (info.value.file, info.value.line, info.value.key) == (None, None, "links.access.rate")
+    bad.write_bytes(b'[sim]\nduration = "1s\xff"\n')
+    with pytest.raises(tern.ScenarioError) as info:
+        tern.run(bad)
+    assert (info.value.file, info.value.line) == (str(bad), 2)

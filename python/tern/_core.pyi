@@ -8,7 +8,19 @@ from collections.abc import Callable, Sequence
 __version__: str
 
 class ScenarioError(Exception):
-    """A scenario that Tern cannot run: the message names the file, line and key."""
+    """A scenario that Tern cannot run: the message names the file, line and key.
+
+    The parts are attributes too (set on every ScenarioError Tern raises).
+    """
+
+    #: The scenario file, or None for a `--set` override.
+    file: str | None
+    #: 1-based line in `file`, when known.
+    line: int | None
+    #: Dotted key path such as `links[0].rate`; empty for whole-file problems.
+    key: str
+    #: What was given and what was expected.
+    message: str
 
 class TernBug(Exception):
     """An internal error of Tern (a bug), with the scenario and seed to reproduce it."""

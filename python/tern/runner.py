@@ -57,10 +57,23 @@ def _read_scenario(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise _core.ScenarioError(
-            f"{path}:{line}: not valid UTF-8: byte 0x{data[e.start]:02x} at byte offset "
-            f"{e.start}; scenario files are UTF-8 text"
+        raise scenario_error(
+            f"not valid UTF-8: byte 0x{data[e.start]:02x} at byte offset {e.start}; "
+            "scenario files are UTF-8 text",
+            file=str(path),
+            line=line,
         ) from None
+
+
+def scenario_error(
+    message: str, *, file: str | None, line: int | None = None, key: str = ""
+) -> _core.ScenarioError:
+    """A `tern.ScenarioError` raised on the Python side, with the same parts as the core's:
+    `file`, `line`, `key` and `message` attributes, and the same `file:line: key: message` text."""
+    where = f"{file}:{line}: " if file and line else f"{file}: " if file else ""
+    err = _core.ScenarioError(f"{where}{key + ': ' if key else ''}{message}")
+    err.file, err.line, err.key, err.message = file, line, key, message
+    return err
 
 
 def _toml_literal(value: Any) -> str:
@@ -90,8 +103,8 @@ def _seed(seed: int | None, name: str) -> int | None:
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
     ):
-        raise _core.ScenarioError(
-            f"{name}: seed: expected a whole number from 0 to {MAX_SEED}, got {seed!r}"
+        raise scenario_error(
+            f"expected a whole number from 0 to {MAX_SEED}, got {seed!r}", file=name, key="seed"
         )
     return seed
 

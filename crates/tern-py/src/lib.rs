@@ -27,6 +27,30 @@ create_exception!(
     "An internal error of Tern (a bug), with the scenario and seed to reproduce it."
 );
 
+/// A scenario error as the Python exception, its parts kept as attributes: `file` and
+/// `line` (None for a `--set` override, or when unknown), `key` (dotted path, may be
+/// empty) and `message` (what was given and what was expected).
+fn scenario_error(e: scenario::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let value = err.value(py);
+        let (file, line) = match &e.origin {
+            scenario::Origin::File { name, line } => (Some(name.as_str()), *line),
+            scenario::Origin::Override => (None, None),
+        };
+        let parts = [
+            value.setattr("file", file),
+            value.setattr("line", line),
+            value.setattr("key", e.key.as_str()),
+            value.setattr("message", e.message.as_str()),
+        ];
+        parts
+            .into_iter()
+            .find_map(Result::err)
+            .map_or(err.clone_ref(py), |e| e)
+    })
+}
+
 /// Loads and checks a scenario; a panic while doing so (a bug) becomes `TernBug`.
 fn load(
     name: &str,
@@ -35,7 +59,7 @@ fn load(
     seed: Option<u64>,
 ) -> PyResult<Scenario> {
     match catch_unwind(|| tern_sim::load(name, text, &overrides, seed)) {
-        Ok(loaded) => loaded.map_err(|e| ScenarioError::new_err(e.to_string())),
+        Ok(loaded) => loaded.map_err(scenario_error),
         Err(payload) => Err(TernBug::new_err(format!(
             "internal error in Tern while checking the scenario (a bug, not a problem with \
              your scenario): {}\nscenario: {name}; please report it with this scenario file",

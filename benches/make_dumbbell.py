@@ -1,0 +1,39 @@
+"""Writes the dumbbell of ../shared/bench/ns3/many_flows.py as a Tern scenario: N left leaves --
+routerL == 100 Mbit/s, 10 ms, 100-packet DropTail bottleneck == routerR -- N right leaves, access
+links 1 Gbit/s, 1 ms, 100 packets; flow i is a TCP NewReno + SACK bulk transfer from left leaf i to
+right leaf i (MSS 1448 B, 4 MiB buffers, no TCP Small Queues: ns-3 has none), starting at a time
+uniform in [0, 1 s) (Python's random with the given seed; ns-3 draws its own, so start times are
+not the same ones).
+
+    python benches/make_dumbbell.py 100 > /tmp/dumbbell-100.toml
+    target/release/examples/run /tmp/dumbbell-100.toml
+"""
+
+import random
+import sys
+
+
+def dumbbell(n: int, duration: float = 10.0, seed: int = 1) -> str:
+    rng = random.Random(seed)
+    out = [f'[sim]\nduration = "{duration}s"\nseed = {seed}\n']
+    nodes = ["routerL", "routerR"] + [f"l{i}" for i in range(n)] + [f"r{i}" for i in range(n)]
+    out += [f'[[nodes]]\nname = "{name}"\n' for name in nodes]
+    link = '[[links]]\nname = "{}"\nends = ["{}", "{}"]\nrate = "{}"\ndelay = "{}"\n'
+    link += 'queue = {{ kind = "droptail", limit = "100pkt" }}\n'
+    out.append(link.format("bottleneck", "routerL", "routerR", "100Mbps", "10ms"))
+    for i in range(n):
+        out.append(link.format(f"al{i}", f"l{i}", "routerL", "1Gbps", "1ms"))
+        out.append(link.format(f"ar{i}", "routerR", f"r{i}", "1Gbps", "1ms"))
+    for i in range(n):
+        start = rng.random()
+        out.append(
+            f'[[flows]]\nname = "f{i}"\nfrom = "l{i}"\nto = "r{i}"\napp = {{ kind = "bulk" }}\n'
+            f'start = "{start:.6f}s"\n'
+            'transport = { kind = "tcp", cc = "newreno", sack = true, mss = "1448B", '
+            'send_buffer = "4MiB", recv_buffer = "4MiB", tsq = "1GB" }\n'
+        )
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(dumbbell(int(sys.argv[1]) if len(sys.argv) > 1 else 10))
