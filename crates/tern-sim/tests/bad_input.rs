@@ -102,3 +102,25 @@ fn positions_are_shown_as_coordinates() {
     assert!(msg.contains("[NaN, 0, 0] m"), "{msg}");
     assert!(msg.contains("nodes[0].moves"), "{msg}");
 }
+
+#[test]
+fn errors_in_overridden_values_blame_the_override_under_the_users_key() {
+    let flow = "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"periodic\", size = \"100B\", interval = \"1s\" }\ntransport = { kind = \"udp\" }";
+    let text = common::p2p("10Mbps", "1ms", QUEUE, "1s", flow);
+    let set = |k: &str, v: &str| vec![(k.to_owned(), v.to_owned())];
+    // Refused by the scenario's own checks, by the checks that need the models (the path
+    // MTU), and by the reader (a value of the wrong kind).
+    for (key, value) in [
+        ("links.l.rate", "0Mbps"),
+        ("flows.f.app.size", "2000B"),
+        ("links.l.delay", "fast"),
+    ] {
+        let err = tern_sim::load("o.toml", &text, &set(key, value), None).expect_err(key);
+        assert_eq!(err.origin, tern_sim::scenario::Origin::Override, "{err}");
+        assert_eq!(err.key, key, "{err}");
+        assert!(
+            err.to_string().starts_with(&format!("--set {key}: ")),
+            "{err}"
+        );
+    }
+}

@@ -41,6 +41,11 @@ pub(crate) fn render_path(path: &[PathSeg]) -> String {
     out
 }
 
+/// 1-based line of byte offset `pos` in `text`.
+fn line_of(text: &str, pos: usize) -> usize {
+    text[..pos.min(text.len())].matches('\n').count() + 1
+}
+
 /// The source text and name of a scenario, used to point errors at lines.
 pub(crate) struct Source<'a> {
     pub name: &'a str,
@@ -48,20 +53,19 @@ pub(crate) struct Source<'a> {
     /// The parsed document, for line numbers: parsed at the first error only (a large
     /// scenario's document costs several times its text in memory).
     doc: std::cell::OnceCell<Option<ImDocument<&'a str>>>,
+    /// The `--set` overrides applied: (the path they set, e.g. `links[0].rate`, and the
+    /// key the user wrote, e.g. `links.access.rate`). Errors under them blame `--set`.
+    overridden: Vec<(String, String)>,
 }
 
 impl<'a> Source<'a> {
-    fn new(name: &'a str, text: &'a str) -> Self {
+    fn new(name: &'a str, text: &'a str, overridden: Vec<(String, String)>) -> Self {
         Source {
             name,
             text,
             doc: std::cell::OnceCell::new(),
+            overridden,
         }
-    }
-
-    /// 1-based line of byte offset `pos`.
-    fn line_of(&self, pos: usize) -> usize {
-        self.text[..pos.min(self.text.len())].matches('\n').count() + 1
     }
 
     /// The line where the value at `path` starts, walking down as far as the
@@ -99,14 +103,34 @@ impl<'a> Source<'a> {
                 At::Value(v) => v.span(),
             };
             if let Some(span) = span {
-                best = Some(self.line_of(span.start));
+                best = Some(line_of(self.text, span.start));
             }
             at = next;
         }
         best
     }
 
+    /// An error at `path`: in the file, at the line where the key is, or on the `--set`
+    /// override that set it, under the key the user wrote.
     pub fn error(&self, path: &[PathSeg], message: impl Into<String>) -> ScenarioError {
+        let rendered = render_path(path);
+        let under = |set: &str| {
+            rendered
+                .strip_prefix(set)
+                .filter(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+        };
+        if let Some((user, rest)) = self
+            .overridden
+            .iter()
+            .rev()
+            .find_map(|(set, user)| Some((user, under(set)?)))
+        {
+            return ScenarioError {
+                origin: Origin::Override,
+                key: format!("{user}{rest}"),
+                message: message.into(),
+            };
+        }
         ScenarioError {
             origin: Origin::File {
                 name: self.name.to_owned(),
@@ -130,12 +154,11 @@ pub(crate) fn load_with(
     seed: Option<u64>,
     models: impl FnOnce(&Scenario, &Source) -> Result<(), ScenarioError>,
 ) -> Result<Scenario, ScenarioError> {
-    let source = Source::new(name, text);
     // Without overrides the text is deserialized as it is; with them it is edited first.
     let not_toml = |e: toml_edit::TomlError| ScenarioError {
         origin: Origin::File {
             name: name.to_owned(),
-            line: e.span().map(|s| source.line_of(s.start)),
+            line: e.span().map(|s| line_of(text, s.start)),
         },
         key: String::new(),
         message: format!("not valid TOML: {}", e.message()),
@@ -147,6 +170,7 @@ pub(crate) fn load_with(
         let overridden = overrides::apply(&mut doc, overrides)?;
         (std::borrow::Cow::Owned(doc.to_string()), overridden)
     };
+    let source = Source::new(name, text, overridden);
     let de = toml::Deserializer::new(&edited);
     let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         // Not TOML at all: say so, at the line of the syntax error.
@@ -155,16 +179,7 @@ pub(crate) fn load_with(
         }
         let path = convert_path(e.path());
         let message = error::plain_words(e.inner().message());
-        let rendered = render_path(&path);
-        if overridden.iter().any(|k| rendered.starts_with(k.as_str())) {
-            ScenarioError {
-                origin: Origin::Override,
-                key: rendered,
-                message,
-            }
-        } else {
-            source.error(&path, message)
-        }
+        source.error(&path, message)
     })?;
     if let Some(seed) = seed {
         // A resolved scenario is TOML again, whose integers are signed 64-bit.

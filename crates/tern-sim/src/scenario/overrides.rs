@@ -17,12 +17,13 @@ fn override_error(key: &str, message: String) -> ScenarioError {
     }
 }
 
-/// Applies `overrides` in order; returns the rendered key paths they set
-/// (e.g. `links[0].rate`), so later errors on them can be blamed on `--set`.
+/// Applies `overrides` in order; returns the rendered key paths they set (e.g.
+/// `links[0].rate`) with the keys as written (`links.access.rate`), so later errors on
+/// them can be blamed on `--set` under the user's key.
 pub(super) fn apply(
     doc: &mut DocumentMut,
     overrides: &[(String, String)],
-) -> Result<Vec<String>, ScenarioError> {
+) -> Result<Vec<(String, String)>, ScenarioError> {
     let mut set = Vec::with_capacity(overrides.len());
     for (key, text) in overrides {
         let segs: Vec<&str> = key.split('.').collect();
@@ -37,7 +38,7 @@ pub(super) fn apply(
             .unwrap_or_else(|_| Value::from(text.as_str()));
         let mut path = Vec::new();
         set_in(doc.as_table_mut(), &segs, value, &mut path, key)?;
-        set.push(render_path(&path));
+        set.push((render_path(&path), key.clone()));
     }
     Ok(set)
 }
