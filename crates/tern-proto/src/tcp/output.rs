@@ -270,10 +270,11 @@ impl Connection {
             MAX_SACK_BLOCKS
         };
         let sack_blocks = if self.sack_ok {
-            self.recv
-                .sack_blocks(max_blocks)
-                .into_iter()
-                .map(|(l, r)| (self.remote_seq(l), self.remote_seq(r)))
+            let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+            let n = self.recv.sack_blocks(&mut blocks[..max_blocks]);
+            blocks[..n]
+                .iter()
+                .map(|&(l, r)| (self.remote_seq(l), self.remote_seq(r)))
                 .collect()
         } else {
             Vec::new()
