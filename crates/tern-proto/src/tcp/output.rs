@@ -17,8 +17,10 @@ impl Connection {
     /// (rule 2), FIN, then a pure ACK if one is due.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         self.now = now;
-        if let Some(bad) = self.rst_reply.take() {
-            return Some(self.rst_for(&bad));
+        if let Some(bad) = &self.rst_reply {
+            let rst = self.rst_for(bad);
+            self.rst_reply = None;
+            return Some(rst);
         }
         if matches!(self.state, State::Closed | State::Listen) {
             return None;

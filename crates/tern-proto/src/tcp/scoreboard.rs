@@ -355,6 +355,7 @@ impl Scoreboard {
 
     /// The lowest segment awaiting retransmission (NextSeg rule 1, RFC
     /// 6675 §4).
+    #[inline]
     pub fn next_lost(&mut self) -> Option<&SentSeg> {
         let i = self.next_lost_index()?;
         self.segs.get(i)
@@ -382,10 +383,15 @@ impl Scoreboard {
     }
 
     /// Queue index of the lowest lost segment, moving the hint up to it.
+    #[inline]
     fn next_lost_index(&mut self) -> Option<usize> {
         if self.counts.lost_segs == 0 {
             return None;
         }
+        self.find_lost()
+    }
+
+    fn find_lost(&mut self) -> Option<usize> {
         let i = self.lost_hint
             + self
                 .segs
