@@ -2,7 +2,7 @@
 
 use super::frto::{AckInfo, AckKind};
 use super::recovery::Recovery;
-use super::{Connection, Event, Segment, State};
+use super::{unwrap_offset, Connection, Event, Segment, State};
 use crate::cc::{AckEvent, LossEvent, RttSample};
 use crate::time::SimTime;
 
@@ -199,18 +199,22 @@ impl Connection {
             self.snd_wl2 = ack;
         }
         let (newly_sacked, sack_high) = if self.sack_ok {
-            let blocks: Vec<(u64, u64)> = seg
-                .options
-                .sack_blocks
-                .iter()
-                .filter_map(|&(l, r)| {
-                    let (l, r) = (self.unwrap_local(l), self.unwrap_local(r));
-                    (l >= ack as i64 && l < r && r <= self.send.snd_nxt as i64)
-                        .then_some((l as u64, r as u64))
-                })
-                .collect();
-            let high = blocks.iter().map(|b| b.1).max().unwrap_or(0);
-            (self.sb.apply_sack(&blocks), high)
+            let (una, una_seq) = (self.send.snd_una, self.local_seq(self.send.snd_una));
+            let nxt = self.send.snd_nxt as i64;
+            let mut high = 0;
+            let blocks = seg.options.sack_blocks.iter().filter_map(|&(l, r)| {
+                let (l, r) = (
+                    unwrap_offset(una, una_seq, l),
+                    unwrap_offset(una, una_seq, r),
+                );
+                let valid = l >= ack as i64 && l < r && r <= nxt;
+                if valid {
+                    high = high.max(r as u64);
+                }
+                valid.then_some((l as u64, r as u64))
+            });
+            let newly = self.sb.apply_sack(blocks);
+            (newly, high)
         } else {
             (0, 0)
         };

@@ -494,13 +494,13 @@ impl Connection {
 
     /// Local offset of an acknowledgment number, relative to SND.UNA.
     fn unwrap_local(&self, seq: SeqNum) -> i64 {
-        self.send.snd_una as i64 + i64::from(seq.diff(self.local_seq(self.send.snd_una)))
+        unwrap_offset(self.send.snd_una, self.local_seq(self.send.snd_una), seq)
     }
 
     /// Remote offset of a peer sequence number, relative to RCV.NXT.
     fn unwrap_remote(&self, seq: SeqNum) -> i64 {
         let nxt = self.recv.rcv_nxt();
-        nxt as i64 + i64::from(seq.diff(self.remote_seq(nxt)))
+        unwrap_offset(nxt, self.remote_seq(nxt), seq)
     }
 
     /// TSval clock: milliseconds (RFC 7323 §5.4), offset by the ISN so each
@@ -514,6 +514,13 @@ impl Connection {
         let wnd = (self.recv.window() >> self.rcv_wscale).min(65535);
         self.recv.rcv_nxt() + (wnd << self.rcv_wscale)
     }
+}
+
+/// The offset of `seq`, given that `base_seq` is the sequence number of
+/// offset `base` (RFC 1982 serial-number distance, so `seq` may lie up to
+/// 2^31 either side).
+fn unwrap_offset(base: u64, base_seq: SeqNum, seq: SeqNum) -> i64 {
+    base as i64 + i64::from(seq.diff(base_seq))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Segment emission: what to send next and how it is framed.
 
-use super::scoreboard::SentSeg;
+use super::scoreboard::{Resend, SentSeg};
 use super::wire::{Flags, Segment, TcpOptions, MAX_SACK_BLOCKS};
 use super::{Connection, Event, RetransmitKind, State};
 use crate::cc::AppLimitedEvent;
@@ -17,8 +17,10 @@ impl Connection {
     /// (rule 2), FIN, then a pure ACK if one is due.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         self.now = now;
-        if let Some(bad) = self.rst_reply.take() {
-            return Some(self.rst_for(&bad));
+        if let Some(bad) = &self.rst_reply {
+            let rst = self.rst_for(bad);
+            self.rst_reply = None;
+            return Some(rst);
         }
         if matches!(self.state, State::Closed | State::Listen) {
             return None;
@@ -49,8 +51,7 @@ impl Connection {
         let room = self.cwnd().saturating_sub(self.sb.pipe());
         if self
             .sb
-            .iter()
-            .find(|s| s.lost.is_some())
+            .next_lost()
             .is_some_and(|s| room >= u64::from(s.len.max(1)))
         {
             return self.retransmit_lost(now);
@@ -133,11 +134,12 @@ impl Connection {
 
     /// Resends the lowest segment marked lost.
     fn retransmit_lost(&mut self, now: SimTime) -> Option<Segment> {
-        let s = self.sb.next_lost()?;
-        let kind = s.lost.take().unwrap_or(RetransmitKind::Rto);
-        s.retransmitted = true;
-        s.sent_at = now;
-        let (start, len, fin) = (s.start, s.len, s.fin);
+        let Resend {
+            kind,
+            start,
+            len,
+            fin,
+        } = self.sb.retransmit_next(now)?;
         let seq = self.local_seq(start);
         self.note_retransmit(kind, seq, len);
         if self.rto_deadline.is_none() {
@@ -270,10 +272,11 @@ impl Connection {
             MAX_SACK_BLOCKS
         };
         let sack_blocks = if self.sack_ok {
-            self.recv
-                .sack_blocks(max_blocks)
-                .into_iter()
-                .map(|(l, r)| (self.remote_seq(l), self.remote_seq(r)))
+            let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+            let n = self.recv.sack_blocks(&mut blocks[..max_blocks]);
+            blocks[..n]
+                .iter()
+                .map(|&(l, r)| (self.remote_seq(l), self.remote_seq(r)))
                 .collect()
         } else {
             Vec::new()

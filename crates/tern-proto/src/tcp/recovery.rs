@@ -40,14 +40,7 @@ impl Recovery {
     pub fn should_enter(&self, dupacks: u32, sb: &Scoreboard, dup_thresh: u32, smss: u32) -> bool {
         match self {
             Recovery::NewReno { .. } => dupacks == dup_thresh,
-            Recovery::Sack => {
-                dupacks >= dup_thresh
-                    || sb
-                        .is_lost_flags(dup_thresh, smss)
-                        .first()
-                        .copied()
-                        .unwrap_or(false)
-            }
+            Recovery::Sack => dupacks >= dup_thresh || sb.first_is_lost(dup_thresh, smss),
         }
     }
 

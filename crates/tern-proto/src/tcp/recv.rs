@@ -163,25 +163,37 @@ impl RecvBuf {
     }
 
     /// SACK blocks (RFC 2018 §4): the block holding the most recently
-    /// received segment first, then other recent blocks, at most `max`.
-    pub fn sack_blocks(&self, max: usize) -> Vec<(u64, u64)> {
-        let mut out: Vec<(u64, u64)> = Vec::new();
+    /// received segment first, then other recent blocks, as many as `out`
+    /// holds. Returns how many were written.
+    pub fn sack_blocks(&self, out: &mut [(u64, u64)]) -> usize {
+        let mut n = 0;
         for &s in &self.recent {
-            if let Some(&blk) = self.ooo.iter().find(|&&(a, b)| a <= s && s < b) {
-                if !out.contains(&blk) {
-                    out.push(blk);
+            // `ooo` is sorted and disjoint: the candidate starts at or below s.
+            let i = self.ooo.partition_point(|&(a, _)| a <= s);
+            if let Some(&blk) = i.checked_sub(1).and_then(|i| self.ooo.get(i)) {
+                if s < blk.1 && !push_new(out, &mut n, blk) {
+                    return n;
                 }
             }
         }
         // Ranges no longer in the recency list still deserve reporting.
-        for blk in self.ooo.iter().rev() {
-            if !out.contains(blk) {
-                out.push(*blk);
+        for &blk in self.ooo.iter().rev() {
+            if !push_new(out, &mut n, blk) {
+                break;
             }
         }
-        out.truncate(max);
-        out
+        n
     }
+}
+
+/// Appends `blk` to the `n` blocks in `out` unless already there; returns
+/// whether `out` has room left.
+fn push_new(out: &mut [(u64, u64)], n: &mut usize, blk: (u64, u64)) -> bool {
+    if *n < out.len() && !out[..*n].contains(&blk) {
+        out[*n] = blk;
+        *n += 1;
+    }
+    *n < out.len()
 }
 
 /// Delayed-ACK bookkeeping (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
@@ -241,6 +253,12 @@ impl AckPolicy {
 mod tests {
     use super::*;
 
+    fn blocks(r: &RecvBuf) -> Vec<(u64, u64)> {
+        let mut out = [(0, 0); 4];
+        let n = r.sack_blocks(&mut out);
+        out[..n].to_vec()
+    }
+
     #[test]
     fn reassembly_and_sack_order() {
         let mut r = RecvBuf::new(100_000);
@@ -250,11 +268,11 @@ mod tests {
         assert!(r.on_data(501, 100, false).out_of_order);
         assert!(r.on_data(301, 100, false).out_of_order);
         // Most recent first: [201,401) holds the newest segment, then [501,601).
-        assert_eq!(r.sack_blocks(4), vec![(201, 401), (501, 601)]);
+        assert_eq!(blocks(&r), vec![(201, 401), (501, 601)]);
         let o = r.on_data(101, 100, false);
         assert!(o.filled_hole && !o.out_of_order);
         assert_eq!(r.rcv_nxt(), 401);
-        assert_eq!(r.sack_blocks(4), vec![(501, 601)]);
+        assert_eq!(blocks(&r), vec![(501, 601)]);
         // Duplicate.
         assert!(r.on_data(1, 100, false).nothing_new);
         assert_eq!(r.readable(), 400);

@@ -3,11 +3,30 @@
 //! Sequence positions are 64-bit offsets from the ISS, so the queue never
 //! deals with wrap-around. Segments are kept at the boundaries they were
 //! first sent with; a retransmission resends the same range.
+//!
+//! Per-packet work does not grow with the window (as Linux keeps
+//! `packets_out`, `sacked_out`, `lost_out` and `retrans_out`):
+//!
+//! * `pipe` (RFC 6675 §4) and the SACKed segment and byte totals are
+//!   counts, updated whenever a segment changes state ([`Counts`]);
+//! * IsLost() (RFC 6675 §4) only holds for a prefix of the queue (the
+//!   SACKed data above a segment shrinks as the segment moves up), and a
+//!   segment once below that boundary stays there until SACK information
+//!   is discarded (RFC 2018 §8), so marking resumes where it stopped;
+//! * NextSeg() rule 1 (RFC 6675 §4) resumes its search for the lowest lost
+//!   segment at a hint below which none is marked;
+//! * SACK blocks (RFC 2018 §3) are located by binary search over the
+//!   queue, which is ordered and contiguous.
 
 use std::collections::VecDeque;
 
 use super::RetransmitKind;
 use crate::time::SimTime;
+
+#[cfg(test)]
+mod prop;
+#[cfg(test)]
+mod tests;
 
 /// One sent, not yet cumulatively acknowledged segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +55,11 @@ impl SentSeg {
     pub fn end(&self) -> u64 {
         self.start + u64::from(self.len) + u64::from(self.fin)
     }
+
+    /// Sequence space occupied.
+    fn size(&self) -> u64 {
+        self.end() - self.start
+    }
 }
 
 /// What a cumulative ACK removed from the queue.
@@ -47,14 +71,87 @@ pub struct Acked {
     pub karn_sample_from: Option<SimTime>,
 }
 
+/// A segment taken for retransmission by [`Scoreboard::retransmit_next`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resend {
+    pub kind: RetransmitKind,
+    pub start: u64,
+    pub len: u32,
+    pub fin: bool,
+}
+
+/// Totals over the queue, kept up to date on every state change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    /// RFC 6675 §4 `pipe`: bytes neither SACKed nor deemed lost.
+    pipe: u64,
+    sacked_segs: u64,
+    sacked_bytes: u64,
+    /// Segments awaiting retransmission.
+    lost_segs: u64,
+}
+
+impl Counts {
+    fn add(&mut self, s: &SentSeg) {
+        if s.sacked {
+            self.sacked_segs += 1;
+            self.sacked_bytes += s.size();
+        }
+        if s.lost.is_some() {
+            self.lost_segs += 1;
+        }
+        if !s.sacked && s.lost.is_none() {
+            self.pipe += s.size();
+        }
+    }
+
+    fn remove(&mut self, s: &SentSeg) {
+        if s.sacked {
+            self.sacked_segs -= 1;
+            self.sacked_bytes -= s.size();
+        }
+        if s.lost.is_some() {
+            self.lost_segs -= 1;
+        }
+        if !s.sacked && s.lost.is_none() {
+            self.pipe -= s.size();
+        }
+    }
+}
+
+/// Applies `change` to `s`, keeping `counts` right.
+fn update(counts: &mut Counts, s: &mut SentSeg, change: impl FnOnce(&mut SentSeg)) {
+    counts.remove(s);
+    change(s);
+    counts.add(s);
+}
+
+/// Where the IsLost() marking of [`Scoreboard::mark_lost_rfc6675`] resumes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LossMark {
+    /// Queue index: every segment below it IsLost() (or is SACKed) and was
+    /// marked if it could be.
+    next: usize,
+    /// SACKed segments and bytes below `next`.
+    sacked_segs: u64,
+    sacked_bytes: u64,
+    /// The (DupThresh, SMSS) the marking was made with.
+    params: (u32, u32),
+}
+
 /// The queue of outstanding segments.
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     segs: VecDeque<SentSeg>,
+    counts: Counts,
+    /// No segment below this queue index is marked lost.
+    lost_hint: usize,
+    mark: LossMark,
 }
 
 impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
+        self.counts.add(&seg);
         self.segs.push_back(seg);
     }
 
@@ -75,17 +172,32 @@ impl Scoreboard {
         let mut out = Acked::default();
         let mut any_retx = false;
         while let Some(front) = self.segs.front_mut() {
+            let marked = self.mark.next > 0;
             if front.end() <= ack {
-                out.bytes += front.end() - front.start;
+                out.bytes += front.size();
                 any_retx |= front.retransmitted;
                 out.karn_sample_from = Some(front.sent_at);
+                self.counts.remove(front);
+                if marked {
+                    self.mark.next -= 1;
+                    if front.sacked {
+                        self.mark.sacked_segs -= 1;
+                        self.mark.sacked_bytes -= front.size();
+                    }
+                }
+                self.lost_hint = self.lost_hint.saturating_sub(1);
                 self.segs.pop_front();
             } else {
                 if front.start < ack {
                     let cut = ack - front.start;
                     out.bytes += cut;
-                    front.start = ack;
-                    front.len -= cut as u32;
+                    if marked && front.sacked {
+                        self.mark.sacked_bytes -= cut;
+                    }
+                    update(&mut self.counts, front, |s| {
+                        s.start = ack;
+                        s.len -= cut as u32;
+                    });
                 }
                 break;
             }
@@ -98,16 +210,23 @@ impl Scoreboard {
 
     /// Marks segments entirely inside one of `blocks` as SACKed; returns
     /// the number of newly SACKed bytes (RFC 6675 Update()).
-    pub fn apply_sack(&mut self, blocks: &[(u64, u64)]) -> u64 {
+    pub fn apply_sack(&mut self, blocks: impl IntoIterator<Item = (u64, u64)>) -> u64 {
         let mut newly = 0;
-        for seg in self.segs.iter_mut().filter(|s| !s.sacked) {
-            if blocks
-                .iter()
-                .any(|&(l, r)| l <= seg.start && seg.end() <= r)
-            {
-                seg.sacked = true;
-                seg.lost = None;
-                newly += seg.end() - seg.start;
+        for (l, r) in blocks {
+            let mut i = self.segs.partition_point(|s| s.start < l);
+            while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
+                if !s.sacked {
+                    newly += s.size();
+                    update(&mut self.counts, s, |s| {
+                        s.sacked = true;
+                        s.lost = None;
+                    });
+                    if i < self.mark.next {
+                        self.mark.sacked_segs += 1;
+                        self.mark.sacked_bytes += s.size();
+                    }
+                }
+                i += 1;
             }
         }
         newly
@@ -115,9 +234,10 @@ impl Scoreboard {
 
     /// Forgets all SACK information (RFC 2018 §8 after an RTO).
     pub fn clear_sacks(&mut self) {
-        for s in &mut self.segs {
-            s.sacked = false;
+        for s in self.segs.iter_mut().filter(|s| s.sacked) {
+            update(&mut self.counts, s, |s| s.sacked = false);
         }
+        self.mark = LossMark::default();
     }
 
     /// Bytes not yet cumulatively acknowledged.
@@ -133,40 +253,55 @@ impl Scoreboard {
     /// since only lost segments are retransmitted, a retransmission counts
     /// once.
     pub fn pipe(&self) -> u64 {
-        self.segs
-            .iter()
-            .filter(|s| !s.sacked && s.lost.is_none())
-            .map(|s| s.end() - s.start)
-            .sum()
+        self.counts.pipe
     }
 
-    /// RFC 6675 §4 IsLost() for every unSACKed segment, computed from the
-    /// tail: lost when at least `dup_thresh` SACKed segments lie above it
-    /// ("discontiguous SACKed sequences", counted per segment), or more than
-    /// `(dup_thresh - 1) * smss` SACKed bytes. Returns one flag per segment.
-    pub fn is_lost_flags(&self, dup_thresh: u32, smss: u32) -> Vec<bool> {
-        let byte_limit = u64::from(dup_thresh.saturating_sub(1)) * u64::from(smss);
-        let mut flags = vec![false; self.segs.len()];
-        let (mut count, mut bytes) = (0u32, 0u64);
-        for (i, s) in self.segs.iter().enumerate().rev() {
-            if s.sacked {
-                count += 1;
-                bytes += s.end() - s.start;
-            } else {
-                flags[i] = count >= dup_thresh || bytes > byte_limit;
-            }
-        }
-        flags
+    /// RFC 6675 §4 IsLost(HighACK + 1): the first segment is unSACKed and
+    /// has at least `dup_thresh` SACKed segments above it ("discontiguous
+    /// SACKed sequences", counted per segment), or more than
+    /// `(dup_thresh - 1) * smss` SACKed bytes.
+    pub fn first_is_lost(&self, dup_thresh: u32, smss: u32) -> bool {
+        self.segs.front().is_some_and(|s| {
+            !s.sacked
+                && is_lost(
+                    self.counts.sacked_segs,
+                    self.counts.sacked_bytes,
+                    dup_thresh,
+                    smss,
+                )
+        })
     }
 
-    /// Marks every segment that IsLost() and was not retransmitted yet in
-    /// this recovery episode (NextSeg rule 1 candidates).
+    /// Marks every segment that IsLost() (RFC 6675 §4) and was not
+    /// retransmitted yet in this recovery episode (NextSeg rule 1
+    /// candidates), resuming where the previous call stopped.
     pub fn mark_lost_rfc6675(&mut self, dup_thresh: u32, smss: u32, kind: RetransmitKind) {
-        let flags = self.is_lost_flags(dup_thresh, smss);
-        for (s, lost) in self.segs.iter_mut().zip(flags) {
-            if lost && !s.retransmitted && s.lost.is_none() {
-                s.lost = Some(kind);
+        if self.mark.params != (dup_thresh, smss) {
+            self.mark = LossMark {
+                params: (dup_thresh, smss),
+                ..LossMark::default()
+            };
+        }
+        let m = &mut self.mark;
+        while let Some(s) = self.segs.get_mut(m.next) {
+            let (above_segs, above_bytes) = if s.sacked {
+                (m.sacked_segs + 1, m.sacked_bytes + s.size())
+            } else {
+                (m.sacked_segs, m.sacked_bytes)
+            };
+            let above_segs = self.counts.sacked_segs - above_segs;
+            let above_bytes = self.counts.sacked_bytes - above_bytes;
+            if !is_lost(above_segs, above_bytes, dup_thresh, smss) {
+                break;
             }
+            if s.sacked {
+                m.sacked_segs += 1;
+                m.sacked_bytes += s.size();
+            } else if !s.retransmitted && s.lost.is_none() {
+                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                self.lost_hint = self.lost_hint.min(m.next);
+            }
+            m.next += 1;
         }
     }
 
@@ -175,7 +310,8 @@ impl Scoreboard {
     pub fn mark_first_lost(&mut self, kind: RetransmitKind) {
         if let Some(s) = self.segs.front_mut() {
             if !s.sacked {
-                s.lost = Some(kind);
+                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                self.lost_hint = 0;
             }
         }
     }
@@ -184,8 +320,9 @@ impl Scoreboard {
     /// RFC 6675 §5.1): go-back-N paced by slow start.
     pub fn mark_all_lost(&mut self, kind: RetransmitKind) {
         for s in &mut self.segs {
-            s.lost = Some(kind);
+            update(&mut self.counts, s, |s| s.lost = Some(kind));
         }
+        self.lost_hint = 0;
     }
 
     /// Marks lost every segment starting in `[from, to)` that is neither
@@ -193,9 +330,14 @@ impl Scoreboard {
     /// after F-RTO, RFC 5682: the window outstanding at the timeout, minus
     /// what F-RTO already resent or the receiver SACKed).
     pub fn mark_lost_range(&mut self, from: u64, to: u64, kind: RetransmitKind) {
-        for s in &mut self.segs {
-            if s.start >= from && s.start < to && !s.sacked && s.lost.is_none() {
-                s.lost = Some(kind);
+        let first = self.segs.partition_point(|s| s.start < from);
+        for (i, s) in self.segs.iter_mut().enumerate().skip(first) {
+            if s.start >= to {
+                break;
+            }
+            if !s.sacked && s.lost.is_none() {
+                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                self.lost_hint = self.lost_hint.min(i);
             }
         }
     }
@@ -211,99 +353,57 @@ impl Scoreboard {
         any
     }
 
-    /// The lowest segment awaiting retransmission (NextSeg rule 1).
-    pub fn next_lost(&mut self) -> Option<&mut SentSeg> {
-        self.segs.iter_mut().find(|s| s.lost.is_some())
+    /// The lowest segment awaiting retransmission (NextSeg rule 1, RFC
+    /// 6675 §4).
+    #[inline]
+    pub fn next_lost(&mut self) -> Option<&SentSeg> {
+        let i = self.next_lost_index()?;
+        self.segs.get(i)
+    }
+
+    /// Takes the lowest segment awaiting retransmission (NextSeg rule 1)
+    /// for resending at `now`: it is no longer lost, counts in `pipe`
+    /// again, and is marked retransmitted (Karn, RFC 6298 §3).
+    pub fn retransmit_next(&mut self, now: SimTime) -> Option<Resend> {
+        let i = self.next_lost_index()?;
+        let s = &mut self.segs[i];
+        let kind = s.lost.unwrap_or(RetransmitKind::Rto);
+        update(&mut self.counts, s, |s| {
+            s.lost = None;
+            s.retransmitted = true;
+            s.sent_at = now;
+        });
+        self.lost_hint = i + 1;
+        Some(Resend {
+            kind,
+            start: s.start,
+            len: s.len,
+            fin: s.fin,
+        })
+    }
+
+    /// Queue index of the lowest lost segment, moving the hint up to it.
+    #[inline]
+    fn next_lost_index(&mut self) -> Option<usize> {
+        if self.counts.lost_segs == 0 {
+            return None;
+        }
+        self.find_lost()
+    }
+
+    fn find_lost(&mut self) -> Option<usize> {
+        let i = self.lost_hint
+            + self
+                .segs
+                .range(self.lost_hint..)
+                .position(|s| s.lost.is_some())?;
+        self.lost_hint = i;
+        Some(i)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn board(n: u64, mss: u32) -> Scoreboard {
-        let mut sb = Scoreboard::default();
-        for i in 0..n {
-            sb.push(SentSeg {
-                start: 1 + i * u64::from(mss),
-                len: mss,
-                fin: false,
-                sent_at: SimTime::ZERO,
-                retransmitted: false,
-                sacked: false,
-                lost: None,
-                probe: false,
-            });
-        }
-        sb
-    }
-
-    /// Worked example: 10 segments of 1000 B (offsets 1..10001); segment 0
-    /// and 4 are lost, the receiver SACKs segments 1-3 and 5-9.
-    #[test]
-    fn rfc6675_pipe_and_is_lost_example() {
-        let mut sb = board(10, 1000);
-        assert_eq!(sb.pipe(), 10_000);
-        // First dup ACK: SACK seg 1 -> pipe 9000, seg 0 not lost yet.
-        assert_eq!(sb.apply_sack(&[(1001, 2001)]), 1000);
-        assert_eq!(sb.pipe(), 9000);
-        assert!(!sb.is_lost_flags(3, 1000)[0]);
-        // Second: segs 1-2 SACKed: 2 segments, 2000 B = (3-1)*1000, not more.
-        sb.apply_sack(&[(1001, 3001)]);
-        assert!(!sb.is_lost_flags(3, 1000)[0]);
-        // Third: segs 1-3 SACKed -> IsLost(seg 0).
-        sb.apply_sack(&[(1001, 4001)]);
-        let lost = sb.is_lost_flags(3, 1000);
-        assert_eq!(
-            lost,
-            vec![true, false, false, false, false, false, false, false, false, false]
-        );
-        sb.mark_lost_rfc6675(3, 1000, RetransmitKind::Fast);
-        // pipe: 10 segs - 3 SACKed - 1 lost = 6 segs.
-        assert_eq!(sb.pipe(), 6000);
-        // Later SACKs cover 5-9; seg 4 now has 5 SACKed segments above it.
-        sb.apply_sack(&[(5001, 10001), (1001, 4001)]);
-        sb.mark_lost_rfc6675(3, 1000, RetransmitKind::SackRecovery);
-        let lost: Vec<_> = sb.iter().map(|s| s.lost).collect();
-        assert_eq!(lost[0], Some(RetransmitKind::Fast));
-        assert_eq!(lost[4], Some(RetransmitKind::SackRecovery));
-        assert_eq!(sb.pipe(), 0);
-        // Retransmitting seg 0 puts it back in the pipe.
-        let s = sb.next_lost().unwrap();
-        assert_eq!(s.start, 1);
-        s.lost = None;
-        s.retransmitted = true;
-        assert_eq!(sb.pipe(), 1000);
-        assert_eq!(sb.next_lost().unwrap().start, 4001);
-        // Cumulative ACK of seg 0..3 (retransmitted inside): no Karn sample.
-        let acked = sb.ack_to(4001);
-        assert_eq!(acked.bytes, 4000);
-        assert_eq!(acked.karn_sample_from, None);
-        assert_eq!(sb.flight_size(), 6000);
-    }
-
-    #[test]
-    fn mark_lost_range_skips_sacked_and_outside() {
-        let mut sb = board(6, 1000);
-        sb.apply_sack(&[(3001, 4001)]);
-        // Segments 1..5 (offsets 1001..5001) minus the SACKed segment 3.
-        sb.mark_lost_range(1001, 5001, RetransmitKind::Rto);
-        let lost: Vec<bool> = sb.iter().map(|s| s.lost.is_some()).collect();
-        assert_eq!(lost, vec![false, true, true, false, true, false]);
-        // pipe: segments 0 and 5 only.
-        assert_eq!(sb.pipe(), 2000);
-    }
-
-    #[test]
-    fn partial_ack_trims() {
-        let mut sb = board(2, 1000);
-        let a = sb.ack_to(501);
-        assert_eq!(a.bytes, 500);
-        assert_eq!(a.karn_sample_from, None);
-        assert_eq!(sb.first().unwrap().start, 501);
-        assert_eq!(sb.flight_size(), 1500);
-        let a = sb.ack_to(2001);
-        assert_eq!(a.karn_sample_from, Some(SimTime::ZERO));
-        assert!(sb.is_empty());
-    }
+/// RFC 6675 §4 IsLost() given the SACKed data above a segment.
+fn is_lost(sacked_segs: u64, sacked_bytes: u64, dup_thresh: u32, smss: u32) -> bool {
+    let byte_limit = u64::from(dup_thresh.saturating_sub(1)) * u64::from(smss);
+    sacked_segs >= u64::from(dup_thresh) || sacked_bytes > byte_limit
 }

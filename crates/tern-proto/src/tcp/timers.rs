@@ -8,15 +8,12 @@ use crate::time::SimTime;
 impl Connection {
     /// Earliest pending deadline, if any.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        [
-            self.rto_deadline,
-            self.persist_deadline,
-            self.ack.deadline,
-            self.tw_deadline,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let earliest = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let retransmit = earliest(self.rto_deadline, self.persist_deadline);
+        earliest(retransmit, earliest(self.ack.deadline, self.tw_deadline))
     }
 
     /// Fires every timer whose deadline is at or before `now`; harmless
