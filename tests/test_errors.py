@@ -179,7 +179,7 @@ def test_bad_set_overrides(tmp_path):
         ),
         (
             ["--set", "links.access.rate=5"],
-            "--set links[0].rate: expected a data rate with its unit",
+            "--set links.access.rate: expected a data rate with its unit",
         ),
         (["--set", "links.access.rate"], "expected KEY=VALUE"),
         (["--set", "links.access=5"], "is a whole element"),
