@@ -455,3 +455,19 @@ def test_sweep_help_and_errors_show_the_ray_install_that_works(monkeypatch, tmp_
     )
     assert res.exit_code == 2
     assert f"install Ray with {hint}" in " ".join(res.output.split())
+
+
+def test_outputs_never_land_outside_the_output_folder(tmp_path, p2p_text):
+    """Every file a run writes is resolved and checked to lie in its folder."""
+    r = tern.run(text=p2p_text)
+    for evil in ["../evil.pcap", "/tmp/evil.pcap", "sub/../../evil.pcap"]:
+        r.captures[evil] = b""
+        with pytest.raises(ValueError, match="not a file name inside"):
+            r.save(tmp_path / "out")
+        del r.captures[evil]
+    assert not (tmp_path / "evil.pcap").exists()
+    r.save(tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir())[:2] == [
+        "delay.parquet",
+        "queue.parquet",
+    ]

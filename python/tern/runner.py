@@ -193,10 +193,19 @@ class Run:
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         (out / "scenario.toml").write_text(self.scenario)
         for name, frame in self._tables.items():
-            frame.write_parquet(out / f"{name}.parquet", statistics=False)
+            frame.write_parquet(_inside(out, f"{name}.parquet"), statistics=False)
         for name, pcap in self.captures.items():
-            (out / name).write_bytes(pcap)
+            _inside(out, name).write_bytes(pcap)
         return out
+
+
+def _inside(folder: Path, name: str) -> Path:
+    """`folder / name`, refusing any name that would land outside `folder` (the core only
+    makes names of identifiers, so this is a second lock on the same door)."""
+    path = (folder / name).resolve()
+    if not path.is_relative_to(folder.resolve()) or path.parent != folder.resolve():
+        raise ValueError(f"{name!r} is not a file name inside {folder}")
+    return path
 
 
 #: The core's "no value" in an integer column (ssthresh before the first loss, say): no count,
