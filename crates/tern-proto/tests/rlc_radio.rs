@@ -419,7 +419,8 @@ fn fixed_unless_env() -> prop::test_runner::RngSeed {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 300,
+        // At least 10 000 random loss patterns for the exact-delivery property (issue 14).
+        cases: 10_000,
         rng_seed: fixed_unless_env(),
         failure_persistence: None,
         ..ProptestConfig::default()
@@ -436,6 +437,15 @@ proptest! {
             prop_assert!(false, "{}", e);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 1_000,
+        rng_seed: fixed_unless_env(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     /// Small MaxDAT and heavy loss: SDUs are discarded, yet what arrives
     /// is in order and whole, every SDU that does not arrive was reported
