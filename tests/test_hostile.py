@@ -471,3 +471,22 @@ def test_outputs_never_land_outside_the_output_folder(tmp_path, p2p_text):
         "delay.parquet",
         "queue.parquet",
     ]
+
+
+def test_a_scenario_that_would_stall_simulated_time_is_refused_quickly(tmp_path):
+    """The hang of the malformed-file survey: a CBR so fast that one message takes less than a
+    nanosecond never lets simulated time advance. It is refused before the run, at once."""
+    bad = tmp_path / "stall.toml"
+    bad.write_text(P2P.replace('rate = "2Mbps", size = "1000B"', 'rate = "10000Gbps", size = "1B"'))
+    assert "10000Gbps" in bad.read_text()
+    started = time.monotonic()
+    res = subprocess.run(
+        [sys.executable, "-m", "tern", "run", str(bad), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 60
+    assert res.returncode == 2, res.stderr
+    assert "flows[0].app.rate" in res.stderr
+    assert not (tmp_path / "o").exists()
