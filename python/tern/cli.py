@@ -163,9 +163,11 @@ def run(
     _read(scenario)
     overrides = _parse_sets(set)
     progress = _LiveProgress(scenario.stem, enabled=not quiet and sys.stderr.isatty())
+    target = out_dir or Path("runs") / scenario.stem
     try:
-        result = runner.run(scenario, seed=seed, set=overrides, progress=progress)
-    except _core.ScenarioError as e:
+        # Traces stream into the folder as the run goes.
+        result = runner.run(scenario, seed=seed, set=overrides, progress=progress, out=target)
+    except (_core.ScenarioError, _core.TraceError) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None
@@ -175,7 +177,6 @@ def run(
         raise typer.Exit(130) from None
     finally:
         progress.close()
-    target = result.save(out_dir or Path("runs") / scenario.stem)
     if as_json:
         print(json.dumps(result.summary, indent=2))
     else:

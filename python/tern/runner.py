@@ -9,15 +9,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from tern import _core
+from tern import _core, traces
 
 Overrides = Mapping[str, Any] | None
 Progress = Callable[[float, float], None] | None
-
-_DTYPES = {"f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "text": np.dtype("<u4")}
 
 
 def _source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
@@ -84,7 +81,7 @@ class Run:
         self,
         summary: dict[str, Any],
         scenario: str,
-        tables: dict[str, pl.DataFrame],
+        tables: Mapping[str, pl.DataFrame],
         captures: dict[str, bytes] | None = None,
     ):
         self.summary = summary
@@ -117,22 +114,10 @@ class Run:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         (out / "scenario.toml").write_text(self.scenario)
-        for name, frame in self._tables.items():
-            frame.write_parquet(out / f"{name}.parquet", statistics=False)
+        traces.write_tables(self._tables, out)
         for name, pcap in self.captures.items():
             (out / name).write_bytes(pcap)
         return out
-
-
-def _frame(columns: list[tuple[str, str, bytes, list[str] | None]]) -> pl.DataFrame:
-    data = {}
-    for col, kind, raw, labels in columns:
-        values = np.frombuffer(raw, dtype=_DTYPES[kind])
-        if kind == "text":
-            data[col] = pl.Series(col, labels, dtype=pl.String).gather(values)
-        else:
-            data[col] = pl.Series(col, values)
-    return pl.DataFrame(data)
 
 
 def run(
@@ -141,17 +126,29 @@ def run(
     seed: int | None = None,
     set: Overrides = None,
     progress: Progress = None,
+    out: str | os.PathLike[str] | None = None,
+    max_trace_memory: int | None = None,
 ) -> Run:
     """Runs a scenario given as a file path or as TOML text.
 
     `seed` replaces `sim.seed`; `set` overrides keys, e.g.
     `{"links.access.rate": "5Mbps"}` (array elements are picked by name).
     `progress(now_s, end_s)` is called now and then during the run.
+    With `out`, traces stream to `out/<table>.parquet` as the run goes (memory stays
+    bounded) and the run is saved there (`Run.save`); without it, traces stay in memory, at
+    most `max_trace_memory` bytes (1 GiB by default), past which `tern.TraceError` is
+    raised.
     """
     name, text = _source(path_or_text)
-    summary, resolved, tables, captures = _core.run(text, name, _overrides(set), seed, progress)
-    frames = {t: _frame(cols) for t, cols in tables}
-    return Run(json.loads(summary), resolved, frames, dict(captures))
+    folder = None if out is None else Path(out)
+    summary, resolved, tables, captures, files = _core.run(
+        text, name, _overrides(set), seed, progress, folder, max_trace_memory
+    )
+    frames = traces.frames(tables) if folder is None else traces.FolderTables(dict(files))
+    result = Run(json.loads(summary), resolved, frames, dict(captures))
+    if folder is not None:
+        result.save(folder)
+    return result
 
 
 @functools.cache

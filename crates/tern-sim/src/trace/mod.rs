@@ -1,398 +1,253 @@
-//! Trace records collected into columnar tables.
+//! Trace records: one struct per kind, its columns derived from its fields.
 //!
-//! Models report typed events; the run keeps only the tables the scenario
-//! asks for (`record = [...]`). A table is a set of equally long columns,
-//! handed to the front end as raw little-endian buffers and written as Parquet.
+//! A model reports what happened as a record (`CwndRecord`, `DropRecord`, …, in
+//! [`records`]) and hands it to [`Traces::record`]; the run keeps only the kinds the
+//! scenario asks for (`record = [...]`), so a record is built only when
+//! [`Traces::wants`] says its kind is recorded. Each kind is declared once with the
+//! `record!` macro, which writes the struct and its [`Record`]
+//! implementation: the table's columns (names and kinds) come from the fields, in order,
+//! so a row cannot have too many, too few or mistyped cells.
+//!
+//! Where the records go is [`sink`]: with an output folder, each table is written as
+//! Parquet row groups as the run goes (memory stays bounded however long the run);
+//! without one, tables stay in memory as [`Table`]s up to a cap. A value that is not set
+//! (ssthresh before the first loss, the MCS of a non-HT frame) is an `Option` field: a
+//! nullable column, null in Parquet and in the frames, never a sentinel.
 
+/// Declares a trace record: a struct whose fields, in order, are the columns of its table
+/// (a field's name is its column's name, its type gives the column's kind through
+/// [`Value`]), and its [`Record`] implementation.
+///
+/// ```text
+/// record! {
+///     /// TCP congestion window at every change.
+///     CwndRecord<'a> => Cwnd, "cwnd" {
+///         time: SimTime,
+///         flow: &'a str,
+///         ssthresh: Option<u64>,
+///     }
+/// }
+/// ```
+macro_rules! record {
+    (
+        $(#[$meta:meta])*
+        $name:ident $(<$lt:lifetime>)? => $table:ident, $table_name:literal {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name $(<$lt>)? {
+            $( $(#[$fmeta])* pub $field: $ty, )+
+        }
+
+        impl $(<$lt>)? $crate::trace::Record for $name $(<$lt>)? {
+            const TABLE: $crate::trace::TableId = $crate::trace::TableId::$table;
+            const NAME: &'static str = $table_name;
+            const COLUMNS: &'static [(&'static str, $crate::trace::Kind)] =
+                &[ $( (stringify!($field), <$ty as $crate::trace::Value>::KIND) ),+ ];
+
+            #[inline]
+            fn write(&self, row: &mut $crate::trace::RowWriter<'_>) {
+                $( $crate::trace::Value::put(&self.$field, row); )+
+            }
+        }
+    };
+}
+
+mod file;
 pub mod pcap;
+pub mod records;
+mod sink;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use file::ParquetTable;
+pub use records::*;
+pub use sink::{TraceConfig, TraceError, TraceOutput, Traces, DEFAULT_MAX_TRACE_MEMORY};
+pub use table::{Column, ColumnData, RowWriter, Table};
 
 use crate::engine::SimTime;
-use crate::scenario::RecordKind;
 
-/// The values of one column.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ColumnData {
-    F64(Vec<f64>),
-    U64(Vec<u64>),
-    /// Strings stored as codes into a dictionary of distinct labels.
-    Text {
-        codes: Vec<u32>,
-        labels: Vec<String>,
-    },
-}
-
-impl ColumnData {
-    pub fn len(&self) -> usize {
-        match self {
-            ColumnData::F64(v) => v.len(),
-            ColumnData::U64(v) => v.len(),
-            ColumnData::Text { codes, .. } => codes.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Column {
-    pub name: &'static str,
-    pub data: ColumnData,
-}
-
-/// One cell of a row being appended.
-#[derive(Clone, Copy, Debug)]
-pub enum Cell<'a> {
-    F64(f64),
-    U64(u64),
-    Text(&'a str),
-}
-
-/// A table built row by row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Table {
-    pub name: &'static str,
-    pub columns: Vec<Column>,
-}
-
-/// The kind of a column, fixed when the table is declared.
-#[derive(Clone, Copy, Debug)]
-pub enum Kind {
+/// The physical type of a column's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// 64-bit float (times in seconds, rates, dB).
     F64,
+    /// Unsigned 64-bit integer (counts, sizes, ids, flags as 0/1).
     U64,
+    /// A string (names and labels), stored with a dictionary.
     Text,
 }
 
-impl Table {
-    pub fn new(name: &'static str, columns: &[(&'static str, Kind)]) -> Self {
-        let columns = columns
-            .iter()
-            .map(|&(name, kind)| Column {
-                name,
-                data: match kind {
-                    Kind::F64 => ColumnData::F64(Vec::new()),
-                    Kind::U64 => ColumnData::U64(Vec::new()),
-                    Kind::Text => ColumnData::Text {
-                        codes: Vec::new(),
-                        labels: Vec::new(),
-                    },
-                },
-            })
-            .collect();
-        Table { name, columns }
-    }
+/// The kind of a column: its type and whether it may be null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind {
+    pub ty: Type,
+    pub nullable: bool,
+}
 
-    /// Appends a row; cells must match the declared column kinds.
-    pub fn push(&mut self, row: &[Cell<'_>]) {
-        debug_assert_eq!(row.len(), self.columns.len());
-        for (col, cell) in self.columns.iter_mut().zip(row) {
-            match (&mut col.data, *cell) {
-                (ColumnData::F64(v), Cell::F64(x)) => v.push(x),
-                (ColumnData::U64(v), Cell::U64(x)) => v.push(x),
-                (ColumnData::Text { codes, labels }, Cell::Text(s)) => {
-                    // Few distinct labels (flow and link names): a linear scan is enough.
-                    let code = match labels.iter().position(|l| l == s) {
-                        Some(i) => i,
-                        None => {
-                            labels.push(s.to_owned());
-                            labels.len() - 1
-                        }
-                    };
-                    codes.push(code as u32);
-                }
-                (data, cell) => panic!("column {} holds {data:?}, got {cell:?}", col.name),
-            }
+impl Kind {
+    /// A column of `ty` that always holds a value.
+    pub const fn of(ty: Type) -> Kind {
+        Kind {
+            ty,
+            nullable: false,
         }
     }
 
-    pub fn rows(&self) -> usize {
-        self.columns.first().map_or(0, |c| c.data.len())
+    /// The same type, nullable.
+    pub const fn nullable(self) -> Kind {
+        Kind {
+            ty: self.ty,
+            nullable: true,
+        }
+    }
+
+    /// Bytes a row of this kind takes in memory (value, and a validity flag if nullable).
+    pub const fn width(self) -> usize {
+        let value = match self.ty {
+            Type::F64 | Type::U64 => 8,
+            Type::Text => 4,
+        };
+        value + self.nullable as usize
     }
 }
 
-/// The trace tables of a run, present only when recorded.
-#[derive(Debug, Default)]
-pub struct Traces {
-    pub queue: Option<Table>,
-    pub delay: Option<Table>,
-    pub drops: Option<Table>,
-    pub rtt: Option<Table>,
-    pub cwnd: Option<Table>,
-    pub rto: Option<Table>,
-    pub retransmits: Option<Table>,
-    pub handovers: Option<Table>,
-    pub switcher: Option<Table>,
-    pub rlc: Option<Table>,
-    pub rlc_sdu: Option<Table>,
-    pub wifi: Option<Table>,
-    pub wifi_rx: Option<Table>,
-    pub roaming: Option<Table>,
-    pub rssi: Option<Table>,
+/// A value a record field can hold, and how it is written into its column.
+pub trait Value {
+    /// The column kind this field type gives.
+    const KIND: Kind;
+    /// Writes the value into the row's next column.
+    fn put(&self, row: &mut RowWriter<'_>);
 }
 
-impl Traces {
-    pub fn new(kinds: &[RecordKind]) -> Self {
-        use Kind::*;
-        let mut t = Traces::default();
-        for kind in kinds {
-            let name = kind.table_name();
-            match kind {
-                RecordKind::Queue => {
-                    t.queue = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("link", Text),
-                            ("direction", Text),
-                            ("packets", U64),
-                            ("bytes", U64),
-                        ],
-                    ))
-                }
-                RecordKind::Delay => {
-                    t.delay = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("flow", Text),
-                            ("seq", U64),
-                            ("sent", F64),
-                            ("delay", F64),
-                            ("size", U64),
-                            ("conn", U64),
-                        ],
-                    ))
-                }
-                RecordKind::Drops => {
-                    t.drops = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("link", Text),
-                            ("direction", Text),
-                            ("reason", Text),
-                            ("flow", Text),
-                            ("uid", U64),
-                            ("size", U64),
-                        ],
-                    ))
-                }
-                RecordKind::Rtt => {
-                    t.rtt = Some(Table::new(
-                        name,
-                        &[("time", F64), ("flow", Text), ("seq", U64), ("rtt", F64)],
-                    ))
-                }
-                RecordKind::Cwnd => {
-                    t.cwnd = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("flow", Text),
-                            ("endpoint", Text),
-                            ("cwnd", U64),
-                            ("ssthresh", U64),
-                            ("in_flight", U64),
-                        ],
-                    ))
-                }
-                RecordKind::Rto => {
-                    t.rto = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("flow", Text),
-                            ("endpoint", Text),
-                            ("srtt", F64),
-                            ("rttvar", F64),
-                            ("rto", F64),
-                        ],
-                    ))
-                }
-                RecordKind::Retransmits => {
-                    t.retransmits = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("flow", Text),
-                            ("endpoint", Text),
-                            ("kind", Text),
-                            ("seq", U64),
-                            ("len", U64),
-                            ("backoff", U64),
-                            ("rto", F64),
-                        ],
-                    ))
-                }
-                RecordKind::Wifi => {
-                    t.wifi = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("bss", Text),
-                            ("from", Text),
-                            ("to", Text),
-                            ("kind", Text),
-                            ("rate_mbps", F64),
-                            ("mcs", F64),
-                            ("mpdus", U64),
-                            ("acked", U64),
-                            ("collision", U64),
-                            ("snr_db", F64),
-                        ],
-                    ))
-                }
-                RecordKind::WifiRx => {
-                    t.wifi_rx = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("bss", Text),
-                            ("from", Text),
-                            ("to", Text),
-                            ("sn", U64),
-                            ("fcs_ok", U64),
-                            ("rate_mbps", F64),
-                        ],
-                    ))
-                }
-                RecordKind::Roaming => {
-                    t.roaming = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("station", Text),
-                            ("event", Text),
-                            ("from_bss", Text),
-                            ("to_bss", Text),
-                            ("rssi_dbm", F64),
-                        ],
-                    ))
-                }
-                RecordKind::Rssi => {
-                    t.rssi = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("station", Text),
-                            ("bss", Text),
-                            ("rssi_dbm", F64),
-                            ("associated", U64),
-                        ],
-                    ))
-                }
-                // Captures are files, not tables: see `World`.
-                RecordKind::Pcap => {}
-                RecordKind::Rlc => {
-                    t.rlc = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("link", Text),
-                            ("direction", Text),
-                            ("buffer_bytes", U64),
-                            ("pdus_sent", U64),
-                            ("pdus_retransmitted", U64),
-                        ],
-                    ));
-                    t.rlc_sdu = Some(Table::new(
-                        "rlc_sdu",
-                        &[
-                            ("time", F64),
-                            ("link", Text),
-                            ("direction", Text),
-                            ("uid", U64),
-                            ("delay", F64),
-                        ],
-                    ));
-                }
-                RecordKind::Switcher => {
-                    t.switcher = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("flow", Text),
-                            ("event", Text),
-                            ("last_sent", F64),
-                            ("decision", Text),
-                        ],
-                    ))
-                }
-                RecordKind::Handovers => {
-                    t.handovers = Some(Table::new(
-                        name,
-                        &[
-                            ("time", F64),
-                            ("link", Text),
-                            ("ue", Text),
-                            ("cell", U64),
-                            ("loss_start", F64),
-                        ],
-                    ))
-                }
-            }
-        }
-        t
+impl Value for f64 {
+    const KIND: Kind = Kind::of(Type::F64);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.f64(*self);
     }
+}
 
-    /// A message reached its receiving application `delay` after it was sent,
-    /// over TCP connection `conn` (1 = the first; 0 for UDP).
-    pub fn message_delivered(
-        &mut self,
-        now: SimTime,
-        flow: &str,
-        seq: u64,
-        sent_at: SimTime,
-        len: u32,
-        conn: u64,
-    ) {
-        if let Some(t) = &mut self.delay {
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(flow),
-                Cell::U64(seq),
-                Cell::F64(sent_at.as_secs_f64()),
-                Cell::F64(now.saturating_sub(sent_at).as_secs_f64()),
-                Cell::U64(u64::from(len)),
-                Cell::U64(conn),
-            ]);
+/// Times are written in seconds.
+impl Value for SimTime {
+    const KIND: Kind = Kind::of(Type::F64);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.f64(self.as_secs_f64());
+    }
+}
+
+impl Value for u64 {
+    const KIND: Kind = Kind::of(Type::U64);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.u64(*self);
+    }
+}
+
+impl Value for u32 {
+    const KIND: Kind = Kind::of(Type::U64);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.u64(u64::from(*self));
+    }
+}
+
+/// Flags are written as 0 or 1.
+impl Value for bool {
+    const KIND: Kind = Kind::of(Type::U64);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.u64(u64::from(*self));
+    }
+}
+
+impl Value for &str {
+    const KIND: Kind = Kind::of(Type::Text);
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        row.text(self);
+    }
+}
+
+/// An unset value: a nullable column, null where `None`.
+impl<T: Value> Value for Option<T> {
+    const KIND: Kind = T::KIND.nullable();
+    #[inline]
+    fn put(&self, row: &mut RowWriter<'_>) {
+        match self {
+            Some(v) => v.put(row),
+            None => row.null(),
+        }
+    }
+}
+
+/// The recorded tables, in the order a run lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TableId {
+    Queue,
+    Delay,
+    Drops,
+    Rtt,
+    Cwnd,
+    Rto,
+    Retransmits,
+    Handovers,
+    Switcher,
+    Rlc,
+    RlcSdu,
+    Wifi,
+    WifiRx,
+    Roaming,
+    Rssi,
+}
+
+impl TableId {
+    /// How many tables there are.
+    pub const COUNT: usize = 15;
+}
+
+/// One kind of trace record: a row of table [`Record::NAME`].
+pub trait Record {
+    /// The table it goes to.
+    const TABLE: TableId;
+    /// The table's name (and the Parquet file's stem).
+    const NAME: &'static str;
+    /// Column names and kinds, in order: one per field.
+    const COLUMNS: &'static [(&'static str, Kind)];
+    /// Writes the fields, in the order of [`Record::COLUMNS`].
+    fn write(&self, row: &mut RowWriter<'_>);
+}
+
+/// The name and columns of a table, as its record kind declares them.
+#[derive(Clone, Copy, Debug)]
+pub struct Schema {
+    pub table: TableId,
+    pub name: &'static str,
+    pub columns: &'static [(&'static str, Kind)],
+}
+
+impl Schema {
+    /// The schema of record kind `R`.
+    pub const fn of<R: Record>() -> Schema {
+        Schema {
+            table: R::TABLE,
+            name: R::NAME,
+            columns: R::COLUMNS,
         }
     }
 
-    /// A ping reply came back `rtt` after its request left.
-    pub fn ping_reply(&mut self, now: SimTime, flow: &str, seq: u64, rtt: SimTime) {
-        if let Some(t) = &mut self.rtt {
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(flow),
-                Cell::U64(seq),
-                Cell::F64(rtt.as_secs_f64()),
-            ]);
+    /// Bytes a row takes in memory.
+    pub const fn row_bytes(&self) -> usize {
+        let mut sum = 0;
+        let mut i = 0;
+        while i < self.columns.len() {
+            sum += self.columns[i].1.width();
+            i += 1;
         }
-    }
-
-    /// The recorded tables, in a fixed order.
-    pub fn into_tables(self) -> Vec<Table> {
-        [
-            self.queue,
-            self.delay,
-            self.drops,
-            self.rtt,
-            self.cwnd,
-            self.rto,
-            self.retransmits,
-            self.handovers,
-            self.switcher,
-            self.rlc,
-            self.rlc_sdu,
-            self.wifi,
-            self.wifi_rx,
-            self.roaming,
-            self.rssi,
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        sum
     }
 }
