@@ -76,11 +76,12 @@ fn main() {
         }
     }
     eprintln!(
-        "wall {wall:.3} s, {} events ({:.0} events/s), {hops} link transmissions ({:.0} packets/s), peak RSS {:.1} MiB",
+        "wall {wall:.3} s, {} events ({:.0} events/s), {hops} link transmissions ({:.0} packets/s), peak RSS {:.1} MiB, traces held {:.1} MiB at most",
         out.summary.events,
         out.summary.events as f64 / wall,
         hops as f64 / wall,
-        peak_kib as f64 / 1024.0
+        peak_kib as f64 / 1024.0,
+        out.trace_peak_bytes as f64 / f64::from(1 << 20)
     );
 }
 
