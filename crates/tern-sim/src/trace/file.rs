@@ -17,7 +17,10 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnPath, Type as SchemaType};
 
-use super::{ColumnData, Schema, Table, TraceError, Type};
+use super::error::TraceError;
+use super::kind::Type;
+use super::record::Schema;
+use super::table::{ColumnData, Table};
 
 /// A Parquet file being written, one row group per [`ParquetTable::write`].
 pub struct ParquetTable {

@@ -3,7 +3,7 @@
 //! Times (`SimTime`) are written in seconds, flags (`bool`) as 0/1, `Option` fields as
 //! nullable columns. [`SCHEMAS`] lists every table in [`TableId`] order.
 
-use super::{Schema, TableId};
+use super::record::{Schema, TableId};
 use crate::engine::SimTime;
 
 record! {

@@ -1,12 +1,12 @@
 //! Where records go: Parquet files written as the run goes, or tables in memory up to a cap.
 
-use std::fmt;
 use std::path::PathBuf;
 
+use super::error::TraceError;
 use super::file::ParquetTable;
+use super::record::{Record, TableId};
 use super::records::SCHEMAS;
-use super::table::RowWriter;
-use super::{Record, Table, TableId};
+use super::table::{RowWriter, Table};
 use crate::scenario::RecordKind;
 
 /// The default cap on trace tables held in memory (runs without an output folder): 1 GiB.
@@ -40,35 +40,6 @@ impl Default for TraceConfig {
         }
     }
 }
-
-/// Why the traces of a run could not be kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TraceError {
-    /// The tables held in memory passed the cap.
-    MemoryCap { limit: u64 },
-    /// A trace file could not be created or written.
-    Write { path: PathBuf, message: String },
-}
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceError::MemoryCap { limit } => write!(
-                f,
-                "the recorded traces passed {:.0} MiB in memory (max_trace_memory = {limit} \
-                 bytes): give the run an output folder (`tern run --out DIR`, or \
-                 `tern.run(..., out=DIR)`) so that traces stream to Parquet files, record \
-                 fewer traces, or raise max_trace_memory",
-                *limit as f64 / f64::from(1 << 20)
-            ),
-            TraceError::Write { path, message } => {
-                write!(f, "cannot write trace file {}: {message}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}
 
 /// What a finished run's traces became.
 #[derive(Debug, Default)]

@@ -1,7 +1,7 @@
 //! Columnar tables of trace records: what the run holds in memory between row groups, and
 //! what it hands over when it has no output folder.
 
-use super::{Kind, Type};
+use super::kind::{Kind, Type};
 
 /// The values of one column. Rows where the column is null (see [`Column::valid`]) hold a
 /// filler (0, 0.0 or code 0) that means nothing.

@@ -2,6 +2,7 @@
 //! declares, and what goes to Parquet reads back as what stays in memory.
 
 use super::*;
+use crate::engine::SimTime;
 use crate::scenario::RecordKind;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
