@@ -7,7 +7,7 @@ over mobile and wireless networks.
 >>> r.series("delay")   # a polars DataFrame
 """
 
-from tern._core import ScenarioError, TernBug, __version__
+from tern._core import ScenarioError, TernBug, TraceError, __version__
 from tern.runner import Run, load_run, run, schema, validate
 from tern.store import connect, open_results
 from tern.sweeps import sweep
@@ -16,6 +16,7 @@ __all__ = [
     "Run",
     "ScenarioError",
     "TernBug",
+    "TraceError",
     "__version__",
     "connect",
     "load_run",

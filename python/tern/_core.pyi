@@ -3,6 +3,7 @@
 Use it through `tern.run`, `tern.validate` and `tern.schema`; these are their building blocks.
 """
 
+import os
 from collections.abc import Callable, Sequence
 
 __version__: str
@@ -22,12 +23,17 @@ class ScenarioError(Exception):
     #: What was given and what was expected.
     message: str
 
+class TraceError(Exception):
+    """The traces of a run could not be kept: too large for memory without an output
+    folder, or a trace file could not be written."""
+
 class TernBug(Exception):
     """An internal error of Tern (a bug), with the scenario and seed to reproduce it."""
 
-#: One trace column: (name, kind, little-endian data, labels). `kind` is "f64", "u64" or
-#: "text" (then `data` holds u32 codes into `labels`; `labels` is None otherwise).
-Column = tuple[str, str, bytes, list[str] | None]
+#: One trace column: (name, kind, little-endian data, labels, valid). `kind` is "f64", "u64"
+#: or "text" (then `data` holds u32 codes into `labels`; `labels` is None otherwise); `valid`
+#: is None for a column that is never null, else one byte per row (0: null).
+Column = tuple[str, str, bytes, list[str] | None, bytes | None]
 
 def validate(
     text: str, name: str, overrides: Sequence[tuple[str, str]] = ..., seed: int | None = None
@@ -43,9 +49,16 @@ def run(
     overrides: Sequence[tuple[str, str]] = ...,
     seed: int | None = None,
     progress: Callable[[float, float], object] | None = None,
-) -> tuple[str, str, list[tuple[str, list[Column]]], list[tuple[str, bytes]]]:
-    """Runs a scenario: (summary JSON, resolved TOML, trace tables, packet captures).
+    out: str | os.PathLike[str] | None = None,
+    max_trace_memory: int | None = None,
+) -> tuple[
+    str, str, list[tuple[str, list[Column]]], list[tuple[str, bytes]], list[tuple[str, str]]
+]:
+    """Runs a scenario: (summary JSON, resolved TOML, trace tables, packet captures, trace
+    files).
 
-    `progress(now_s, end_s)` is called now and then; Ctrl-C stops the run with
-    `KeyboardInterrupt`.
+    Without `out` the traces stay in memory (at most `max_trace_memory` bytes, 1 GiB by
+    default; past that `TraceError`); with it each trace streams to `out/<table>.parquet`
+    and `files` lists (table, path). `progress(now_s, end_s)` is called now and then; Ctrl-C
+    stops the run with `KeyboardInterrupt`.
     """

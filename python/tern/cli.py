@@ -217,8 +217,9 @@ def run(
     _check_out(target)
     progress = _LiveProgress(scenario.stem, enabled=not quiet and sys.stderr.isatty())
     try:
-        result = runner.run(scenario, seed=seed, set=overrides, progress=progress)
-    except _core.ScenarioError as e:
+        # Traces stream into the folder as the run goes.
+        result = runner.run(scenario, seed=seed, set=overrides, progress=progress, out=target)
+    except (_core.ScenarioError, _core.TraceError) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None
@@ -226,7 +227,6 @@ def run(
         raise _interrupted("the run was stopped; nothing was written") from None
     finally:
         progress.close()
-    result.save(target)
     files = "summary.json, scenario.toml" + "".join(f", {t}.parquet" for t in result.tables)
     if as_json:
         print(json.dumps(result.summary, indent=2))

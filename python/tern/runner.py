@@ -13,16 +13,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 
-from tern import _core
+from tern import _core, traces
 
 Overrides = Mapping[str, Any] | None
 Progress = Callable[[float, float], None] | None
-
-_DTYPES = {"f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "text": np.dtype("<u4")}
 
 
 def _source(path: str | os.PathLike[str] | None, text: str | None = None) -> tuple[str, str]:
@@ -159,7 +155,7 @@ class Run:
         self,
         summary: dict[str, Any],
         scenario: str,
-        tables: dict[str, pl.DataFrame],
+        tables: Mapping[str, pl.DataFrame],
         captures: dict[str, bytes] | None = None,
     ):
         self.summary = summary
@@ -192,8 +188,7 @@ class Run:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         (out / "scenario.toml").write_text(self.scenario)
-        for name, frame in self._tables.items():
-            frame.write_parquet(_inside(out, f"{name}.parquet"), statistics=False)
+        traces.write_tables(self._tables, out)
         for name, pcap in self.captures.items():
             _inside(out, name).write_bytes(pcap)
         return out
@@ -208,25 +203,6 @@ def _inside(folder: Path, name: str) -> Path:
     return path
 
 
-#: The core's "no value" in an integer column (ssthresh before the first loss, say): no count,
-#: size or time comes near it. It becomes null in frames and Parquet, as NaN does in a float
-#: column (the MCS of an 802.11b frame, say).
-_U64_UNSET = np.iinfo(np.uint64).max
-
-
-def _frame(columns: list[tuple[str, str, bytes, list[str] | None]]) -> pl.DataFrame:
-    data = {}
-    for col, kind, raw, labels in columns:
-        values = np.frombuffer(raw, dtype=_DTYPES[kind])
-        if kind == "text":
-            data[col] = pl.Series(col, labels, dtype=pl.String).gather(values)
-        elif (unset := np.isnan(values) if kind == "f64" else values == _U64_UNSET).any():
-            data[col] = pl.Series(col, pa.array(values, mask=unset))
-        else:
-            data[col] = pl.Series(col, values)
-    return pl.DataFrame(data)
-
-
 def run(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -234,6 +210,8 @@ def run(
     seed: int | None = None,
     set: Overrides = None,
     progress: Progress = None,
+    out: str | os.PathLike[str] | None = None,
+    max_trace_memory: int | None = None,
 ) -> Run:
     """Runs a scenario given as a file `path` or as TOML `text=`.
 
@@ -241,13 +219,17 @@ def run(
     `{"links.access.rate": "5Mbps"}` (array elements are picked by name).
     `progress(now_s, end_s)` is called now and then during the run.
     Ctrl-C (or an exception raised by `progress`) stops the run.
+    With `out`, traces stream to `out/<table>.parquet` as the run goes (memory stays
+    bounded) and the run is saved there (`Run.save`); without it, traces stay in memory, at
+    most `max_trace_memory` bytes (1 GiB by default), past which `tern.TraceError` is
+    raised.
     """
     name, text = _source(path, text)
+    folder = None if out is None else Path(out)
     stop: list[BaseException] = []
 
     def report(now: float, end: float) -> None:
-        # Whatever the callback raises stops the run, even when raised in the last call,
-        # whose outcome the core does not look at (it returns the finished run).
+        # Whatever the callback raises stops the run, even when raised in the last call.
         try:
             if progress is not None:
                 progress(now, end)
@@ -256,13 +238,16 @@ def run(
             raise
 
     with _interrupts_recorded(stop), _panics_as_bugs(name):
-        summary, resolved, tables, captures = _core.run(
-            text, name, _overrides(set), _seed(seed, name), report
+        summary, resolved, tables, captures, files = _core.run(
+            text, name, _overrides(set), _seed(seed, name), report, folder, max_trace_memory
         )
     if stop:
         raise stop[0]
-    frames = {t: _frame(cols) for t, cols in tables}
-    return Run(json.loads(summary), resolved, frames, dict(captures))
+    frames = traces.frames(tables) if folder is None else traces.FolderTables(dict(files))
+    result = Run(json.loads(summary), resolved, frames, dict(captures))
+    if folder is not None:
+        result.save(folder)
+    return result
 
 
 @contextlib.contextmanager

@@ -104,10 +104,10 @@ def _run_one(text: str, base: dict[str, str], spec: RunSpec, folder: str) -> str
     final = root / "runs" / spec.key
     tmp = root / "tmp" / f"{spec.key}-{os.getpid()}"
     try:
-        result = run(text=text, seed=spec.seed, set={**base, **spec.params})
         if tmp.exists():
             shutil.rmtree(tmp)
-        result.save(tmp)
+        # Traces stream into the run's folder; the run is saved there too.
+        run(text=text, seed=spec.seed, set={**base, **spec.params}, out=tmp)
         (tmp / "params.json").write_text(
             json.dumps({"params": spec.params, "seed": spec.seed, "key": spec.key}, indent=2)
         )

@@ -9,9 +9,10 @@ use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use tern_sim::engine::SimTime;
 use tern_sim::scenario::{self, Scenario};
-use tern_sim::trace::ColumnData;
+use tern_sim::trace::{ColumnData, TraceConfig, DEFAULT_MAX_TRACE_MEMORY};
 use tern_sim::{RunError, World};
 
 create_exception!(
@@ -19,6 +20,13 @@ create_exception!(
     ScenarioError,
     PyException,
     "A scenario that Tern cannot run: the message names the file, line and key."
+);
+create_exception!(
+    _core,
+    TraceError,
+    PyException,
+    "The traces of a run could not be kept: too large for memory without an output \
+     folder, or a trace file could not be written."
 );
 create_exception!(
     _core,
@@ -97,15 +105,19 @@ fn schema() -> String {
 
 /// Runs a scenario.
 ///
-/// Returns `(summary_json, resolved_toml, tables, captures)` where `tables` is a list of
-/// `(table_name, [(column_name, kind, data, labels)])`: `kind` is `"f64"`,
-/// `"u64"` or `"text"`; `data` is little-endian bytes (`u32` codes for text,
-/// with `labels` the dictionary; `labels` is `None` otherwise); `captures` is
-/// a list of `(file_name, pcap_bytes)`.
+/// Returns `(summary_json, resolved_toml, tables, captures, files)`. Without `out`, the
+/// traces stay in memory (at most `max_trace_memory` bytes, 1 GiB by default) and `tables`
+/// is a list of `(table_name, [(column_name, kind, data, labels, valid)])`: `kind` is
+/// `"f64"`, `"u64"` or `"text"`; `data` is little-endian bytes (`u32` codes for text, with
+/// `labels` the dictionary; `labels` is `None` otherwise); `valid` is `None` for a column
+/// that is never null, else one byte per row (0: null). With `out`, each trace is written
+/// to `out/<table>.parquet` as the run goes, `tables` is empty and `files` lists
+/// `(table_name, path)`. `captures` is a list of `(file_name, pcap_bytes)`.
 /// `progress(now_s, end_s)` is called now and then; Ctrl-C stops the run with
 /// `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (text, name, overrides=Vec::new(), seed=None, progress=None))]
+#[pyo3(signature = (text, name, overrides=Vec::new(), seed=None, progress=None, out=None, max_trace_memory=None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
@@ -113,14 +125,25 @@ fn run<'py>(
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
     progress: Option<PyObject>,
+    out: Option<PathBuf>,
+    max_trace_memory: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let s = load(name, text, overrides, seed)?;
     let resolved = scenario::resolved_toml(&s);
     let end = s.sim.duration.0.as_secs_f64();
+    let config = TraceConfig {
+        dir: out,
+        max_memory: max_trace_memory.unwrap_or(DEFAULT_MAX_TRACE_MEMORY),
+        ..TraceConfig::default()
+    };
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let world = World::build(&s);
+            let mut world = World::build(&s);
+            world.trace_to(&config).map_err(|error| RunError::Trace {
+                at: SimTime::ZERO,
+                error,
+            })?;
             world.run(&mut |now: SimTime| {
                 Python::with_gil(|py| {
                     let result = py.check_signals().and_then(|()| match &progress {
@@ -144,6 +167,7 @@ fn run<'py>(
             return Err(callback_error
                 .unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("run stopped at {at}"))))
         }
+        Ok(Err(e @ RunError::Trace { .. })) => return Err(TraceError::new_err(e.to_string())),
         Err(payload) => {
             return Err(TernBug::new_err(format!(
                 "internal error in Tern (a bug, not a problem with your scenario): {}\n\
@@ -158,7 +182,11 @@ fn run<'py>(
     for table in &output.tables {
         let cols = PyList::empty(py);
         for col in &table.columns {
-            let item = match &col.data {
+            let valid = col.valid.as_ref().map(|v| {
+                let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
+                PyBytes::new(py, &bytes)
+            });
+            let (name, kind, data, labels) = match &col.data {
                 ColumnData::F64(v) => {
                     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
                     (
@@ -182,13 +210,21 @@ fn run<'py>(
                     )
                 }
             };
-            cols.append(item)?;
+            cols.append((name, kind, data, labels, valid))?;
         }
         tables.append((table.name, cols))?;
     }
     let captures = PyList::empty(py);
     for (file, bytes) in &output.captures {
         captures.append((file, PyBytes::new(py, bytes)))?;
+    }
+    let files = PyList::empty(py);
+    for path in &output.trace_files {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        files.append((stem, path))?;
     }
     PyTuple::new(
         py,
@@ -197,6 +233,7 @@ fn run<'py>(
             resolved.into_pyobject(py)?.into_any(),
             tables.into_any(),
             captures.into_any(),
+            files.into_any(),
         ],
     )
 }
@@ -206,6 +243,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TernBug", m.py().get_type::<TernBug>())?;
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

@@ -230,9 +230,9 @@ fn wifi_runs_are_deterministic() {
     assert_eq!(a.tables, b.tables);
     assert_ne!(sa, serde_json::to_string(&c.summary).unwrap());
     let wifi = common::table(&a, "wifi");
-    let mut mcs: Vec<u64> = common::f64s(wifi, "mcs")
+    let mut mcs: Vec<u64> = common::opt_f64s(wifi, "mcs")
         .into_iter()
-        .filter(|m| !m.is_nan())
+        .flatten()
         .map(|m| m as u64)
         .collect();
     mcs.sort_unstable();

@@ -16,7 +16,7 @@ use crate::net::loss::LossModel;
 use crate::net::packet::{Packet, PacketRef};
 use crate::scenario::{Direction, LinkSpec, RlcSpec};
 use crate::summary::{ChannelSummary, RlcSummary};
-use crate::trace::Cell;
+use crate::trace::{RlcRecord, RlcSduRecord};
 use std::collections::{BTreeMap, VecDeque};
 use tern_proto::rlc::{self, Pdu, RlcAm, Sdu};
 
@@ -280,30 +280,30 @@ impl WcdmaBearer {
                 token: 1 + dir as u32,
             });
         }
-        if let Some(t) = &mut cx.traces.rlc {
+        if cx.traces.wants::<RlcRecord>() {
             for (dir, &(sent, retx)) in out.sent.iter().enumerate() {
                 if sent > 0 {
-                    t.push(&[
-                        Cell::F64(now.as_secs_f64()),
-                        Cell::Text(&self.link),
-                        Cell::Text(if dir == 0 { "forward" } else { "reverse" }),
-                        Cell::U64(self.buffered_bytes(dir)),
-                        Cell::U64(sent),
-                        Cell::U64(retx),
-                    ]);
+                    cx.traces.record(&RlcRecord {
+                        time: now,
+                        link: &self.link,
+                        direction: direction(dir),
+                        buffer_bytes: self.buffered_bytes(dir),
+                        pdus_sent: sent,
+                        pdus_retransmitted: retx,
+                    });
                 }
             }
         }
         for (dir, p, entered) in out.delivered {
             let iface = IfaceId(self.first.0 + dir as u32);
-            if let Some(t) = &mut cx.traces.rlc_sdu {
-                t.push(&[
-                    Cell::F64(now.as_secs_f64()),
-                    Cell::Text(&self.link),
-                    Cell::Text(if dir == 0 { "forward" } else { "reverse" }),
-                    Cell::U64(cx.pool.get(p).uid),
-                    Cell::F64(now.saturating_sub(entered).as_secs_f64()),
-                ]);
+            if cx.traces.wants::<RlcSduRecord>() {
+                cx.traces.record(&RlcSduRecord {
+                    time: now,
+                    link: &self.link,
+                    direction: direction(dir),
+                    uid: cx.pool.get(p).uid,
+                    delay: now.saturating_sub(entered),
+                });
             }
             cx.push(Action::Arrive {
                 at: now + self.sdu_delay,
@@ -385,4 +385,13 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
         (a, b) = (b, a % b);
     }
     a.max(1)
+}
+
+/// The name of direction `dir` of a bearer in traces.
+fn direction(dir: usize) -> &'static str {
+    if dir == 0 {
+        "forward"
+    } else {
+        "reverse"
+    }
 }

@@ -8,7 +8,7 @@ use crate::app::MessageSource;
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::summary::SwitcherSummary;
-use crate::trace::Cell;
+use crate::trace::SwitcherRecord;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
 use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
 use std::collections::VecDeque;
@@ -137,15 +137,13 @@ impl SwitchedTcp {
                 sent_at: notice.last_sent,
                 len: self.notice_size,
             };
-            if let Some(t) = &mut io.traces.switcher {
-                t.push(&[
-                    Cell::F64(now.as_secs_f64()),
-                    Cell::Text(io.flow),
-                    Cell::Text("notice_sent"),
-                    Cell::F64(notice.last_sent.as_secs_f64()),
-                    Cell::Text(""),
-                ]);
-            }
+            io.traces.record(&SwitcherRecord {
+                time: now,
+                flow: io.flow,
+                event: "notice_sent",
+                last_sent: Some(notice.last_sent),
+                decision: None,
+            });
             io.cmds.push(Cmd::Send {
                 side: Side::Server,
                 key: NOTICE,
@@ -163,26 +161,28 @@ impl SwitchedTcp {
         let (event, switch, decision) = match notice {
             Some(n) => {
                 let d = self.mech.on_notice(now, n);
-                ("notice_received", d == Decision::Switch, format!("{d:?}"))
+                ("notice_received", d == Decision::Switch, Some(d))
             }
-            None => ("handover", self.mech.on_handover(now), String::new()),
+            None => ("handover", self.mech.on_handover(now), None),
         };
-        if let Some(t) = &mut io.traces.switcher {
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(io.flow),
-                Cell::Text(event),
-                Cell::F64(notice.map_or(f64::NAN, |n| n.last_sent.as_secs_f64())),
-                Cell::Text(&decision.to_lowercase()),
-            ]);
+        if io.traces.wants::<SwitcherRecord>() {
+            // The decision's name, as written in the trace: "switch", "outsidewindow", …
+            let decision = decision.map(|d| format!("{d:?}").to_lowercase());
+            io.traces.record(&SwitcherRecord {
+                time: now,
+                flow: io.flow,
+                event,
+                last_sent: notice.map(|n| n.last_sent),
+                decision: decision.as_deref(),
+            });
             if switch {
-                t.push(&[
-                    Cell::F64(now.as_secs_f64()),
-                    Cell::Text(io.flow),
-                    Cell::Text("switch"),
-                    Cell::F64(f64::NAN),
-                    Cell::Text(""),
-                ]);
+                io.traces.record(&SwitcherRecord {
+                    time: now,
+                    flow: io.flow,
+                    event: "switch",
+                    last_sent: None,
+                    decision: None,
+                });
             }
         }
         if switch {

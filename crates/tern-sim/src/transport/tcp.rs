@@ -13,7 +13,7 @@ use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, TcpSpec};
 use crate::summary::TcpSummary;
-use crate::trace::{Cell, Traces};
+use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, Traces};
 use std::collections::VecDeque;
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RetransmitKind, State,
@@ -317,7 +317,17 @@ impl TcpConn {
                 let (traces, flow) = (&mut *io.traces, io.flow);
                 self.app_read(now, |d| {
                     let conn = u64::from(key) + 1;
-                    traces.message_delivered(now, flow, d.seq, d.sent_at, d.len, conn);
+                    if traces.wants::<DelayRecord>() {
+                        traces.record(&DelayRecord {
+                            time: now,
+                            flow,
+                            seq: d.seq,
+                            sent: d.sent_at,
+                            delay: now.saturating_sub(d.sent_at),
+                            size: d.len,
+                            conn,
+                        });
+                    }
                     delivered(&d);
                 });
                 self.server_write();
@@ -398,84 +408,68 @@ impl TcpConn {
 
 /// Drains an endpoint's trace events into the recorded tables.
 fn trace_events(conn: &mut Connection, now: SimTime, flow: &str, side: Side, traces: &mut Traces) {
-    let t = now.as_secs_f64();
+    let endpoint = side.as_str();
     while let Some(ev) = conn.poll_event() {
-        let base = [Cell::F64(t), Cell::Text(flow), Cell::Text(side.as_str())];
         match ev {
-            Event::CwndChanged { cwnd, ssthresh } => {
-                if let Some(table) = &mut traces.cwnd {
-                    let in_flight = conn.bytes_in_flight();
-                    table.push(&[
-                        base[0],
-                        base[1],
-                        base[2],
-                        Cell::U64(cwnd),
-                        Cell::U64(ssthresh),
-                        Cell::U64(in_flight),
-                    ]);
-                }
+            // Bytes in flight are counted only when the record is kept.
+            Event::CwndChanged { cwnd, ssthresh } if traces.wants::<CwndRecord>() => {
+                traces.record(&CwndRecord {
+                    time: now,
+                    flow,
+                    endpoint,
+                    cwnd,
+                    // TCP starts with an "infinite" ssthresh: not set yet.
+                    ssthresh: (ssthresh != u64::MAX).then_some(ssthresh),
+                    in_flight: conn.bytes_in_flight(),
+                })
             }
-            Event::RttUpdated { srtt, rttvar, rto } => {
-                if let Some(table) = &mut traces.rto {
-                    table.push(&[
-                        base[0],
-                        base[1],
-                        base[2],
-                        Cell::F64(srtt.as_secs_f64()),
-                        Cell::F64(rttvar.as_secs_f64()),
-                        Cell::F64(rto.as_secs_f64()),
-                    ]);
-                }
-            }
+            Event::RttUpdated { srtt, rttvar, rto } => traces.record(&RtoRecord {
+                time: now,
+                flow,
+                endpoint,
+                srtt,
+                rttvar,
+                rto,
+            }),
             Event::Retransmit { kind, seq, len } => {
-                if let Some(table) = &mut traces.retransmits {
-                    let kind = match kind {
-                        RetransmitKind::Fast => "fast",
-                        RetransmitKind::Rto => "rto",
-                        RetransmitKind::SackRecovery => "sack",
-                        RetransmitKind::Probe => "probe",
-                        RetransmitKind::Speculative => "speculative",
-                    };
-                    table.push(&[
-                        base[0],
-                        base[1],
-                        base[2],
-                        Cell::Text(kind),
-                        Cell::U64(u64::from(seq.0)),
-                        Cell::U64(u64::from(len)),
-                        Cell::U64(0),
-                        Cell::F64(0.0),
-                    ]);
-                }
+                let kind = match kind {
+                    RetransmitKind::Fast => "fast",
+                    RetransmitKind::Rto => "rto",
+                    RetransmitKind::SackRecovery => "sack",
+                    RetransmitKind::Probe => "probe",
+                    RetransmitKind::Speculative => "speculative",
+                };
+                traces.record(&RetransmitRecord {
+                    time: now,
+                    flow,
+                    endpoint,
+                    kind,
+                    seq: Some(seq.0),
+                    len: Some(u64::from(len)),
+                    backoff: None,
+                    rto: None,
+                });
             }
-            Event::SpuriousRto { cwnd, .. } => {
-                if let Some(table) = &mut traces.retransmits {
-                    table.push(&[
-                        base[0],
-                        base[1],
-                        base[2],
-                        Cell::Text("spurious_rto"),
-                        Cell::U64(0),
-                        Cell::U64(cwnd),
-                        Cell::U64(0),
-                        Cell::F64(0.0),
-                    ]);
-                }
-            }
-            Event::RtoExpired { backoff, rto } => {
-                if let Some(table) = &mut traces.retransmits {
-                    table.push(&[
-                        base[0],
-                        base[1],
-                        base[2],
-                        Cell::Text("rto_expiry"),
-                        Cell::U64(0),
-                        Cell::U64(0),
-                        Cell::U64(u64::from(backoff)),
-                        Cell::F64(rto.as_secs_f64()),
-                    ]);
-                }
-            }
+            Event::SpuriousRto { cwnd, .. } => traces.record(&RetransmitRecord {
+                time: now,
+                flow,
+                endpoint,
+                kind: "spurious_rto",
+                seq: None,
+                len: Some(cwnd),
+                backoff: None,
+                rto: None,
+            }),
+            Event::RtoExpired { backoff, rto } => traces.record(&RetransmitRecord {
+                time: now,
+                flow,
+                endpoint,
+                kind: "rto_expiry",
+                seq: None,
+                len: None,
+                backoff: Some(backoff),
+                rto: Some(rto),
+            }),
             _ => {}
         }
     }

@@ -5,6 +5,7 @@ use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
+use crate::trace::{DelayRecord, RttRecord};
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -45,8 +46,15 @@ impl Transport for UdpTransport {
         match msg.kind {
             UdpKind::Data => {
                 self.sink.receive(now, &msg);
-                io.traces
-                    .message_delivered(now, io.flow, msg.seq, msg.sent_at, msg.len, 0);
+                io.traces.record(&DelayRecord {
+                    time: now,
+                    flow: io.flow,
+                    seq: msg.seq,
+                    sent: msg.sent_at,
+                    delay: now.saturating_sub(msg.sent_at),
+                    size: msg.len,
+                    conn: 0,
+                });
             }
             UdpKind::EchoRequest => {
                 // The far end answers with the same payload (RFC 792 echo semantics).
@@ -62,7 +70,12 @@ impl Transport for UdpTransport {
             }
             UdpKind::EchoReply => {
                 let rtt = self.sink.receive(now, &msg);
-                io.traces.ping_reply(now, io.flow, msg.seq, rtt);
+                io.traces.record(&RttRecord {
+                    time: now,
+                    flow: io.flow,
+                    seq: msg.seq,
+                    rtt,
+                });
             }
             UdpKind::Notice => unreachable!("notices belong to a mechanism's flow"),
         }

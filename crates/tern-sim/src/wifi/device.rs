@@ -10,7 +10,7 @@ use crate::engine::{SimTime, Wake};
 use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
 use crate::net::packet::{NodeId, Packet, PacketRef};
 use crate::summary::{Summary, WifiSummary};
-use crate::trace::Cell;
+use crate::trace::{RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
 
 /// The device's wake-ups: `kind | index << 2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,35 +158,33 @@ impl WifiDevice {
         }
         let names = &self.names[b];
         let bss = &self.bsses[b];
-        if let Some(t) = &mut cx.traces.wifi {
-            for r in &out.transmissions {
-                t.push(&[
-                    Cell::F64(r.start.as_secs_f64()),
-                    Cell::Text(&bss.name),
-                    Cell::Text(&names[r.entity]),
-                    Cell::Text(&names[r.peer]),
-                    Cell::Text(r.kind),
-                    Cell::F64(r.rate_bps / 1e6),
-                    Cell::F64(r.mcs.map_or(f64::NAN, f64::from)),
-                    Cell::U64(u64::from(r.mpdus)),
-                    Cell::U64(u64::from(r.acked)),
-                    Cell::U64(u64::from(r.collision)),
-                    Cell::F64(r.snr_db),
-                ]);
-            }
+        for r in &out.transmissions {
+            cx.traces.record(&WifiRecord {
+                time: r.start,
+                bss: &bss.name,
+                from: &names[r.entity],
+                to: &names[r.peer],
+                kind: r.kind,
+                rate_mbps: r.rate_bps / 1e6,
+                mcs: r.mcs.map(f64::from),
+                mpdus: r.mpdus,
+                acked: r.acked,
+                collision: r.collision,
+                snr_db: r.snr_db,
+            });
         }
-        if let Some(t) = &mut cx.traces.wifi_rx {
+        if cx.traces.wants::<WifiRxRecord>() {
             for a in &out.received {
                 for m in &a.mpdus {
-                    t.push(&[
-                        Cell::F64(a.start.as_secs_f64()),
-                        Cell::Text(&bss.name),
-                        Cell::Text(&names[a.from]),
-                        Cell::Text(&names[a.to]),
-                        Cell::U64(u64::from(m.sn)),
-                        Cell::U64(u64::from(m.fcs_ok)),
-                        Cell::F64(a.rate_bps / 1e6),
-                    ]);
+                    cx.traces.record(&WifiRxRecord {
+                        time: a.start,
+                        bss: &bss.name,
+                        from: &names[a.from],
+                        to: &names[a.to],
+                        sn: u32::from(m.sn),
+                        fcs_ok: m.fcs_ok,
+                        rate_mbps: a.rate_bps / 1e6,
+                    });
                 }
             }
         }
@@ -268,17 +266,17 @@ impl WifiDevice {
             at: now + BEACON_INTERVAL,
             token: Token::Beacon.encode(),
         });
-        if let Some(t) = &mut cx.traces.rssi {
+        if cx.traces.wants::<RssiRecord>() {
             for (b, bss) in self.bsses.iter_mut().enumerate() {
                 for k in 1..self.names[b].len() {
-                    let rssi = bss.radio.rssi_dbm(0, k, now);
-                    t.push(&[
-                        Cell::F64(now.as_secs_f64()),
-                        Cell::Text(&self.names[b][k]),
-                        Cell::Text(&bss.name),
-                        Cell::F64(rssi),
-                        Cell::U64(u64::from(bss.is_associated(k))),
-                    ]);
+                    let rssi_dbm = bss.radio.rssi_dbm(0, k, now);
+                    cx.traces.record(&RssiRecord {
+                        time: now,
+                        station: &self.names[b][k],
+                        bss: &bss.name,
+                        rssi_dbm,
+                        associated: bss.is_associated(k),
+                    });
                 }
             }
         }
@@ -322,18 +320,16 @@ impl WifiDevice {
         rssi_dbm: f64,
         cx: &mut DeviceCx<'_>,
     ) {
-        if let Some(t) = &mut cx.traces.roaming {
-            let roamer = &self.roamers[r];
-            let name = |m: usize| self.bsses[roamer.memberships[m].bss].name.as_str();
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(&roamer.name),
-                Cell::Text(event),
-                Cell::Text(name(from)),
-                Cell::Text(name(to)),
-                Cell::F64(rssi_dbm),
-            ]);
-        }
+        let roamer = &self.roamers[r];
+        let name = |m: usize| self.bsses[roamer.memberships[m].bss].name.as_str();
+        cx.traces.record(&RoamingRecord {
+            time: now,
+            station: &roamer.name,
+            event,
+            from_bss: name(from),
+            to_bss: name(to),
+            rssi_dbm,
+        });
     }
 }
 

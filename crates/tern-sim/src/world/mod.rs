@@ -15,9 +15,12 @@ use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, Iface
 use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
+use crate::scenario::RecordKind;
 use crate::summary::Summary;
 use crate::trace::pcap::PcapWriter;
-use crate::trace::{Cell, Table, Traces};
+use crate::trace::{
+    DropRecord, HandoverRecord, QueueRecord, Table, TraceConfig, TraceError, Traces,
+};
 use crate::transport::{Cmd, Io, Side, Transport};
 
 #[derive(Clone, Copy, Debug)]
@@ -83,12 +86,30 @@ impl Flow {
 pub enum RunError {
     /// The progress callback asked to stop (Ctrl-C).
     Interrupted { at: SimTime },
+    /// The traces could not be kept: too large for memory, or a file could not be written.
+    Trace { at: SimTime, error: TraceError },
 }
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Interrupted { at } => write!(f, "run stopped at {at}"),
+            RunError::Trace { at, error } => write!(f, "run stopped at {at}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 /// What a run produces.
 pub struct RunOutput {
     pub summary: Summary,
+    /// The trace tables, when the run kept them in memory (no output folder).
     pub tables: Vec<Table>,
+    /// The trace files written, when the run had an output folder: `<table>.parquet`.
+    pub trace_files: Vec<std::path::PathBuf>,
+    /// The most bytes the trace tables held in memory at once.
+    pub trace_peak_bytes: u64,
     /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`.
     pub captures: Vec<(String, Vec<u8>)>,
 }
@@ -107,6 +128,8 @@ pub struct World {
     pool: PacketPool,
     queue: EventQueue<Event>,
     traces: Traces,
+    /// The kinds the scenario records (for [`World::trace_to`]).
+    recorded: Vec<RecordKind>,
     changes: Vec<Change>,
     handovers: Vec<Handover>,
     /// One capture per interface, when `record` asks for "pcap".
@@ -130,8 +153,18 @@ impl World {
         self.seed
     }
 
+    /// Sends the run's traces where `config` says (by default they stay in memory, up to
+    /// [`DEFAULT_MAX_TRACE_MEMORY`](crate::trace::DEFAULT_MAX_TRACE_MEMORY)); with a
+    /// folder, creates it and the trace files.
+    pub fn trace_to(&mut self, config: &TraceConfig) -> Result<(), TraceError> {
+        let traces = Traces::new(&self.recorded, config)?;
+        std::mem::replace(&mut self.traces, traces).discard();
+        Ok(())
+    }
+
     /// Runs events due in `[0, duration)`. `progress` is called now and then with the
-    /// simulated time; returning `false` stops the run.
+    /// simulated time; returning `false` stops the run. A run that stops early leaves no
+    /// trace file behind.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime) -> bool) -> Result<RunOutput, RunError> {
         while let Some(t) = self.queue.peek_time() {
             if t >= self.end {
@@ -139,8 +172,16 @@ impl World {
             }
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
-            if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) && !progress(now) {
-                return Err(RunError::Interrupted { at: now });
+            if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
+                if let Some(error) = self.traces.error() {
+                    let error = error.clone();
+                    self.traces.discard();
+                    return Err(RunError::Trace { at: now, error });
+                }
+                if !progress(now) {
+                    self.traces.discard();
+                    return Err(RunError::Interrupted { at: now });
+                }
             }
         }
         for d in &mut self.devices {
@@ -158,9 +199,16 @@ impl World {
                 (name, w.into_inner().expect("writing to memory"))
             })
             .collect();
+        let end = self.end;
+        let traces = self
+            .traces
+            .finish()
+            .map_err(|error| RunError::Trace { at: end, error })?;
         Ok(RunOutput {
             summary,
-            tables: self.traces.into_tables(),
+            tables: traces.tables,
+            trace_files: traces.files,
+            trace_peak_bytes: traces.peak_bytes,
             captures,
         })
     }
@@ -347,14 +395,14 @@ impl World {
         let ue = self.handovers[i as usize].ue;
         self.link_back(now, ue);
         let h = &self.handovers[i as usize];
-        if let Some(t) = &mut self.traces.handovers {
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(&self.ifaces[h.iface.0 as usize].link),
-                Cell::Text(&self.node_names[h.ue.0 as usize]),
-                Cell::U64(u64::from(h.cell)),
-                Cell::F64(h.loss_start.as_secs_f64()),
-            ]);
+        if self.traces.wants::<HandoverRecord>() {
+            self.traces.record(&HandoverRecord {
+                time: now,
+                link: &self.ifaces[h.iface.0 as usize].link,
+                ue: &self.node_names[h.ue.0 as usize],
+                cell: h.cell,
+                loss_start: h.loss_start,
+            });
         }
     }
 
@@ -435,17 +483,17 @@ impl World {
 
     fn drop_packet(&mut self, now: SimTime, i: IfaceId, p: PacketRef, reason: &str) {
         let pkt = self.pool.take(p);
-        if let Some(t) = &mut self.traces.drops {
+        if self.traces.wants::<DropRecord>() {
             let iface = &self.ifaces[i.0 as usize];
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(&iface.link),
-                Cell::Text(iface.dir.as_str()),
-                Cell::Text(reason),
-                Cell::Text(&self.flows[pkt.flow.0 as usize].name),
-                Cell::U64(pkt.uid),
-                Cell::U64(u64::from(pkt.size())),
-            ]);
+            self.traces.record(&DropRecord {
+                time: now,
+                link: &iface.link,
+                direction: iface.dir.as_str(),
+                reason,
+                flow: &self.flows[pkt.flow.0 as usize].name,
+                uid: pkt.uid,
+                size: pkt.size(),
+            });
         }
     }
 
@@ -459,16 +507,16 @@ impl World {
     }
 
     fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
-        if let Some(t) = &mut self.traces.queue {
+        if self.traces.wants::<QueueRecord>() {
             let iface = &self.ifaces[i.0 as usize];
             let (packets, bytes) = self.devices[iface.device.0 as usize].queue_len(iface.port);
-            t.push(&[
-                Cell::F64(now.as_secs_f64()),
-                Cell::Text(&iface.link),
-                Cell::Text(iface.dir.as_str()),
-                Cell::U64(packets as u64),
-                Cell::U64(bytes),
-            ]);
+            self.traces.record(&QueueRecord {
+                time: now,
+                link: &iface.link,
+                direction: iface.dir.as_str(),
+                packets: packets as u64,
+                bytes,
+            });
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Helpers shared by the scenario-level tests.
 #![allow(dead_code)]
 
-use tern_sim::trace::{ColumnData, Table};
+use tern_sim::trace::{Column, ColumnData, Table};
 use tern_sim::RunOutput;
 
 pub fn run(text: &str) -> RunOutput {
@@ -15,30 +15,57 @@ pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
         .expect("table recorded")
 }
 
-pub fn f64s(t: &Table, col: &str) -> Vec<f64> {
-    match &t
-        .columns
-        .iter()
-        .find(|c| c.name == col)
-        .expect("column")
-        .data
-    {
+/// A column that is never null.
+fn column<'a>(t: &'a Table, col: &str) -> &'a Column {
+    let c = t.column(col).expect("column");
+    assert!(c.valid.is_none(), "{col} is nullable: read it with opt_*");
+    c
+}
+
+/// A nullable column's values, `None` where null.
+fn nullable<T: Copy>(
+    t: &Table,
+    col: &str,
+    values: impl Fn(&ColumnData) -> Vec<T>,
+) -> Vec<Option<T>> {
+    let c = t.column(col).expect("column");
+    values(&c.data)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| c.is_valid(i).then_some(v))
+        .collect()
+}
+
+fn f64_values(data: &ColumnData) -> Vec<f64> {
+    match data {
         ColumnData::F64(v) => v.clone(),
-        other => panic!("{col} is {other:?}"),
+        other => panic!("not floats: {other:?}"),
     }
 }
 
-pub fn u64s(t: &Table, col: &str) -> Vec<u64> {
-    match &t
-        .columns
-        .iter()
-        .find(|c| c.name == col)
-        .expect("column")
-        .data
-    {
+fn u64_values(data: &ColumnData) -> Vec<u64> {
+    match data {
         ColumnData::U64(v) => v.clone(),
-        other => panic!("{col} is {other:?}"),
+        other => panic!("not integers: {other:?}"),
     }
+}
+
+pub fn f64s(t: &Table, col: &str) -> Vec<f64> {
+    f64_values(&column(t, col).data)
+}
+
+pub fn u64s(t: &Table, col: &str) -> Vec<u64> {
+    u64_values(&column(t, col).data)
+}
+
+/// A nullable float column.
+pub fn opt_f64s(t: &Table, col: &str) -> Vec<Option<f64>> {
+    nullable(t, col, f64_values)
+}
+
+/// A nullable integer column.
+pub fn opt_u64s(t: &Table, col: &str) -> Vec<Option<u64>> {
+    nullable(t, col, u64_values)
 }
 
 /// Two nodes `a` and `b` on one link named `l`, plus extra TOML.
@@ -64,13 +91,7 @@ queue = {queue}
 }
 
 pub fn texts(t: &Table, col: &str) -> Vec<String> {
-    match &t
-        .columns
-        .iter()
-        .find(|c| c.name == col)
-        .expect("column")
-        .data
-    {
+    match &column(t, col).data {
         ColumnData::Text { labels, codes } => {
             codes.iter().map(|&c| labels[c as usize].clone()).collect()
         }

@@ -1,0 +1,223 @@
+//! The trace record kinds: one struct per table, its fields the table's columns in order.
+//!
+//! Times (`SimTime`) are written in seconds, flags (`bool`) as 0/1, `Option` fields as
+//! nullable columns. [`SCHEMAS`] lists every table in [`TableId`] order.
+
+use super::record::{Schema, TableId};
+use crate::engine::SimTime;
+
+record! {
+    /// Queue length of a link direction, at every change.
+    QueueRecord<'a> => Queue, "queue" {
+        time: SimTime,
+        link: &'a str,
+        direction: &'a str,
+        packets: u64,
+        bytes: u64,
+    }
+}
+
+record! {
+    /// A message reached its receiving application: its one-way delay.
+    DelayRecord<'a> => Delay, "delay" {
+        time: SimTime,
+        flow: &'a str,
+        seq: u64,
+        /// When the sending application sent it.
+        sent: SimTime,
+        delay: SimTime,
+        size: u32,
+        /// The TCP connection that carried it (1 = the first; 0 for UDP).
+        conn: u64,
+    }
+}
+
+record! {
+    /// A packet dropped, with where and why.
+    DropRecord<'a> => Drops, "drops" {
+        time: SimTime,
+        link: &'a str,
+        direction: &'a str,
+        reason: &'a str,
+        flow: &'a str,
+        uid: u64,
+        size: u32,
+    }
+}
+
+record! {
+    /// A ping reply came back `rtt` after its request left.
+    RttRecord<'a> => Rtt, "rtt" {
+        time: SimTime,
+        flow: &'a str,
+        seq: u64,
+        rtt: SimTime,
+    }
+}
+
+record! {
+    /// A TCP endpoint's congestion window changed.
+    CwndRecord<'a> => Cwnd, "cwnd" {
+        time: SimTime,
+        flow: &'a str,
+        endpoint: &'a str,
+        cwnd: u64,
+        /// Null until the first loss sets it (TCP starts with an "infinite" ssthresh).
+        ssthresh: Option<u64>,
+        in_flight: u64,
+    }
+}
+
+record! {
+    /// A TCP endpoint's RTT estimator after a sample (RFC 6298).
+    RtoRecord<'a> => Rto, "rto" {
+        time: SimTime,
+        flow: &'a str,
+        endpoint: &'a str,
+        srtt: SimTime,
+        rttvar: SimTime,
+        rto: SimTime,
+    }
+}
+
+record! {
+    /// A TCP retransmission (`kind` fast, rto, sack, probe, speculative), an RTO expiry
+    /// (`rto_expiry`) or a spurious RTO found (`spurious_rto`).
+    RetransmitRecord<'a> => Retransmits, "retransmits" {
+        time: SimTime,
+        flow: &'a str,
+        endpoint: &'a str,
+        kind: &'a str,
+        /// The first sequence number retransmitted; null for expiries and spurious RTOs.
+        seq: Option<u32>,
+        /// Bytes retransmitted; for `spurious_rto`, the restored congestion window; null
+        /// for expiries.
+        len: Option<u64>,
+        /// For expiries: the back-off count; null otherwise.
+        backoff: Option<u32>,
+        /// For expiries: the timer's new value; null otherwise.
+        rto: Option<SimTime>,
+    }
+}
+
+record! {
+    /// A cellular handover completed.
+    HandoverRecord<'a> => Handovers, "handovers" {
+        time: SimTime,
+        link: &'a str,
+        ue: &'a str,
+        /// 1 for the first handover of the link (the UE starts in cell 0).
+        cell: u32,
+        loss_start: SimTime,
+    }
+}
+
+record! {
+    /// A `ConnectionSwitcher` event: a notice sent or received, a handover, a switch.
+    SwitcherRecord<'a> => Switcher, "switcher" {
+        time: SimTime,
+        flow: &'a str,
+        event: &'a str,
+        /// The notice's last-sent time; null for events without a notice.
+        last_sent: Option<SimTime>,
+        /// The decision a received notice led to; null for other events.
+        decision: Option<&'a str>,
+    }
+}
+
+record! {
+    /// RLC AM in one TTI and direction: sender buffer, PDUs sent and retransmitted.
+    RlcRecord<'a> => Rlc, "rlc" {
+        time: SimTime,
+        link: &'a str,
+        direction: &'a str,
+        buffer_bytes: u64,
+        pdus_sent: u64,
+        pdus_retransmitted: u64,
+    }
+}
+
+record! {
+    /// An SDU reassembled by RLC AM: its delay across the RLC.
+    RlcSduRecord<'a> => RlcSdu, "rlc_sdu" {
+        time: SimTime,
+        link: &'a str,
+        direction: &'a str,
+        uid: u64,
+        delay: SimTime,
+    }
+}
+
+record! {
+    /// An 802.11 PPDU on the air.
+    WifiRecord<'a> => Wifi, "wifi" {
+        time: SimTime,
+        bss: &'a str,
+        from: &'a str,
+        to: &'a str,
+        /// "data", "ampdu" or "bar".
+        kind: &'a str,
+        rate_mbps: f64,
+        /// The HT MCS index; null for non-HT PPDUs.
+        mcs: Option<f64>,
+        mpdus: u32,
+        acked: u32,
+        collision: bool,
+        snr_db: f64,
+    }
+}
+
+record! {
+    /// An MPDU an 802.11 receiver's PHY passed up, with a good or a bad FCS.
+    WifiRxRecord<'a> => WifiRx, "wifi_rx" {
+        time: SimTime,
+        bss: &'a str,
+        from: &'a str,
+        to: &'a str,
+        sn: u32,
+        fcs_ok: bool,
+        rate_mbps: f64,
+    }
+}
+
+record! {
+    /// An 802.11 station left an AP or joined one.
+    RoamingRecord<'a> => Roaming, "roaming" {
+        time: SimTime,
+        station: &'a str,
+        event: &'a str,
+        from_bss: &'a str,
+        to_bss: &'a str,
+        rssi_dbm: f64,
+    }
+}
+
+record! {
+    /// The RSSI of an AP's beacon at one of its stations.
+    RssiRecord<'a> => Rssi, "rssi" {
+        time: SimTime,
+        station: &'a str,
+        bss: &'a str,
+        rssi_dbm: f64,
+        associated: bool,
+    }
+}
+
+/// Every table's schema, in [`TableId`] order (the order a run lists its tables).
+pub const SCHEMAS: [Schema; TableId::COUNT] = [
+    Schema::of::<QueueRecord>(),
+    Schema::of::<DelayRecord>(),
+    Schema::of::<DropRecord>(),
+    Schema::of::<RttRecord>(),
+    Schema::of::<CwndRecord>(),
+    Schema::of::<RtoRecord>(),
+    Schema::of::<RetransmitRecord>(),
+    Schema::of::<HandoverRecord>(),
+    Schema::of::<SwitcherRecord>(),
+    Schema::of::<RlcRecord>(),
+    Schema::of::<RlcSduRecord>(),
+    Schema::of::<WifiRecord>(),
+    Schema::of::<WifiRxRecord>(),
+    Schema::of::<RoamingRecord>(),
+    Schema::of::<RssiRecord>(),
+];
