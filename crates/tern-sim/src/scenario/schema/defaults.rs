@@ -1,0 +1,120 @@
+//! Defaults of the scenario format's fields, each named after its value (serde needs a
+//! function per default).
+
+use super::super::units::{Bytes, Duration, QueueLimit};
+
+pub(super) fn default_seed() -> u64 {
+    1
+}
+
+pub(super) fn msdu_lifetime() -> Duration {
+    Duration(tern_proto::time::SimTime::from_micros(500 * 1024))
+}
+
+pub(super) fn wifi_queue() -> u32 {
+    500
+}
+
+pub(super) fn ampdu_mpdus() -> u32 {
+    64
+}
+
+pub(super) fn ampdu_bytes() -> u32 {
+    65_535
+}
+
+pub(super) fn pdu42() -> Bytes {
+    Bytes(42)
+}
+
+pub(super) fn ms10() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(10))
+}
+
+pub(super) fn window512() -> u16 {
+    512
+}
+
+pub(super) fn maxdat15() -> u32 {
+    15
+}
+
+pub(super) fn s3() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(3))
+}
+
+pub(super) fn default_mtu() -> Bytes {
+    Bytes(1500)
+}
+
+pub(super) fn codel_target() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(5))
+}
+
+pub(super) fn codel_interval() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(100))
+}
+
+pub(super) fn codel_limit() -> QueueLimit {
+    QueueLimit::Packets(1000)
+}
+
+pub(super) fn one() -> f64 {
+    1.0
+}
+
+pub(super) fn s10() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(10))
+}
+
+pub(super) fn ms100() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(100))
+}
+
+pub(super) fn b50() -> Bytes {
+    Bytes(50)
+}
+
+pub(super) fn zero() -> Duration {
+    Duration(tern_proto::time::SimTime::ZERO)
+}
+
+pub(super) fn request_size() -> Bytes {
+    Bytes(100)
+}
+
+pub(super) fn ping_size() -> Bytes {
+    Bytes(56)
+}
+
+pub(super) fn ping_interval() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(1))
+}
+
+pub(super) fn yes() -> bool {
+    true
+}
+
+pub(super) fn two() -> u32 {
+    2
+}
+
+pub(super) fn ms200() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(200))
+}
+
+pub(super) fn s1() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(1))
+}
+
+pub(super) fn s60() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(60))
+}
+
+pub(super) fn mib1() -> Bytes {
+    Bytes(1 << 20)
+}
+
+pub(super) fn kib128() -> Bytes {
+    Bytes(128 * 1024)
+}

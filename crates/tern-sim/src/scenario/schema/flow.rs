@@ -1,0 +1,314 @@
+//! `[[flows]]`: applications, transports (TCP settings) and the connection switcher.
+
+use super::super::units::{Bytes, DataRate, Duration};
+use super::defaults::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An application talking from one node to another over a transport.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub app: AppSpec,
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// When the application starts (default 0 s).
+    #[serde(default = "zero")]
+    pub start: Duration,
+    /// When the application stops sending (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Send the messages over two TCP connections and switch to the spare one
+    /// after a handover's burst loss (`ConnectionSwitcher`; TCP periodic flows
+    /// from the UE of an LTE cell link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switcher: Option<SwitcherSpec>,
+    /// Pins the flow to one interface of a host with several: the name of a link or an
+    /// 802.11 BSS that `from` is on. The client's packets leave by it and the server's
+    /// arrive by it, whatever the routes say (a host's address on that interface, as a
+    /// socket bound to it). Default: the routes decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// `ConnectionSwitcher` settings. Defaults are the lte-switch study's trial
+/// parameters (§4: T_recvinterval 3 s, T_switch 10 s, 100 ms message period).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitcherSpec {
+    /// "notice": switch on the server's loss-start notice (the mechanism);
+    /// "oracle": switch exactly when the handover completes (the ideal);
+    /// "never": one connection, no notices (the baseline).
+    #[serde(default)]
+    pub policy: SwitchPolicy,
+    /// T_recvinterval: receive gap after which the server sends loss-start notices.
+    #[serde(default = "s3")]
+    pub recv_interval: Duration,
+    /// T_switch: a notice switches only if it arrives within this long after a handover.
+    #[serde(default = "s10")]
+    pub switch_window: Duration,
+    /// Period of repeated notices (the study's downlink message period, 100 ms).
+    #[serde(default = "ms100")]
+    pub notice_interval: Duration,
+    /// UDP payload of a notice (the study's 50-byte downlink messages).
+    #[serde(default = "b50")]
+    pub notice_size: Bytes,
+    /// Whether the spare connection is opened at the start (the study) or
+    /// only when switching (an ablation: the cost of the handshake).
+    #[serde(default)]
+    pub spare: SpareSpec,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SwitchPolicy {
+    #[default]
+    Notice,
+    Oracle,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpareSpec {
+    #[default]
+    PreEstablished,
+    OnDemand,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AppSpec {
+    /// A message of `size` every `interval`; each carries its send time and a
+    /// sequence number, and the receiver records its one-way delay.
+    Periodic {
+        size: Bytes,
+        interval: Duration,
+        /// Stop after this many messages (default: until `stop` or the end).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u64>,
+    },
+    /// Constant bit rate: messages of `size` spaced `size * 8 / rate` apart
+    /// (the rate counts application payload, as iperf does).
+    Cbr { rate: DataRate, size: Bytes },
+    /// Bulk transfer over TCP (like iperf): `bytes` in all, or unlimited.
+    /// The completion time is recorded.
+    Bulk {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<Bytes>,
+    },
+    /// A page download over TCP: the client sends a request, the server
+    /// answers with `size` bytes and closes. The transfer time runs from the
+    /// flow's start (connection set-up included) to the last byte read.
+    File {
+        size: Bytes,
+        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one).
+        #[serde(default = "request_size")]
+        request: Bytes,
+    },
+    /// Echo request every `interval`, answered by the far end; RTTs are recorded.
+    Ping {
+        /// Payload size (default 56 B, as iputils ping).
+        #[serde(default = "ping_size")]
+        size: Bytes,
+        /// Default 1 s, as iputils ping.
+        #[serde(default = "ping_interval")]
+        interval: Duration,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum TransportSpec {
+    /// UDP (RFC 768): 8-byte header, no delivery guarantee.
+    #[default]
+    Udp,
+    /// TCP (RFC 9293) with the options below.
+    Tcp(TcpSpec),
+}
+
+impl TransportSpec {
+    /// The TCP settings, for a TCP flow; every other transport carries datagrams.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match self {
+            TransportSpec::Tcp(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A TCP endpoint's settings; both ends of a flow use them. Defaults follow
+/// the RFCs, not a particular operating system.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Congestion control: "newreno" (RFC 5681, RFC 6582) or "cubic" (RFC 9438).
+    #[serde(default)]
+    pub cc: CcSpec,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery.
+    #[serde(default = "yes")]
+    pub sack: bool,
+    /// Timestamps option (RFC 7323 §3) for RTT samples.
+    #[serde(default = "yes")]
+    pub timestamps: bool,
+    /// Window scale option (RFC 7323 §2).
+    #[serde(default = "yes")]
+    pub window_scale: bool,
+    /// Maximum segment size; default: path MTU − 40 B (RFC 9293 §3.7.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    /// Initial window: a number of segments (RFC 6928 uses 10) or "rfc1122"
+    /// (1 segment), "rfc2581" (2), "rfc3390" (min(4·MSS, max(2·MSS, 4380 B))).
+    #[serde(default)]
+    pub initial_window: InitialWindowSpec,
+    /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    /// Longest an ACK is delayed (RFC 1122 allows up to 500 ms; 200 ms is usual).
+    #[serde(default = "ms200")]
+    pub delayed_ack_timeout: Duration,
+    /// ACK at least every this many full-sized segments (RFC 5681 §4.2: 2).
+    #[serde(default = "two")]
+    pub delayed_ack_segments: u32,
+    /// Lower bound of the RTO (RFC 6298 §2.4: 1 s; Linux uses 200 ms).
+    #[serde(default = "s1")]
+    pub min_rto: Duration,
+    /// Upper bound of the backed-off RTO (RFC 6298 §2.5 allows ≥ 60 s; Linux 120 s).
+    #[serde(default = "s60")]
+    pub max_rto: Duration,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    #[serde(default = "s1")]
+    pub initial_rto: Duration,
+    /// Send buffer (bytes the application may have written but not yet acknowledged).
+    #[serde(default = "mib1")]
+    pub send_buffer: Bytes,
+    /// Receive buffer; bounds the advertised window (e.g. 8460B for Windows 98,
+    /// 16KiB for FreeBSD 2.2.8, per the wcdma-profile study).
+    #[serde(default = "mib1")]
+    pub recv_buffer: Bytes,
+    /// F-RTO (RFC 5682) detection of spurious retransmission timeouts, with the
+    /// Eifel response (RFC 4015). Off by default (RFC 6298 behaviour); Linux,
+    /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
+    #[serde(default)]
+    pub frto: bool,
+    /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
+    /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
+    /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and
+    /// restart the timer from the un-backed-off RTO. Off by default (standard TCP is not
+    /// told of link changes).
+    #[serde(default)]
+    pub rlci: bool,
+    /// Most bytes of this connection queued below TCP in the sender's first-hop
+    /// device, as Linux TCP Small Queues (128 KiB, the original
+    /// `tcp_limit_output_bytes`). Set it huge (e.g. "1GB") to turn it off.
+    #[serde(default = "kib128")]
+    pub tsq: Bytes,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("every TCP field has a default")
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CcSpec {
+    #[default]
+    Newreno,
+    Cubic,
+}
+
+/// TCP's initial window: segments, or the rule of an RFC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum InitialWindowSpec {
+    Segments(u32),
+    Rule(IwRule),
+}
+
+impl Default for InitialWindowSpec {
+    fn default() -> Self {
+        InitialWindowSpec::Rule(IwRule::Rfc3390)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IwRule {
+    /// One segment (RFC 1122).
+    Rfc1122,
+    /// Two segments (RFC 2581).
+    Rfc2581,
+    /// min(4·MSS, max(2·MSS, 4380 B)) (RFC 2414, RFC 3390).
+    Rfc3390,
+}
+
+/// Trace tables a run can record.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordKind {
+    /// Queue length (packets, bytes) of every link direction at every change.
+    Queue,
+    /// One-way delay of every message delivered to an application.
+    Delay,
+    /// Every dropped packet, with where and why.
+    Drops,
+    /// Round-trip times of ping replies.
+    Rtt,
+    /// TCP congestion window, ssthresh and bytes in flight at every change.
+    Cwnd,
+    /// TCP SRTT, RTTVAR and RTO at every RTT sample.
+    Rto,
+    /// Every TCP retransmission (fast, RTO, SACK recovery, probe) and RTO expiry.
+    Retransmits,
+    /// Every completed handover of a cellular link.
+    Handovers,
+    /// `ConnectionSwitcher` events: notices sent and received, switches.
+    Switcher,
+    /// RLC AM per TTI and direction: sender buffer, PDUs sent and retransmitted;
+    /// and (table `rlc_sdu`) every SDU's delay across the RLC.
+    Rlc,
+    /// 802.11: every PPDU on the air (sender, receiver, kind, rate and MCS, MPDUs sent and
+    /// acknowledged, collision, the receiver's SNR).
+    Wifi,
+    /// 802.11: every MPDU a receiver's PHY delivered, with a good or a bad FCS, and its
+    /// sequence number (what a receiver's driver sees).
+    #[serde(rename = "wifi_rx")]
+    WifiRx,
+    /// 802.11 roaming: every time a station leaves an AP or joins one.
+    Roaming,
+    /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
+    /// interval (102.4 ms).
+    Rssi,
+    /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
+    /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
+    Pcap,
+}
+
+impl RecordKind {
+    pub fn table_name(self) -> &'static str {
+        match self {
+            RecordKind::Queue => "queue",
+            RecordKind::Delay => "delay",
+            RecordKind::Drops => "drops",
+            RecordKind::Rtt => "rtt",
+            RecordKind::Cwnd => "cwnd",
+            RecordKind::Rto => "rto",
+            RecordKind::Retransmits => "retransmits",
+            RecordKind::Handovers => "handovers",
+            RecordKind::Switcher => "switcher",
+            RecordKind::Rlc => "rlc",
+            RecordKind::Wifi => "wifi",
+            RecordKind::WifiRx => "wifi_rx",
+            RecordKind::Roaming => "roaming",
+            RecordKind::Rssi => "rssi",
+            RecordKind::Pcap => "pcap",
+        }
+    }
+}

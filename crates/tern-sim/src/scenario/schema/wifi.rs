@@ -1,0 +1,179 @@
+//! `[[wifi]]` BSSs, their radios, and `[[roaming]]`.
+
+use super::super::units::{DataRate, Duration};
+use super::defaults::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An IEEE 802.11 BSS: the access point `ap` and its `stations`, all on one channel (every
+/// member hears every other: no hidden terminals). Each station is joined to the AP by a
+/// link named `<bss>-<station>` whose forward direction is the uplink. Routes treat those
+/// like any other link.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WifiSpec {
+    pub name: String,
+    pub ap: String,
+    pub stations: Vec<String>,
+    pub standard: WifiStandard,
+    /// 802.11b only: the data rate of every Data frame, 1, 2, 5.5 or 11 Mbit/s (default
+    /// 11 Mbit/s). Acks go at the highest basic rate (1 or 2 Mbit/s) not above it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<DataRate>,
+    /// 802.11b only: PLCP preamble, "long" (default, 192 µs) or "short" (96 µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preamble: Option<PreambleSpec>,
+    /// 802.11n only: "5GHz" (default) or "2.4GHz".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<BandSpec>,
+    /// 802.11n only: channel width in MHz, 20 (default) or 40.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// 802.11n only: "long" (800 ns, default) or "short" (400 ns) guard interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_interval: Option<GuardIntervalSpec>,
+    /// 802.11n only: spatial streams of every member, 1 (default, MCS 0–7) or 2 (MCS 0–15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u8>,
+    /// 802.11n only: how each sender picks the MCS of an A-MPDU (default Minstrel-HT, the
+    /// Linux mac80211 default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlSpec>,
+    /// MAC transmit queue of each member, in packets (default 500, the size of ns-3's
+    /// WifiMacQueue).
+    #[serde(default = "wifi_queue")]
+    pub queue: u32,
+    /// Attempts before a frame is dropped: 802.11b per frame (default 7,
+    /// dot11ShortRetryLimit), 802.11n per MPDU (default 30, ATH_MAX_SW_RETRIES of the Linux
+    /// ath9k driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_limit: Option<u32>,
+    /// MSDU lifetime: a packet still in the MAC queue this long after it entered is
+    /// discarded (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C; default 512 ms = 500 TU, the
+    /// standard's default; ns-3's WifiMacQueue MaxDelay is 500 ms). "0s" turns it off.
+    #[serde(default = "msdu_lifetime")]
+    pub lifetime: Duration,
+    /// 802.11n only: A-MPDU limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ampdu: Option<AmpduSpec>,
+    /// A fixed probability that an MPDU is received in error, on top of the SNR-based
+    /// errors (default 0): for calibration.
+    #[serde(default)]
+    pub mpdu_error: f64,
+    /// How the SNR between members follows from their positions.
+    #[serde(default)]
+    pub propagation: PropagationSpec,
+}
+
+/// A station's moves between the BSSs it is listed in. A station starts associated with
+/// the first `[[wifi]]` BSS that lists it. A roam (IEEE 802.11-2020 §11.3.5.4,
+/// reassociation) takes the station away from its AP for `disconnect` (scanning,
+/// authentication, reassociation; the distribution system learns the new place at the
+/// end): meanwhile its MAC queue keeps what it has and what it is given, up to its limit,
+/// and sends nothing; the old AP discards what it held for the station and refuses more.
+/// Either scheduled (`at`, `to`) or triggered by the RSSI of the APs' beacons
+/// (`rssi_below`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoamingSpec {
+    /// A name, for `--set roaming.<name>.disconnect=3s`.
+    pub name: String,
+    pub station: String,
+    /// Scheduled: when the station leaves its AP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Duration>,
+    /// Scheduled: the BSS it joins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// RSSI-triggered: at every beacon interval (102.4 ms) at which its AP's beacons arrive
+    /// weaker than this (dBm), the station roams to the strongest other AP of its BSSs, if
+    /// that one is at least `hysteresis` stronger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rssi_below: Option<f64>,
+    /// RSSI-triggered: dB a candidate AP must be stronger than the current one (default 5 dB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hysteresis: Option<f64>,
+    /// Time without an association.
+    pub disconnect: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum WifiStandard {
+    #[serde(rename = "802.11b")]
+    Dot11b,
+    #[serde(rename = "802.11n")]
+    Dot11n,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PreambleSpec {
+    Long,
+    Short,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum BandSpec {
+    #[serde(rename = "2.4GHz")]
+    Ghz2_4,
+    #[serde(rename = "5GHz")]
+    Ghz5,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GuardIntervalSpec {
+    Long,
+    Short,
+}
+
+/// Rate adaptation of an 802.11n sender.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RateControlSpec {
+    /// Always this MCS (0–15).
+    Constant { mcs: u8 },
+    /// The best MCS for the current SNR, known exactly (an oracle).
+    Ideal,
+    /// Minstrel-HT-like: success-probability statistics per MCS, throughput ranking, sampling.
+    Minstrel,
+}
+
+/// A-MPDU limits of an 802.11n sender.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AmpduSpec {
+    /// MPDUs per A-MPDU, 1–64 (default 64, the HT Block Ack window).
+    #[serde(default = "ampdu_mpdus")]
+    pub max_mpdus: u32,
+    /// PSDU bytes, up to 65 535 (default).
+    #[serde(default = "ampdu_bytes")]
+    pub max_bytes: u32,
+    /// PPDU duration (default 5.484 ms, the HT-mixed L-SIG limit; Linux ath9k uses 4 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<Duration>,
+}
+
+/// Log-distance path loss (Rappaport eq. 4.69) from positions to SNR. Defaults are ns-3's
+/// YansWifiChannelHelper::Default() and YansWifiPhy: exponent 3, reference loss at 1 m from
+/// Friis at the band's frequency, transmit power 16.0206 dBm, noise figure 7 dB.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropagationSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+    /// Loss at 1 m, dB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_loss: Option<f64>,
+    /// Transmit power of every member, dBm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_power: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_figure: Option<f64>,
+    /// Standard deviation of log-normal shadowing, dB (default 0: none); one draw per
+    /// `shadowing_interval` (default 1 s) and member pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowing: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowing_interval: Option<Duration>,
+}
