@@ -6,9 +6,9 @@
 //! endpoints, a timer, the application's next message, its first-hop device freeing room,
 //! a node's link going down or coming back — and it answers with [`Cmd`]s (send this,
 //! queue that wake-up), which the world carries out in order. The world has no branch per
-//! kind of transport; a new one is a new file here and one line in [`registry`].
+//! kind of transport; a new one is a new file here and one line in
+//! `world/registry.rs`.
 
-pub mod registry;
 pub mod tcp;
 pub mod udp;
 

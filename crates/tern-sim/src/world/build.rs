@@ -1,6 +1,7 @@
 //! Building the world of a checked scenario: interfaces and the devices behind them, the
 //! flows' transports, and the first events.
 
+use super::registry;
 use super::topology::{self, Nodes, WIFI_MTU};
 use super::{Change, Event, Flow, Handover, World};
 use crate::app::{MessageSource, SendSchedule, SourceKind};
@@ -14,7 +15,7 @@ use crate::net::qdisc::Qdisc;
 use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::pcap::PcapWriter;
 use crate::trace::Traces;
-use crate::transport::{registry, Cmd};
+use crate::transport::Cmd;
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
 /// One direction of a point-to-point link: its transmitter with its queue and loss models

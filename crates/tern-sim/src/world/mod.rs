@@ -7,6 +7,7 @@
 
 pub mod build;
 pub(crate) mod check;
+pub mod registry;
 pub mod report;
 pub mod topology;
 

@@ -1,13 +1,13 @@
 //! Which transport a flow of a scenario gets: one line per kind (and per mechanism that
 //! drives its own transports).
 
-use super::tcp::{self, TcpApp, TcpConn, TcpTransport};
-use super::udp::UdpTransport;
-use super::{Cmd, Transport};
 use crate::app::MessageSource;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
+use crate::transport::tcp::{self, TcpApp, TcpConn, TcpTransport};
+use crate::transport::udp::UdpTransport;
+use crate::transport::{Cmd, Transport};
 
 /// The transport of flow `f` (the `index`-th of the scenario) on a path of MTU `mtu`, and
 /// its first commands. `source` is the application's message source, if it has one.
