@@ -1,5 +1,5 @@
-//! Cellular link models. LTE cell bearers are point-to-point channels with a
-//! handover schedule (see `scenario::CellSpec` and the world); the W-CDMA
-//! bearer with RLC acknowledged mode is a device of its own.
+//! Cellular link models, each a device: the LTE cell bearer with its handovers ([`lte`])
+//! and the W-CDMA bearer with RLC acknowledged mode ([`wcdma`]).
 
+pub mod lte;
 pub mod wcdma;

@@ -3,8 +3,9 @@
 
 use super::registry;
 use super::topology::{self, Nodes, WIFI_MTU};
-use super::{Change, Event, Flow, Handover, World};
+use super::{Change, Event, Flow, World};
 use crate::app::{MessageSource, SendSchedule, SourceKind};
+use crate::cellular::lte::{Handover, LteCell};
 use crate::cellular::wcdma::WcdmaBearer;
 use crate::engine::{EventQueue, RngStream, SimTime};
 use crate::net::device::{Action, DevId, Device, Dir, Iface, IfaceId, IfaceStats};
@@ -126,7 +127,6 @@ impl World {
         let mut ifaces = Vec::with_capacity(ends.len());
         let mut devices: Vec<Box<dyn Device>> = Vec::with_capacity(s.links.len() + 1);
         let mut changes = Vec::new();
-        let mut handovers = Vec::new();
         let mut queue = EventQueue::new();
         for (i, link) in s.links.iter().enumerate() {
             let dev = DevId(devices.len() as u32);
@@ -145,13 +145,27 @@ impl World {
                     stats: IfaceStats::default(),
                 });
             }
-            devices.push(match &link.rlc {
-                Some(rlc) => Box::new(WcdmaBearer::new(link, rlc, seed, first)),
-                None => Box::new(PointToPoint::new(
+            let p2p = || {
+                PointToPoint::new(
                     first,
                     transmitter(link, Dir::Forward, seed, end),
                     transmitter(link, Dir::Reverse, seed, end),
-                )),
+                )
+            };
+            let handovers: Vec<_> = link.cell.as_ref().map_or(Vec::new(), |c| {
+                c.all_handovers(end)
+                    .iter()
+                    .enumerate()
+                    .map(|(k, h)| Handover {
+                        at: h.at.0,
+                        cell: k as u32 + 1,
+                        loss_start: h.at.0.saturating_sub(h.burst_loss.0),
+                    })
+                    .collect()
+            });
+            let cell = link.cell.as_ref().map(|_| {
+                let ue = (ends[2 * i].0, link.ends[0].as_str());
+                LteCell::new(p2p(), &link.name, ue, handovers)
             });
             for c in &link.schedule {
                 for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()]
@@ -168,8 +182,15 @@ impl World {
                     }
                 }
             }
-            let Some(cell) = &link.cell else { continue };
-            for (k, h) in cell.all_handovers(end).iter().enumerate() {
+            let Some(cell) = cell else {
+                devices.push(match &link.rlc {
+                    Some(rlc) => Box::new(WcdmaBearer::new(link, rlc, seed, first)),
+                    None => Box::new(p2p()),
+                });
+                continue;
+            };
+            let spec = link.cell.as_ref().expect("a cell link");
+            for (k, h) in spec.all_handovers(end).iter().enumerate() {
                 // The new cell's bearers take effect at completion: uplink is the forward
                 // interface, downlink the reverse one.
                 for (d, bearer) in [&h.uplink, &h.downlink].into_iter().enumerate() {
@@ -182,14 +203,12 @@ impl World {
                         });
                     }
                 }
-                queue.schedule(h.at.0, Event::Handover(handovers.len() as u32));
-                handovers.push(Handover {
-                    iface: first,
-                    ue: ends[2 * i].0,
-                    cell: k as u32 + 1,
-                    loss_start: h.at.0.saturating_sub(h.burst_loss.0),
-                });
+                let Action::Wake { at, token } = cell.completion(k) else {
+                    unreachable!("a completion is a wake-up")
+                };
+                queue.schedule(at, Event::Device(dev, token));
             }
+            devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
@@ -264,7 +283,6 @@ impl World {
             traces: Traces::in_memory(&s.record),
             recorded: s.record.clone(),
             changes,
-            handovers,
             captures,
             spare_actions: Vec::new(),
             spare_cmds: Vec::new(),

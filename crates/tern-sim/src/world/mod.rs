@@ -19,9 +19,7 @@ use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
 use crate::summary::Summary;
 use crate::trace::pcap::PcapWriter;
-use crate::trace::{
-    DropRecord, HandoverRecord, QueueRecord, Table, TraceConfig, TraceError, Traces,
-};
+use crate::trace::{DropRecord, QueueRecord, Table, TraceConfig, TraceError, Traces};
 use crate::transport::{Cmd, Io, Side, Transport};
 
 #[derive(Clone, Copy, Debug)]
@@ -36,18 +34,6 @@ enum Event {
     Transport(FlowId, u8, Side),
     /// A scheduled change of an interface (index into `World::changes`).
     Change(u32),
-    /// A cellular handover completes (index into `World::handovers`).
-    Handover(u32),
-}
-
-/// A handover of an LTE cell link, known from the scenario.
-struct Handover {
-    /// The link's forward interface.
-    iface: IfaceId,
-    ue: NodeId,
-    /// 1 for the first handover of the link (the UE starts in cell 0).
-    cell: u32,
-    loss_start: SimTime,
 }
 
 /// A scheduled change of one interface.
@@ -132,7 +118,6 @@ pub struct World {
     /// The kinds the scenario records (for [`World::trace_to`]).
     recorded: Vec<RecordKind>,
     changes: Vec<Change>,
-    handovers: Vec<Handover>,
     /// One capture per interface, when `record` asks for "pcap".
     captures: Vec<PcapWriter<Vec<u8>>>,
     /// Spare action and command buffers (calls nest: a device's action can make a
@@ -238,7 +223,6 @@ impl World {
                 }
                 self.devices[iface.device.0 as usize].reconfigure(iface.port, c.rate, c.delay);
             }
-            Event::Handover(i) => self.handover_complete(now, i),
         }
     }
 
@@ -387,23 +371,6 @@ impl World {
                 let id = FlowId(f as u32);
                 self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
             }
-        }
-    }
-
-    /// A UE's handover completed: the new cell's bearers are in place (the changes
-    /// scheduled at the same time ran first).
-    fn handover_complete(&mut self, now: SimTime, i: u32) {
-        let ue = self.handovers[i as usize].ue;
-        self.link_back(now, ue);
-        let h = &self.handovers[i as usize];
-        if self.traces.wants::<HandoverRecord>() {
-            self.traces.record(&HandoverRecord {
-                time: now,
-                link: &self.ifaces[h.iface.0 as usize].link,
-                ue: &self.node_names[h.ue.0 as usize],
-                cell: h.cell,
-                loss_start: h.loss_start,
-            });
         }
     }
 

@@ -1,0 +1,108 @@
+//! An LTE cell bearer between a UE (`ends[0]`) and the network: a point-to-point link whose
+//! two directions are the uplink and downlink bearers, and whose UE hands over between cells
+//! (see `scenario::CellSpec`). Each handover is a burst-loss period (radio link failure and
+//! re-establishment: the link's outage windows) ending when the handover completes; then the
+//! new cell's rate and delay take effect (the link's scheduled changes) and the UE's
+//! transports hear that its link is back and that it changed cell (the cell-id change the
+//! lte-switch study watches), and the `handovers` trace records it.
+
+use crate::engine::SimTime;
+use crate::net::device::{Action, Device, DeviceCx, IfaceId, QueueStats};
+use crate::net::p2p::PointToPoint;
+use crate::net::packet::{NodeId, Packet, PacketRef};
+use crate::scenario::units::DataRate;
+use crate::trace::HandoverRecord;
+
+/// The first wake-up token of a handover completion; below it, the link's own.
+const HANDOVER: u32 = 2;
+
+/// One handover of the cell link, known from the scenario.
+pub struct Handover {
+    pub at: SimTime,
+    /// 1 for the first handover of the link (the UE starts in cell 0).
+    pub cell: u32,
+    pub loss_start: SimTime,
+}
+
+/// The cell link: its point-to-point directions and the UE's handovers.
+pub struct LteCell {
+    link: PointToPoint,
+    name: String,
+    ue: NodeId,
+    ue_name: String,
+    handovers: Vec<Handover>,
+}
+
+impl LteCell {
+    pub fn new(
+        link: PointToPoint,
+        name: &str,
+        ue: (NodeId, &str),
+        handovers: Vec<Handover>,
+    ) -> Self {
+        LteCell {
+            link,
+            name: name.to_owned(),
+            ue: ue.0,
+            ue_name: ue.1.to_owned(),
+            handovers,
+        }
+    }
+
+    /// The wake-up of the `k`-th handover's completion, to queue when the world is built.
+    pub fn completion(&self, k: usize) -> Action {
+        Action::Wake {
+            at: self.handovers[k].at,
+            token: HANDOVER + k as u32,
+        }
+    }
+}
+
+impl Device for LteCell {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        port: u32,
+        p: PacketRef,
+        pkt: &Packet,
+        cx: &mut DeviceCx<'_>,
+    ) -> Result<(), &'static str> {
+        self.link.enqueue(now, iface, port, p, pkt, cx)
+    }
+
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
+        let Some(k) = token.checked_sub(HANDOVER) else {
+            return self.link.wake(now, token, cx);
+        };
+        let h = &self.handovers[k as usize];
+        cx.push(Action::LinkUp(self.ue));
+        cx.traces.record(&HandoverRecord {
+            time: now,
+            link: &self.name,
+            ue: &self.ue_name,
+            cell: h.cell,
+            loss_start: h.loss_start,
+        });
+    }
+
+    fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
+        self.link.lost_on_arrival(now, port)
+    }
+
+    fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {
+        self.link.reconfigure(port, rate, delay);
+    }
+
+    fn queue_len(&self, port: u32) -> (usize, u64) {
+        self.link.queue_len(port)
+    }
+
+    fn queue_stats(&self, port: u32) -> QueueStats {
+        self.link.queue_stats(port)
+    }
+
+    fn close(&mut self, end: SimTime) {
+        self.link.close(end);
+    }
+}
