@@ -764,6 +764,8 @@ pub enum TransportSpec {
     Udp,
     /// TCP (RFC 9293) with the options below.
     Tcp(TcpSpec),
+    /// QUIC (RFC 9000/9001/9002) over UDP, with TLS 1.3.
+    Quic(super::quic::QuicSpec),
 }
 
 impl TransportSpec {
@@ -773,6 +775,19 @@ impl TransportSpec {
             TransportSpec::Tcp(spec) => Some(spec),
             _ => None,
         }
+    }
+
+    /// The QUIC settings, for a QUIC flow.
+    pub fn quic(&self) -> Option<&super::quic::QuicSpec> {
+        match self {
+            TransportSpec::Quic(spec) => Some(spec),
+            _ => None,
+        }
+    }
+
+    /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than datagrams.
+    pub fn is_stream(&self) -> bool {
+        !matches!(self, TransportSpec::Udp)
     }
 }
 

@@ -8,6 +8,7 @@
 //! queue that wake-up), which the world carries out in order. The world has no branch per
 //! kind of transport; a new one is a new file here and one line in [`registry`].
 
+pub mod quic;
 pub mod registry;
 pub mod tcp;
 pub mod udp;
@@ -15,7 +16,7 @@ pub mod udp;
 use crate::app::MessageSink;
 use crate::engine::SimTime;
 use crate::net::packet::Body;
-use crate::summary::{SwitcherSummary, TcpSummary};
+use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary};
 use crate::trace::Traces;
 
 /// Which end of a flow.
@@ -76,6 +77,7 @@ pub struct TransportReport {
     /// Whether messages can be lost (datagrams) or only delayed (a reliable stream).
     pub reliable: bool,
     pub tcp: Option<TcpSummary>,
+    pub quic: Option<QuicSummary>,
     pub switcher: Option<SwitcherSummary>,
 }
 
