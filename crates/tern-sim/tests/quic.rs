@@ -51,7 +51,7 @@ fn same_seed_same_outputs_and_captures() {
         "5s",
         r#"{ kind = "periodic", size = "1000B", interval = "5ms" }"#,
         "",
-        r#""delay", "pcap""#,
+        r#""delay", "quic", "pcap""#,
     );
     let a = with_seed(&text, 7);
     let b = with_seed(&text, 7);
@@ -64,6 +64,15 @@ fn same_seed_same_outputs_and_captures() {
     let q = a.summary.flows["f"].quic.as_ref().unwrap();
     assert!(q.packets_lost > 0, "the loss took part: {q:?}");
     assert!(a.summary.flows["f"].messages_delivered > 900);
+    // The sender's last row of the `quic` trace has the summary's count (a row is written at
+    // every change).
+    let t = table(&a, "quic");
+    let client = texts(t, "endpoint").into_iter().map(|e| e == "client");
+    let lost: Vec<u64> = client
+        .zip(u64s(t, "lost_packets"))
+        .filter_map(|(c, n)| c.then_some(n))
+        .collect();
+    assert_eq!(lost.last(), Some(&q.packets_lost));
     let c = with_seed(&text, 8);
     assert_ne!(sa, serde_json::to_string(&c.summary).unwrap());
     assert_ne!(a.captures, c.captures);

@@ -959,6 +959,9 @@ pub enum RecordKind {
     /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
     /// interval (102.4 ms).
     Rssi,
+    /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
+    /// per path, at every change.
+    Quic,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -981,6 +984,7 @@ impl RecordKind {
             RecordKind::WifiRx => "wifi_rx",
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
+            RecordKind::Quic => "quic",
             RecordKind::Pcap => "pcap",
         }
     }

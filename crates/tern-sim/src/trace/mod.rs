@@ -5,6 +5,7 @@
 //! handed to the front end as raw little-endian buffers and written as Parquet.
 
 pub mod pcap;
+pub mod quic;
 
 use crate::engine::SimTime;
 use crate::scenario::RecordKind;
@@ -129,6 +130,7 @@ pub struct Traces {
     pub wifi_rx: Option<Table>,
     pub roaming: Option<Table>,
     pub rssi: Option<Table>,
+    pub quic: Option<Table>,
 }
 
 impl Traces {
@@ -282,6 +284,7 @@ impl Traces {
                         ],
                     ))
                 }
+                RecordKind::Quic => t.quic = Some(quic::table(name)),
                 // Captures are files, not tables: see `World`.
                 RecordKind::Pcap => {}
                 RecordKind::Rlc => {
@@ -390,6 +393,7 @@ impl Traces {
             self.wifi_rx,
             self.roaming,
             self.rssi,
+            self.quic,
         ]
         .into_iter()
         .flatten()

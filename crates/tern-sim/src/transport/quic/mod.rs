@@ -6,8 +6,8 @@
 //! input — a datagram, a wake-up, the application's next message — the application's
 //! events and I/O, then the stack's endpoint events, then transmit until it has nothing
 //! more (or its pacer says wait), then one wake-up at its next timeout (`engine::Wake`).
-//! The stack's `Instant` is a base instant taken once per process plus the simulated time,
-//! so no decision depends on the wall clock; its random inputs are seeded (see [`config`]
+//! The stack's `Instant` is a base instant taken once per flow plus the simulated time, so
+//! no decision depends on the wall clock (two runs in one process have different bases); its random inputs are seeded (see [`config`]
 //! and [`tls`]). Datagrams carry the stack's real bytes: their size on the wire is exact
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
@@ -22,6 +22,7 @@ use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram};
 use crate::scenario::QuicSpec;
 use crate::summary::QuicSummary;
+use crate::trace::quic::QuicPathRecord;
 use app::AppState;
 use bytes::BytesMut;
 use noq_proto::{
@@ -30,22 +31,24 @@ use noq_proto::{
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroUsize;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tls::SimClock;
 
-/// The stack's `Instant` at simulated time zero: taken once, used only as an origin.
-fn base() -> Instant {
-    static BASE: OnceLock<Instant> = OnceLock::new();
-    *BASE.get_or_init(Instant::now)
+/// The stack's clock: `base` (any instant, used only as an origin) plus simulated time.
+#[derive(Clone, Copy)]
+struct Epoch {
+    base: Instant,
 }
 
-fn instant(t: SimTime) -> Instant {
-    base() + Duration::from_nanos(t.as_nanos())
-}
+impl Epoch {
+    fn instant(self, t: SimTime) -> Instant {
+        self.base + Duration::from_nanos(t.as_nanos())
+    }
 
-fn sim_time(i: Instant) -> SimTime {
-    SimTime::from_nanos(i.saturating_duration_since(base()).as_nanos() as u64)
+    fn sim_time(self, i: Instant) -> SimTime {
+        SimTime::from_nanos(i.saturating_duration_since(self.base).as_nanos() as u64)
+    }
 }
 
 /// The addresses the stack sees: they only name the two ends inside it (the IP headers on the
@@ -81,6 +84,7 @@ pub struct QuicTransport {
     /// Taken when the client connects.
     client_config: Option<ClientConfig>,
     clock: Arc<SimClock>,
+    epoch: Epoch,
     app: AppState,
     start: SimTime,
     /// When the client's handshake completed (RFC 9001 §4.1.1).
@@ -127,6 +131,10 @@ impl QuicTransport {
             ends,
             client_config: Some(config::client(spec, mtu, seed, name, clock.clone())),
             clock,
+            // The one reading of the machine's clock: an origin, never a decision's input.
+            epoch: Epoch {
+                base: Instant::now(),
+            },
             app: AppState::new(app),
             start,
             connected_at: None,
@@ -138,7 +146,7 @@ impl QuicTransport {
     /// Drives endpoint `side` after `input` (see the module docs).
     fn drive(&mut self, now: SimTime, side: Side, input: Input, io: &mut Io<'_>) {
         self.clock.set(now.as_nanos());
-        let t = instant(now);
+        let t = self.epoch.instant(now);
         let [local, peer] = match side {
             Side::Client => addrs(),
             Side::Server => {
@@ -231,7 +239,29 @@ impl QuicTransport {
                     break;
                 }
             }
-            *stats = c.path_stats(PathId::ZERO);
+            let now_stats = c.path_stats(PathId::ZERO);
+            if let (Some(table), Some(s)) = (&mut traces.quic, &now_stats) {
+                let changed = stats.as_ref().is_none_or(|old| {
+                    (old.cwnd, old.rtt, old.lost_packets) != (s.cwnd, s.rtt, s.lost_packets)
+                });
+                if changed {
+                    QuicPathRecord {
+                        time: now,
+                        flow,
+                        endpoint: side.as_str(),
+                        // `PathId::ZERO`, the one path of single-path QUIC.
+                        path: 0,
+                        cwnd: s.cwnd,
+                        srtt: SimTime::from_nanos(s.rtt.as_nanos() as u64),
+                        sent_packets: s.sent_packets,
+                        lost_packets: s.lost_packets,
+                        congestion_events: s.congestion_events,
+                        mtu: u64::from(s.current_mtu),
+                    }
+                    .push(table);
+                }
+            }
+            *stats = now_stats;
         });
         for bytes in out {
             io.cmds.push(Cmd::Send {
@@ -301,7 +331,7 @@ impl Transport for QuicTransport {
     fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
         let end = &mut self.ends[side.index()];
         let at = end.conn.as_ref()?.1.poll_timeout()?;
-        end.wake.arm(now, sim_time(at))
+        end.wake.arm(now, self.epoch.sim_time(at))
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {
