@@ -118,6 +118,12 @@ pub trait Transport {
     /// `side`'s node went through a handover (cell or BSS change), after [`Transport::on_link`].
     fn on_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
 
+    /// The secrets of the flow's TLS sessions as NSS key log lines, which decrypt its packets
+    /// in captures (QUIC); empty for a transport without TLS.
+    fn tls_key_log(&self) -> String {
+        String::new()
+    }
+
     /// The end-of-run report; `start` is the flow's start.
     fn report(&self, start: SimTime) -> TransportReport;
 }

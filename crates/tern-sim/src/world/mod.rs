@@ -89,9 +89,14 @@ pub enum RunError {
 pub struct RunOutput {
     pub summary: Summary,
     pub tables: Vec<Table>,
-    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`.
+    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, and with them
+    /// the TLS key log ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
     pub captures: Vec<(String, Vec<u8>)>,
 }
+
+/// The name of the key log file among a run's captures: the secrets of every QUIC flow's TLS
+/// session in the NSS key log format (Wireshark's `tls.keylog_file`).
+pub const TLS_KEY_LOG: &str = "tls-keys.log";
 
 /// Progress is reported every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -150,7 +155,7 @@ impl World {
             return Err(RunError::Interrupted { at: self.end });
         }
         let summary = report::summary(&self, self.queue.events_popped());
-        let captures = std::mem::take(&mut self.captures)
+        let mut captures: Vec<(String, Vec<u8>)> = std::mem::take(&mut self.captures)
             .into_iter()
             .zip(&self.ifaces)
             .map(|(w, i)| {
@@ -158,6 +163,14 @@ impl World {
                 (name, w.into_inner().expect("writing to memory"))
             })
             .collect();
+        let keys: String = self
+            .flows
+            .iter()
+            .map(|f| f.transport.tls_key_log())
+            .collect();
+        if !captures.is_empty() && !keys.is_empty() {
+            captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
+        }
         Ok(RunOutput {
             summary,
             tables: self.traces.into_tables(),

@@ -1,7 +1,7 @@
 //! The QUIC stack's configuration from a flow's [`QuicSpec`], with every random input the stack
 //! lets a user set taken from the flow's named random streams (README, dependency notes).
 
-use super::tls::{self, SimClock, TokenKey};
+use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
 use crate::scenario::{QuicCcSpec, QuicSpec};
@@ -128,8 +128,9 @@ pub fn client(
     seed: u64,
     flow: &str,
     clock: Arc<SimClock>,
+    keys: Arc<KeyLogLines>,
 ) -> ClientConfig {
-    let tls = QuicClientConfig::try_from(tls::client_config(clock))
+    let tls = QuicClientConfig::try_from(tls::client_config(clock, keys))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
     let mut c = ClientConfig::new(Arc::new(tls));
     let dcid = Mutex::new(stream(seed, flow, "client", "initial-dcid"));

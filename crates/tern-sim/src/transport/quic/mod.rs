@@ -33,7 +33,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tls::SimClock;
+use tls::{KeyLogLines, SimClock};
 
 /// The stack's clock: `base` (any instant, used only as an origin) plus simulated time.
 #[derive(Clone, Copy)]
@@ -84,6 +84,7 @@ pub struct QuicTransport {
     /// Taken when the client connects.
     client_config: Option<ClientConfig>,
     clock: Arc<SimClock>,
+    keys: Arc<KeyLogLines>,
     epoch: Epoch,
     app: AppState,
     start: SimTime,
@@ -127,10 +128,19 @@ impl QuicTransport {
             side: Side::Client,
             key: 0,
         });
+        let keys = Arc::new(KeyLogLines::default());
         let t = QuicTransport {
             ends,
-            client_config: Some(config::client(spec, mtu, seed, name, clock.clone())),
+            client_config: Some(config::client(
+                spec,
+                mtu,
+                seed,
+                name,
+                clock.clone(),
+                keys.clone(),
+            )),
             clock,
+            keys,
             // The one reading of the machine's clock: an origin, never a decision's input.
             epoch: Epoch {
                 base: Instant::now(),
@@ -332,6 +342,10 @@ impl Transport for QuicTransport {
         let end = &mut self.ends[side.index()];
         let at = end.conn.as_ref()?.1.poll_timeout()?;
         end.wake.arm(now, self.epoch.sim_time(at))
+    }
+
+    fn tls_key_log(&self) -> String {
+        self.keys.text()
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {

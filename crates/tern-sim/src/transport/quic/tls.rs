@@ -28,8 +28,9 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixT
 use rustls::time_provider::TimeProvider;
 use rustls::{NamedGroup, PeerMisbehaved, RootCertStore};
 use std::cell::RefCell;
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 /// The name the server's certificate is for, and the client asks for (SNI).
@@ -168,17 +169,45 @@ impl noq_proto::TimeSource for SimClock {
     }
 }
 
-/// The client's TLS 1.3 configuration: it trusts Tern's test CA only.
-pub fn client_config(clock: Arc<SimClock>) -> rustls::ClientConfig {
+/// The client's TLS secrets in the NSS key log format (`SSLKEYLOGFILE`), with which Wireshark
+/// decrypts the captured QUIC packets (RFC 9001 §5: their keys derive from these secrets).
+#[derive(Debug, Default)]
+pub struct KeyLogLines(Mutex<String>);
+
+impl KeyLogLines {
+    pub fn text(&self) -> String {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+impl rustls::KeyLog for KeyLogLines {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        let mut s = self.0.lock().expect("not poisoned");
+        s.push_str(label);
+        for bytes in [client_random, secret] {
+            s.push(' ');
+            for b in bytes {
+                write!(s, "{b:02x}").expect("writing to a String");
+            }
+        }
+        s.push('\n');
+    }
+}
+
+/// The client's TLS 1.3 configuration: it trusts Tern's test CA only, and logs its secrets
+/// to `keys`.
+pub fn client_config(clock: Arc<SimClock>, keys: Arc<KeyLogLines>) -> rustls::ClientConfig {
     let mut roots = RootCertStore::empty();
     roots
         .add(CertificateDer::from(CA_DER))
         .expect("the shipped CA certificate parses");
-    rustls::ClientConfig::builder_with_details(provider(), clock)
+    let mut c = rustls::ClientConfig::builder_with_details(provider(), clock)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("ring supports TLS 1.3")
         .with_root_certificates(roots)
-        .with_no_client_auth()
+        .with_no_client_auth();
+    c.key_log = keys;
+    c
 }
 
 /// The server's TLS 1.3 configuration: the shipped certificate and key.
