@@ -144,6 +144,8 @@ def _print_summary(summary: dict) -> None:
         if tcp:
             retx = tcp["retransmits_fast"] + tcp["retransmits_rto"] + tcp["retransmits_sack"]
             loss = f"{retx} retx, {tcp['rto_expiries']} RTO"
+        elif quic := f.get("quic"):
+            loss = f"{quic['packets_lost']} pkts lost"
         else:
             loss = f"{f['messages_lost']} ({100 * f['loss_rate']:.2f} %)"
         kind = "rtt" if "rtt_s" in f else "delay"

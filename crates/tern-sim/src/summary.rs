@@ -67,6 +67,9 @@ pub struct FlowSummary {
     /// The sending TCP endpoint's counters (TCP flows; the first connection).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSummary>,
+    /// The QUIC connection's counters (QUIC flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicSummary>,
     /// What a `ConnectionSwitcher` did (switched flows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switcher: Option<SwitcherSummary>,
@@ -105,6 +108,37 @@ pub struct TcpSummary {
     pub final_srtt_s: Option<f64>,
     /// Connection state at the end of the run.
     pub state: String,
+}
+
+/// A QUIC flow's connection: times seen by the applications, and the counters of the
+/// endpoint that sends the data (the server for a file transfer, else the client) from the
+/// stack's own statistics of its one path.
+#[derive(Clone, Debug, Serialize)]
+pub struct QuicSummary {
+    /// From the flow's start to the client's handshake completing (RFC 9001 §4.1.1).
+    pub handshake_time_s: Option<f64>,
+    /// From the flow's start to the receiving application's first byte (the response's
+    /// first byte at the client, for a file transfer).
+    pub first_byte_time_s: Option<f64>,
+    /// When the last byte of a bounded bulk transfer (or of a file response) was read.
+    pub completion_time_s: Option<f64>,
+    /// `completion_time_s` less the flow's start, handshake included.
+    pub transfer_time_s: Option<f64>,
+    /// QUIC packets sent (several may share a UDP datagram, RFC 9000 §12.2).
+    pub packets_sent: u64,
+    /// Packets declared lost (RFC 9002 §6.1), MTU probes included.
+    pub packets_lost: u64,
+    pub bytes_lost: u64,
+    pub datagrams_sent: u64,
+    /// UDP payload bytes sent.
+    pub udp_bytes_sent: u64,
+    /// Congestion events (RFC 9002 §7.3.2: at most one per round trip).
+    pub congestion_events: u64,
+    pub final_cwnd: u64,
+    /// The largest UDP payload the path was found to carry.
+    pub final_mtu: u64,
+    /// Smoothed RTT (RFC 9002 §5.3) at the end.
+    pub final_srtt_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

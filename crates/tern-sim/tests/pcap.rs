@@ -13,7 +13,7 @@ use std::process::Command;
 use tern_proto::tcp::{Flags, Segment, SeqNum, TcpOptions};
 use tern_sim::engine::SimTime;
 use tern_sim::net::packet::{Body, FlowId, NodeId, Packet, UdpKind, UdpMessage};
-use tern_sim::trace::pcap::{node_addr, udp_ports, Capture, PcapWriter};
+use tern_sim::trace::pcap::{node_addr, quic_ports, udp_ports, Capture, PcapWriter};
 
 const CLIENT: NodeId = NodeId(0);
 const SERVER: NodeId = NodeId(1);
@@ -335,6 +335,12 @@ fn check_common(rows: &[Vec<String>], pkts: &[(SimTime, Packet)]) {
                 assert_eq!(col(row, "udp.dstport"), dp.to_string());
                 assert_eq!(col(row, "udp.length"), (8 + m.len).to_string());
             }
+            Body::Quic(d) => {
+                let (sp, dp) = quic_ports(p.flow, d.from_client);
+                assert_eq!(col(row, "udp.srcport"), sp.to_string());
+                assert_eq!(col(row, "udp.dstport"), dp.to_string());
+                assert_eq!(col(row, "udp.length"), (8 + d.bytes.len()).to_string());
+            }
         }
     }
 }
@@ -359,7 +365,7 @@ fn tshark_reads_full_capture_with_good_checksums() {
         assert_eq!(col(row, "frame.cap_len"), p.size().to_string());
         let (tcp, udp) = match p.body {
             Body::Tcp(_) => (GOOD, ""),
-            Body::Udp(_) => ("", GOOD),
+            Body::Udp(_) | Body::Quic(_) => ("", GOOD),
         };
         assert_eq!(col(row, "tcp.checksum.status"), tcp, "{row:?}");
         assert_eq!(col(row, "udp.checksum.status"), udp, "{row:?}");
@@ -379,6 +385,7 @@ fn tshark_reads_headers_only_capture() {
             Body::Tcp(s) => 20 + s.header_len(),
             Body::Udp(m) if m.len >= 20 => 48,
             Body::Udp(_) => 28,
+            Body::Quic(d) => 28 + d.bytes.len() as u32,
         };
         assert_eq!(col(row, "frame.cap_len"), caplen.to_string());
         // A transport checksum cannot be verified without the whole segment,
@@ -386,7 +393,7 @@ fn tshark_reads_headers_only_capture() {
         let status = if caplen == p.size() { GOOD } else { UNVERIFIED };
         let (tcp, udp) = match p.body {
             Body::Tcp(_) => (status, ""),
-            Body::Udp(_) => ("", status),
+            Body::Udp(_) | Body::Quic(_) => ("", status),
         };
         assert_eq!(col(row, "tcp.checksum.status"), tcp, "{row:?}");
         assert_eq!(col(row, "udp.checksum.status"), udp, "{row:?}");

@@ -1,6 +1,6 @@
 //! Packets as they cross links: plain structs whose sizes count on the wire
-//! (IPv4 20 B + transport header + payload). No bytes are carried; real
-//! encodings are made only where needed (packet captures).
+//! (IPv4 20 B + transport header + payload). No bytes are carried but QUIC's (a real
+//! QUIC stack writes them); other encodings are made only where needed (packet captures).
 
 use crate::engine::SimTime;
 use tern_proto::tcp::Segment;
@@ -57,10 +57,21 @@ pub struct UdpMessage {
     pub len: u32,
 }
 
+/// A UDP datagram of a QUIC connection (RFC 9000 §12.2): the payload's real bytes, as the
+/// QUIC stack wrote them, so packet captures show them (and a TLS key log decrypts them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuicDatagram {
+    /// Sent by the connection's client (the flow's source), or by its server.
+    pub from_client: bool,
+    /// The UDP payload: one or more coalesced QUIC packets (RFC 9000 §12.2).
+    pub bytes: Vec<u8>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Body {
     Udp(UdpMessage),
     Tcp(Segment),
+    Quic(QuicDatagram),
 }
 
 impl Body {
@@ -69,6 +80,7 @@ impl Body {
         match self {
             Body::Udp(m) => UDP_HEADER + m.len,
             Body::Tcp(s) => s.wire_len(),
+            Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
         }
     }
 }

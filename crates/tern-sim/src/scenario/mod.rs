@@ -7,12 +7,14 @@
 mod check_wifi;
 mod error;
 mod overrides;
+pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
 pub mod units;
 mod validate;
 
 pub use error::{Origin, ScenarioError};
+pub use quic::{QuicCcSpec, QuicSpec};
 pub use schema::*;
 
 use toml_edit::{ImDocument, Item, Value};

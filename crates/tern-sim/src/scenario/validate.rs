@@ -340,14 +340,14 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             AppSpec::Bulk { bytes } => vec![("bytes", bytes.map_or(1, |b| b.0))],
             AppSpec::File { size, request } => vec![("size", size.0), ("request", request.0)],
         };
-        match (&f.app, tcp) {
-            (AppSpec::Bulk { .. }, None) => {
+        match (&f.app, f.transport.is_stream()) {
+            (AppSpec::Bulk { .. }, false) => {
                 return Err(src.error(
                     &at("flows", i, "transport"),
-                    "a bulk transfer runs over TCP: add transport = { kind = \"tcp\" }",
+                    "a bulk transfer runs over TCP or QUIC: add transport = { kind = \"tcp\" }",
                 ))
             }
-            (AppSpec::Ping { .. }, Some(_)) => {
+            (AppSpec::Ping { .. }, true) => {
                 return Err(src.error(
                     &at("flows", i, "transport"),
                     "ping runs over UDP (echo request/reply): remove the transport",

@@ -16,6 +16,9 @@
 //!   from the flow id by [`udp_ports`]. The first [`APP_HEADER_LEN`] payload
 //!   bytes hold Tern's application header (see [`encode_app_header`]) when
 //!   the payload is long enough.
+//! - **QUIC** (RFC 9000): the datagrams' real bytes, as the QUIC stack wrote them, always
+//!   whole (packet protection covers part of the header, so a cut packet would not decode);
+//!   ports from [`quic_ports`].
 //!
 //! Every other payload byte is zero. Checksums are computed over the
 //! pseudo-header, the header and the payload as a real stack would; zero
@@ -123,6 +126,18 @@ pub fn udp_ports(flow: FlowId, kind: UdpKind) -> (u16, u16) {
     match kind {
         UdpKind::Data | UdpKind::EchoRequest => (client, server),
         UdpKind::EchoReply | UdpKind::Notice => (server, client),
+    }
+}
+
+/// The (source, destination) UDP ports of a QUIC datagram of `flow`: the client (the flow's
+/// source) uses 49152 + f as for UDP messages, the server 443, the port Wireshark decodes as
+/// QUIC without being told.
+pub fn quic_ports(flow: FlowId, from_client: bool) -> (u16, u16) {
+    let client = 49_152 + (flow.0 % 16_384) as u16;
+    if from_client {
+        (client, 443)
+    } else {
+        (443, client)
     }
 }
 
@@ -239,7 +254,7 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     // IPv4 header (RFC 791 §3.1).
     let proto = match packet.body {
         Body::Tcp(_) => PROTO_TCP,
-        Body::Udp(_) => PROTO_UDP,
+        Body::Udp(_) | Body::Quic(_) => PROTO_UDP,
     };
     let mut ip = [0u8; IPV4_HEADER as usize];
     ip[0] = 0x45; // version 4, IHL 5 words
@@ -269,12 +284,20 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
                 out.extend_from_slice(&encode_app_header(m));
             }
         }
+        Body::Quic(d) => {
+            let (sport, dport) = quic_ports(packet.flow, d.from_client);
+            out.extend_from_slice(&sport.to_be_bytes());
+            out.extend_from_slice(&dport.to_be_bytes());
+            out.extend_from_slice(&transport_len.to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            out.extend_from_slice(&d.bytes);
+        }
     }
     let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);
     let at = seg_start
         + match packet.body {
             Body::Tcp(_) => 16,
-            Body::Udp(_) => 6,
+            Body::Udp(_) | Body::Quic(_) => 6,
         };
     // RFC 768: a computed UDP checksum of zero is sent as all ones.
     let sum = if proto == PROTO_UDP && sum == 0 {

@@ -134,11 +134,12 @@ pub enum TableId {
     WifiRx,
     Roaming,
     Rssi,
+    Quic,
 }
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 16;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

@@ -203,6 +203,29 @@ record! {
     }
 }
 
+record! {
+    /// A QUIC endpoint's path state from the stack's own statistics, whenever its congestion
+    /// window, smoothed RTT or lost-packet count changed; keyed by path id from the start
+    /// (0 for single-path QUIC).
+    QuicRecord<'a> => Quic, "quic" {
+        time: SimTime,
+        flow: &'a str,
+        /// "client" or "server".
+        endpoint: &'a str,
+        path: u64,
+        cwnd: u64,
+        /// Smoothed RTT (RFC 9002 §5.3).
+        srtt: SimTime,
+        sent_packets: u64,
+        /// Packets declared lost so far (RFC 9002 §6.1).
+        lost_packets: u64,
+        /// Congestion events so far (RFC 9002 §7.3.2).
+        congestion_events: u64,
+        /// Largest UDP payload the path carries (PMTUD, RFC 9000 §14.3).
+        mtu: u64,
+    }
+}
+
 /// Every table's schema, in [`TableId`] order (the order a run lists its tables).
 pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<QueueRecord>(),
@@ -220,4 +243,5 @@ pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<WifiRxRecord>(),
     Schema::of::<RoamingRecord>(),
     Schema::of::<RssiRecord>(),
+    Schema::of::<QuicRecord>(),
 ];

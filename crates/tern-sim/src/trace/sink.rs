@@ -88,6 +88,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::WifiRx => &[TableId::WifiRx],
         RecordKind::Roaming => &[TableId::Roaming],
         RecordKind::Rssi => &[TableId::Rssi],
+        RecordKind::Quic => &[TableId::Quic],
         // Captures are files, not tables: see `World`.
         RecordKind::Pcap => &[],
     }

@@ -189,10 +189,25 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("associated", req(U64)),
         ],
     ),
+    (
+        "quic",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("endpoint", req(Text)),
+            ("path", req(U64)),
+            ("cwnd", req(U64)),
+            ("srtt", req(F64)),
+            ("sent_packets", req(U64)),
+            ("lost_packets", req(U64)),
+            ("congestion_events", req(U64)),
+            ("mtu", req(U64)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 14] = [
+const ALL: [RecordKind; 15] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -207,6 +222,7 @@ const ALL: [RecordKind; 14] = [
     RecordKind::WifiRx,
     RecordKind::Roaming,
     RecordKind::Rssi,
+    RecordKind::Quic,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -340,6 +356,18 @@ fn record_all(traces: &mut Traces, i: u64) {
         bss: "a",
         rssi_dbm: f64::NEG_INFINITY,
         associated: odd,
+    });
+    traces.record(&QuicRecord {
+        time: now,
+        flow,
+        endpoint: "client",
+        path: i,
+        cwnd: 12_000 + i,
+        srtt: t(40),
+        sent_packets: 10 * i,
+        lost_packets: i / 2,
+        congestion_events: i / 3,
+        mtu: 1452,
     });
 }
 

@@ -9,13 +9,14 @@
 //! kind of transport; a new one is a new file here and one line in
 //! `world/registry.rs`.
 
+pub mod quic;
 pub mod tcp;
 pub mod udp;
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
 use crate::net::packet::Body;
-use crate::summary::{SwitcherSummary, TcpSummary};
+use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary};
 use crate::trace::Traces;
 
 /// Which end of a flow.
@@ -76,6 +77,7 @@ pub struct TransportReport {
     /// Whether messages can be lost (datagrams) or only delayed (a reliable stream).
     pub reliable: bool,
     pub tcp: Option<TcpSummary>,
+    pub quic: Option<QuicSummary>,
     pub switcher: Option<SwitcherSummary>,
 }
 
@@ -115,6 +117,12 @@ pub trait Transport {
 
     /// `side`'s node went through a handover (cell or BSS change), after [`Transport::on_link`].
     fn on_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
+
+    /// The secrets of the flow's TLS sessions as NSS key log lines, which decrypt its packets
+    /// in captures (QUIC); empty for a transport without TLS.
+    fn tls_key_log(&self) -> String {
+        String::new()
+    }
 
     /// The end-of-run report; `start` is the flow's start.
     fn report(&self, start: SimTime) -> TransportReport;

@@ -564,6 +564,7 @@ impl Transport for TcpTransport {
             bytes_delivered: self.conn.delivered_bytes(),
             reliable: true,
             tcp: Some(self.conn.summary(start)),
+            quic: None,
             switcher: None,
         }
     }

@@ -96,6 +96,7 @@ impl Transport for UdpTransport {
             bytes_delivered: self.sink.received_bytes,
             reliable: false,
             tcp: None,
+            quic: None,
             switcher: None,
         }
     }

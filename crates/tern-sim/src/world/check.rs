@@ -9,7 +9,7 @@ use crate::net::device::IfaceId;
 use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
-use crate::scenario::{AppSpec, RateControlSpec, Scenario, ScenarioError, Source};
+use crate::scenario::{AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source};
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 
 /// Checks `s` (which passed the scenario's own checks) against the models.
@@ -121,6 +121,10 @@ fn flows(
             }
             continue;
         }
+        if let Some(spec) = f.transport.quic() {
+            check_quic(spec, src, i, path_mtu)?;
+            continue;
+        }
         // A datagram transport: each message is one IPv4/UDP datagram.
         let size = match &f.app {
             AppSpec::Periodic { size, .. }
@@ -140,6 +144,44 @@ fn flows(
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// A QUIC flow's datagram sizes against the path MTU: QUIC needs 1200-byte UDP payloads
+/// (RFC 9000 §14), and no datagram may be larger than the path carries (IP fragmentation is
+/// not modelled).
+fn check_quic(spec: &QuicSpec, src: &Source, i: usize, path_mtu: u64) -> Result<(), ScenarioError> {
+    let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+    let most = path_mtu.saturating_sub(headers);
+    let field = |name: &str| {
+        let mut p = at("flows", i, "transport");
+        p.push(key(name));
+        p
+    };
+    let max = spec.max_udp_payload.map_or(most, |b| b.0);
+    if !(1200..=most).contains(&max) {
+        return Err(src.error(
+            &field(if most < 1200 {
+                "kind"
+            } else {
+                "max_udp_payload"
+            }),
+            format!(
+                "expected QUIC datagrams of 1200 to {most} bytes (RFC 9000 §14: 1200 B at least; \
+                 plus {headers} B of IPv4/UDP headers they must fit the path MTU of {path_mtu} B), \
+                 got {max} B"
+            ),
+        ));
+    }
+    if !(1200..=max).contains(&spec.initial_mtu.0) {
+        return Err(src.error(
+            &field("initial_mtu"),
+            format!(
+                "expected 1200 to {max} bytes (RFC 9000 §14, and at most max_udp_payload), got {}",
+                spec.initial_mtu
+            ),
+        ));
     }
     Ok(())
 }

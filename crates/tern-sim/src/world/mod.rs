@@ -97,9 +97,14 @@ pub struct RunOutput {
     pub trace_files: Vec<std::path::PathBuf>,
     /// The most bytes the trace tables held in memory at once.
     pub trace_peak_bytes: u64,
-    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`.
+    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, and with them
+    /// the TLS key log ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
     pub captures: Vec<(String, Vec<u8>)>,
 }
+
+/// The name of the key log file among a run's captures: the secrets of every QUIC flow's TLS
+/// session in the NSS key log format (Wireshark's `tls.keylog_file`).
+pub const TLS_KEY_LOG: &str = "tls-keys.log";
 
 /// Progress is reported every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -177,7 +182,7 @@ impl World {
             return Err(RunError::Interrupted { at: self.end });
         }
         let summary = report::summary(&self, self.queue.events_popped());
-        let captures = std::mem::take(&mut self.captures)
+        let mut captures: Vec<(String, Vec<u8>)> = std::mem::take(&mut self.captures)
             .into_iter()
             .zip(&self.ifaces)
             .map(|(w, i)| {
@@ -190,6 +195,14 @@ impl World {
             .traces
             .finish()
             .map_err(|error| RunError::Trace { at: end, error })?;
+        let keys: String = self
+            .flows
+            .iter()
+            .map(|f| f.transport.tls_key_log())
+            .collect();
+        if !captures.is_empty() && !keys.is_empty() {
+            captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
+        }
         Ok(RunOutput {
             summary,
             tables: traces.tables,

@@ -5,6 +5,7 @@ use crate::app::MessageSource;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
+use crate::transport::quic::{QuicApp, QuicTransport};
 use crate::transport::tcp::{self, TcpApp, TcpConn, TcpTransport};
 use crate::transport::udp::UdpTransport;
 use crate::transport::{Cmd, Transport};
@@ -23,6 +24,25 @@ pub fn build(
         TransportSpec::Udp => boxed(UdpTransport::new(
             source.expect("validated: UDP has a source"),
         )),
+        TransportSpec::Quic(spec) => {
+            let app = match (&f.app, source) {
+                (AppSpec::Bulk { bytes }, _) => QuicApp::Bulk {
+                    total: bytes.map(|b| b.0),
+                },
+                (AppSpec::File { size, request }, _) => QuicApp::File {
+                    request: request.0,
+                    size: size.0,
+                },
+                (_, Some(source)) => QuicApp::Messages {
+                    source,
+                    backlog: 0,
+                    pending: Default::default(),
+                    stream_end: 0,
+                },
+                (_, None) => unreachable!("every app but bulk and file has a source"),
+            };
+            boxed(QuicTransport::new(&f.name, spec, seed, mtu, start, app))
+        }
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);
             match &f.switcher {

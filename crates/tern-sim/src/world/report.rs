@@ -44,6 +44,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         delay_s: if echo { None } else { dist.clone() },
         rtt_s: if echo { dist } else { None },
         tcp: r.tcp,
+        quic: r.quic,
         switcher: r.switcher,
     }
 }

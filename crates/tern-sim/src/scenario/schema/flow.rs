@@ -128,6 +128,8 @@ pub enum TransportSpec {
     Udp,
     /// TCP (RFC 9293) with the options below.
     Tcp(TcpSpec),
+    /// QUIC (RFC 9000/9001/9002) over UDP, with TLS 1.3.
+    Quic(super::super::quic::QuicSpec),
 }
 
 impl TransportSpec {
@@ -137,6 +139,19 @@ impl TransportSpec {
             TransportSpec::Tcp(spec) => Some(spec),
             _ => None,
         }
+    }
+
+    /// The QUIC settings, for a QUIC flow.
+    pub fn quic(&self) -> Option<&super::super::quic::QuicSpec> {
+        match self {
+            TransportSpec::Quic(spec) => Some(spec),
+            _ => None,
+        }
+    }
+
+    /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than datagrams.
+    pub fn is_stream(&self) -> bool {
+        !matches!(self, TransportSpec::Udp)
     }
 }
 
@@ -286,6 +301,9 @@ pub enum RecordKind {
     /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
     /// interval (102.4 ms).
     Rssi,
+    /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
+    /// per path, at every change.
+    Quic,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -308,6 +326,7 @@ impl RecordKind {
             RecordKind::WifiRx => "wifi_rx",
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
+            RecordKind::Quic => "quic",
             RecordKind::Pcap => "pcap",
         }
     }

@@ -1,0 +1,83 @@
+//! A QUIC flow's settings (`transport = { kind = "quic", … }`): what the scenario may set on
+//! the QUIC stack Tern drives (noq-proto, see README's dependency notes). Both ends use them.
+
+use super::units::{Bytes, Duration};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A QUIC endpoint's settings. Defaults are RFC 9000/9002's or, where the RFCs leave the
+/// choice open, the stack's.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuicSpec {
+    /// Congestion control: "newreno" (RFC 9002 §7), "cubic" (RFC 9438) or "bbr" (the
+    /// stack's BBRv3, draft-ietf-ccwg-bbr).
+    #[serde(default)]
+    pub cc: QuicCcSpec,
+    /// Initial congestion window in bytes; default RFC 9002 §7.2:
+    /// min(10 · max_datagram_size, max(14 720 B, 2 · max_datagram_size)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<Bytes>,
+    /// Datagram size before path MTU discovery: 1200 B, the least every QUIC path carries
+    /// (RFC 9000 §14).
+    #[serde(default = "b1200")]
+    pub initial_mtu: Bytes,
+    /// Packetization-layer path MTU discovery (RFC 8899 via RFC 9000 §14.3), probing up to
+    /// `max_udp_payload`.
+    #[serde(default = "yes")]
+    pub mtu_discovery: bool,
+    /// Largest UDP payload the endpoints send; default: the path MTU less 28 B of IPv4/UDP
+    /// headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_udp_payload: Option<Bytes>,
+    /// The ACK frequency extension (draft-ietf-quic-ack-frequency); off: ACK every second
+    /// ack-eliciting packet (RFC 9000 §13.2.2).
+    #[serde(default)]
+    pub ack_frequency: bool,
+    /// Flow control: bytes a stream may have in flight (RFC 9000 §4.1).
+    #[serde(default = "mib1_25")]
+    pub stream_window: Bytes,
+    /// Flow control: bytes the whole connection may have in flight (RFC 9000 §4.1).
+    #[serde(default = "mib16")]
+    pub connection_window: Bytes,
+    /// Bytes the sending application may have written but not yet acknowledged.
+    #[serde(default = "mib10")]
+    pub send_buffer: Bytes,
+    /// Idle timeout (RFC 9000 §10.1).
+    #[serde(default = "s30")]
+    pub idle_timeout: Duration,
+}
+
+impl Default for QuicSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("every QUIC field has a default")
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuicCcSpec {
+    #[default]
+    Newreno,
+    Cubic,
+    Bbr,
+}
+
+fn yes() -> bool {
+    true
+}
+fn b1200() -> Bytes {
+    Bytes(1200)
+}
+fn mib1_25() -> Bytes {
+    Bytes(1_250_000)
+}
+fn mib16() -> Bytes {
+    Bytes(16 << 20)
+}
+fn mib10() -> Bytes {
+    Bytes(10 << 20)
+}
+fn s30() -> Duration {
+    Duration(tern_proto::time::SimTime::from_secs(30))
+}

@@ -1,0 +1,244 @@
+//! The applications of a QUIC flow, on one stream each (RFC 9000 §2):
+//!
+//! - `bulk`: the client (the flow's source) writes to a unidirectional stream as fast as the
+//!   stream accepts, `bytes` of it or without end; the server reads. Data goes source →
+//!   destination, as Tern's TCP bulk transfer.
+//! - `periodic`, `cbr`: the client writes each message into one unidirectional stream; the
+//!   server maps stream offsets back to messages, so their one-way delay shows QUIC's
+//!   head-of-line blocking within the stream, as for TCP.
+//! - `file`: the client writes a `request` on a bidirectional stream and ends it; the server
+//!   answers with `size` bytes on the same stream and ends it (an HTTP/3 GET without its
+//!   framing).
+//!
+//! The applications are like programs on a blocking socket: they write only once the
+//! handshake is complete (no 0-RTT data).
+
+use crate::app::{MessageSink, MessageSource};
+use crate::engine::SimTime;
+use crate::transport::tcp::Delivered;
+use noq_proto::{Connection, Dir, StreamId, WriteError};
+use std::collections::VecDeque;
+
+/// Zeros the applications write: only lengths matter to Tern.
+static ZEROS: [u8; 16 * 1024] = [0; 16 * 1024];
+
+/// What the flow's application does.
+#[derive(Debug)]
+pub enum QuicApp {
+    /// Writes `total` bytes (or without end) as fast as the stream takes them.
+    Bulk { total: Option<u64> },
+    /// Writes a message per tick of its source.
+    Messages {
+        source: MessageSource,
+        /// Bytes written by the application that the stream has not taken yet.
+        backlog: u64,
+        /// Messages not yet fully read: (end offset, seq, sent at, length).
+        pending: VecDeque<(u64, u64, SimTime, u32)>,
+        /// Stream offset after the last message written.
+        stream_end: u64,
+    },
+    /// A `request`, answered by `size` bytes.
+    File { request: u64, size: u64 },
+}
+
+/// The application at both ends of a flow, and what it measured.
+#[derive(Debug)]
+pub struct AppState {
+    pub app: QuicApp,
+    /// The stream at the client and at the server, once opened / accepted.
+    stream: [Option<StreamId>; 2],
+    /// Bytes the sending application handed to QUIC (the request for a file transfer).
+    pub written: u64,
+    /// Bytes the server's application read.
+    pub read: u64,
+    /// Response bytes the server handed to QUIC, and the client read (file transfers).
+    pub answered: u64,
+    pub received: u64,
+    /// When the receiving application got its first byte (the response's, for a file).
+    pub first_byte_at: Option<SimTime>,
+    /// When the last byte of a bounded transfer (or file response) was read.
+    pub completed_at: Option<SimTime>,
+    pub sink: MessageSink,
+}
+
+impl AppState {
+    pub fn new(app: QuicApp) -> AppState {
+        AppState {
+            app,
+            stream: [None, None],
+            written: 0,
+            read: 0,
+            answered: 0,
+            received: 0,
+            first_byte_at: None,
+            completed_at: None,
+            sink: MessageSink::default(),
+        }
+    }
+
+    fn dir(&self) -> Dir {
+        match self.app {
+            QuicApp::File { .. } => Dir::Bi,
+            QuicApp::Bulk { .. } | QuicApp::Messages { .. } => Dir::Uni,
+        }
+    }
+
+    /// The application's next message (message apps): written now.
+    pub fn tick(&mut self, now: SimTime) {
+        if let QuicApp::Messages {
+            source,
+            backlog,
+            pending,
+            stream_end,
+        } = &mut self.app
+        {
+            let msg = source.emit(now);
+            *stream_end += u64::from(msg.len);
+            *backlog += u64::from(msg.len);
+            pending.push_back((*stream_end, msg.seq, now, msg.len));
+        }
+    }
+
+    /// Messages sent by the application (message apps), or 0.
+    pub fn messages_sent(&self) -> u64 {
+        match &self.app {
+            QuicApp::Messages { source, .. } => source.sent,
+            QuicApp::Bulk { .. } | QuicApp::File { .. } => 0,
+        }
+    }
+
+    /// The client application's I/O once the connection is established: it opens its stream,
+    /// writes what the stream takes and, for a file transfer, reads the response.
+    pub fn client_io(&mut self, now: SimTime, conn: &mut Connection) {
+        let id = match self.stream[0] {
+            Some(id) => id,
+            None => match conn.streams().open(self.dir()) {
+                Some(id) => *self.stream[0].insert(id),
+                None => return,
+            },
+        };
+        let (want, ends) = match &mut self.app {
+            QuicApp::Bulk { total } => (
+                total.map_or(u64::MAX, |t| t - self.written),
+                total.is_some(),
+            ),
+            QuicApp::Messages { backlog, .. } => (*backlog, false),
+            QuicApp::File { request, .. } => (*request - self.written, true),
+        };
+        if want > 0 {
+            let n = write(conn, id, want);
+            self.written += n;
+            if let QuicApp::Messages { backlog, .. } = &mut self.app {
+                *backlog -= n;
+            }
+            if ends && n == want {
+                // All data handed over: end the stream (a FIN bit, RFC 9000 §19.8).
+                let _ = conn.send_stream(id).finish();
+            }
+        }
+        if let QuicApp::File { size, .. } = self.app {
+            let n = read(conn, id);
+            if n > 0 {
+                self.first_byte_at.get_or_insert(now);
+                self.received += n;
+                if self.received >= size {
+                    self.completed_at.get_or_insert(now);
+                }
+            }
+        }
+    }
+
+    /// The server application's I/O: it accepts the client's stream, reads what arrived
+    /// (messages completed by the read go to `delivered`) and answers a complete request.
+    pub fn server_io(
+        &mut self,
+        now: SimTime,
+        conn: &mut Connection,
+        mut delivered: impl FnMut(Delivered),
+    ) {
+        let id = match self.stream[1] {
+            Some(id) => id,
+            None => match conn.streams().accept(self.dir()) {
+                Some(id) => *self.stream[1].insert(id),
+                None => return,
+            },
+        };
+        let n = read(conn, id);
+        if n > 0 {
+            self.read += n;
+            if !matches!(self.app, QuicApp::File { .. }) {
+                self.first_byte_at.get_or_insert(now);
+            }
+        }
+        match &mut self.app {
+            QuicApp::Bulk { total } => {
+                if total.is_some_and(|t| self.read >= t) {
+                    self.completed_at.get_or_insert(now);
+                }
+            }
+            QuicApp::Messages { pending, .. } => {
+                while let Some(&(end, seq, sent_at, len)) = pending.front() {
+                    if end > self.read {
+                        break;
+                    }
+                    pending.pop_front();
+                    self.sink.received += 1;
+                    self.sink.received_bytes += u64::from(len);
+                    self.sink
+                        .delays
+                        .push(now.saturating_sub(sent_at).as_nanos());
+                    delivered(Delivered { seq, sent_at, len });
+                }
+            }
+            QuicApp::File { request, size } => {
+                if self.read >= *request && self.answered < *size {
+                    self.answered += write(conn, id, *size - self.answered);
+                    if self.answered == *size {
+                        let _ = conn.send_stream(id).finish();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Application bytes delivered: the response for a file transfer, the data the server
+    /// read otherwise.
+    pub fn delivered_bytes(&self) -> u64 {
+        match self.app {
+            QuicApp::File { .. } => self.received,
+            _ => self.read,
+        }
+    }
+}
+
+/// Writes up to `want` bytes to stream `id`; returns how many it took.
+fn write(conn: &mut Connection, id: StreamId, want: u64) -> u64 {
+    let mut stream = conn.send_stream(id);
+    let mut done = 0;
+    while done < want {
+        let n = (want - done).min(ZEROS.len() as u64) as usize;
+        match stream.write(&ZEROS[..n]) {
+            Ok(0) | Err(WriteError::Blocked) => break,
+            Ok(k) => done += k as u64,
+            Err(_) => break,
+        }
+    }
+    done
+}
+
+/// Reads everything stream `id` has in order; returns the byte count. Reading hands the
+/// peer new flow-control credit (RFC 9000 §4.2).
+fn read(conn: &mut Connection, id: StreamId) -> u64 {
+    let mut stream = conn.recv_stream(id);
+    let Ok(mut chunks) = stream.read(true) else {
+        return 0;
+    };
+    let mut n = 0;
+    // Until the stream is drained (`Blocked`), ended (`None`) or reset.
+    while let Ok(Some(chunk)) = chunks.next(usize::MAX) {
+        n += chunk.bytes.len() as u64;
+    }
+    // Whether to send credit now is the connection's affair: it is polled next anyway.
+    let _ = chunks.finalize();
+    n
+}

@@ -1,0 +1,366 @@
+//! QUIC over simulated links (noq-proto driven in simulated time), checked against hand
+//! computations from the link parameters and RFC 9000/9002.
+
+mod common;
+use common::*;
+use tern_sim::RunOutput;
+
+/// Two nodes on one link, one QUIC flow from `a` to `b` with `app` and extra transport
+/// settings, recording `record`.
+fn quic_link(link: &str, duration: &str, app: &str, transport: &str, record: &str) -> String {
+    format!(
+        r#"
+record = [{record}]
+[sim]
+duration = "{duration}"
+seed = 1
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+{link}
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+app = {app}
+transport = {{ kind = "quic"{transport} }}
+"#
+    )
+}
+
+/// 10 Mbit/s, 20 ms each way (40 ms RTT), a DropTail queue of one bandwidth-delay product:
+/// 10 Mbit/s × 40 ms = 50 000 B = 33.3 packets of 1500 B, so 34.
+const STEADY: &str = r#"rate = "10Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "34pkt" }"#;
+
+fn with_seed(text: &str, seed: u64) -> RunOutput {
+    tern_sim::run_text("quic.toml", text, &[], Some(seed)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn same_seed_same_outputs_and_captures() {
+    // Random loss both ways, so recovery, PTOs and MTU probing all take part.
+    let link = format!("{STEADY}\nloss = {{ kind = \"bernoulli\", p = 0.01 }}");
+    let text = quic_link(
+        &link,
+        "5s",
+        r#"{ kind = "periodic", size = "1000B", interval = "5ms" }"#,
+        "",
+        r#""delay", "quic", "pcap""#,
+    );
+    let a = with_seed(&text, 7);
+    let b = with_seed(&text, 7);
+    let sa = serde_json::to_string(&a.summary).unwrap();
+    assert_eq!(sa, serde_json::to_string(&b.summary).unwrap());
+    assert_eq!(a.tables, b.tables);
+    // Byte for byte: connection ids, TLS randoms, key shares, so every encrypted byte.
+    assert!(!a.captures.is_empty());
+    assert_eq!(a.captures, b.captures);
+    let q = a.summary.flows["f"].quic.as_ref().unwrap();
+    assert!(q.packets_lost > 0, "the loss took part: {q:?}");
+    assert!(a.summary.flows["f"].messages_delivered > 900);
+    // The sender's last row of the `quic` trace has the summary's count (a row is written at
+    // every change).
+    let t = table(&a, "quic");
+    let client = texts(t, "endpoint").into_iter().map(|e| e == "client");
+    let lost: Vec<u64> = client
+        .zip(u64s(t, "lost_packets"))
+        .filter_map(|(c, n)| c.then_some(n))
+        .collect();
+    assert_eq!(lost.last(), Some(&q.packets_lost));
+    let c = with_seed(&text, 8);
+    assert_ne!(sa, serde_json::to_string(&c.summary).unwrap());
+    assert_ne!(a.captures, c.captures);
+}
+
+#[test]
+fn first_response_byte_two_round_trips_after_the_client_starts() {
+    // 1 Gbit/s, so a 1500-B packet takes 12 µs to serialise; 25 ms each way.
+    let link = r#"rate = "1Gbps"
+delay = "25ms"
+queue = { kind = "droptail", limit = "1000pkt" }"#;
+    let text = quic_link(
+        link,
+        "2s",
+        r#"{ kind = "file", size = "10000B", request = "100B" }"#,
+        "",
+        "",
+    );
+    let out = run(&text);
+    let q = out.summary.flows["f"].quic.clone().unwrap();
+    // Client Initial → server Initial + Handshake (one round trip: the client is connected,
+    // RFC 9001 §4.1.1); request → first response byte (a second one). At most 6 datagrams
+    // of ≤ 1500 B lie on that path, each serialised in 12 µs.
+    let (rtt, slack) = (0.050, 6.0 * 12e-6);
+    let hs = q.handshake_time_s.unwrap();
+    assert!(
+        (hs - rtt).abs() <= slack,
+        "handshake {hs} s, expected {rtt} s"
+    );
+    let first = q.first_byte_time_s.unwrap();
+    assert!(
+        (first - 2.0 * rtt).abs() <= slack,
+        "first response byte {first} s, expected {} s",
+        2.0 * rtt
+    );
+    assert_eq!(out.summary.flows["f"].bytes_delivered, 10_000);
+    assert!(q.completion_time_s.is_some());
+}
+
+#[test]
+fn steady_state_goodput_is_the_link_rate_less_headers_and_near_tcp() {
+    let text = quic_link(
+        STEADY,
+        "60s",
+        r#"{ kind = "bulk" }"#,
+        r#", cc = "newreno""#,
+        "",
+    );
+    let out = run(&text);
+    let quic = out.summary.flows["f"].goodput_bps;
+    let q = out.summary.flows["f"].quic.clone().unwrap();
+    assert_eq!(q.final_mtu, 1472, "PMTUD found the 1500-B path: {q:?}");
+    // A full 1500-B packet: IPv4 20 + UDP 8 + short header (1 flags + 8 connection id +
+    // 1–2 packet number, RFC 9000 §17.3.1) + STREAM frame (1 type + 1 stream id + 4 offset
+    // for offsets of 16 KiB to 1 GiB, no length as the last frame, §19.8) + 16 AEAD tag
+    // (RFC 9001 §5.3) = 59–60 B, leaving 1440–1441 B of application data.
+    let expected = 10e6 * 1440.0 / 1500.0;
+    assert!(
+        (quic / expected - 1.0).abs() < 0.03,
+        "QUIC {quic} bit/s vs {expected} bit/s"
+    );
+    let tcp_text = text.replace(
+        r#"transport = { kind = "quic", cc = "newreno" }"#,
+        r#"transport = { kind = "tcp", cc = "newreno" }"#,
+    );
+    let tcp = run(&tcp_text).summary.flows["f"].goodput_bps;
+    assert!(
+        (quic / tcp - 1.0).abs() < 0.05,
+        "QUIC {quic} bit/s vs TCP {tcp} bit/s"
+    );
+}
+
+#[test]
+fn messages_reach_the_receiver_with_their_one_way_delay() {
+    // 1000-B messages every 10 ms on an idle 10 Mbit/s, 20 ms link: each fits one packet
+    // (≤ 1500 B), so its delay is 20 ms plus ≤ 1.2 ms of serialisation.
+    let text = quic_link(
+        STEADY,
+        "3s",
+        r#"{ kind = "periodic", size = "1000B", interval = "10ms" }"#,
+        "",
+        r#""delay""#,
+    );
+    let out = run(&text);
+    let f = &out.summary.flows["f"];
+    // All but those sent in the last ~21 ms (still on their way at the end).
+    assert!(
+        f.messages_delivered + 3 >= f.messages_sent,
+        "{} of {}",
+        f.messages_delivered,
+        f.messages_sent
+    );
+    let delays = f64s(table(&out, "delay"), "delay");
+    let sent = f64s(table(&out, "delay"), "sent");
+    assert_eq!(delays.len() as u64, f.messages_delivered);
+    assert!(delays.iter().all(|&d| d >= 0.020));
+    // Messages written before the handshake completed (no 0-RTT) wait for it, and the pacer
+    // spreads that first burst over a round trip; after 100 ms none waits.
+    for (s, d) in sent.iter().zip(&delays) {
+        assert!(*s < 0.1 || *d <= 0.0212, "sent at {s} s, delay {d} s");
+    }
+}
+
+/// Runs a Wireshark tool; `None` if it is not installed (unless TERN_REQUIRE_TSHARK=1).
+fn wireshark(tool: &str, args: &[&std::ffi::OsStr]) -> Option<String> {
+    match std::process::Command::new(tool).args(args).output() {
+        Ok(o) => {
+            assert!(
+                o.status.success(),
+                "{tool}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            Some(String::from_utf8(o.stdout).unwrap())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let required = std::env::var("TERN_REQUIRE_TSHARK").as_deref() == Ok("1");
+            assert!(
+                !required,
+                "{tool} is not on the PATH and TERN_REQUIRE_TSHARK=1"
+            );
+            eprintln!("note: {tool} not found, skipping");
+            None
+        }
+        Err(e) => panic!("running {tool}: {e}"),
+    }
+}
+
+#[test]
+fn captures_decrypt_with_the_key_log() {
+    let text = quic_link(
+        STEADY,
+        "1s",
+        r#"{ kind = "file", size = "20000B", request = "100B" }"#,
+        "",
+        r#""pcap""#,
+    );
+    let out = run(&text);
+    let dir = std::env::temp_dir().join(format!("tern-quic-keylog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in &out.captures {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let keys = dir.join(tern_sim::world::TLS_KEY_LOG);
+    assert!(keys.exists(), "the key log comes with the captures");
+    // Wireshark follows a connection over both directions: merge them first.
+    let both = dir.join("both.pcap");
+    let (fwd, rev) = (dir.join("l.forward.pcap"), dir.join("l.reverse.pcap"));
+    let merge = [both.as_os_str(), fwd.as_os_str(), rev.as_os_str()];
+    let w = std::ffi::OsStr::new("-w");
+    let Some(_) = wireshark("mergecap", &[w, merge[0], merge[1], merge[2]]) else {
+        return;
+    };
+    let pref = std::ffi::OsString::from(format!("tls.keylog_file:{}", keys.display()));
+    let args: Vec<&std::ffi::OsStr> = ["-r".as_ref(), both.as_os_str(), "-o".as_ref(), &pref]
+        .into_iter()
+        .chain(
+            [
+                "-Y",
+                "quic",
+                "-T",
+                "fields",
+                "-E",
+                "occurrence=a",
+                "-E",
+                "aggregator=,",
+                "-e",
+                "quic.frame_type",
+                "-e",
+                "quic.remaining_payload",
+            ]
+            .map(std::ffi::OsStr::new),
+        )
+        .collect();
+    let Some(rows) = wireshark("tshark", &args) else {
+        return;
+    };
+    let rows: Vec<(Vec<u64>, &str)> = rows
+        .lines()
+        .map(|l| {
+            let (types, rest) = l.split_once('\t').unwrap_or((l, ""));
+            let types = types.split(',').filter(|t| !t.is_empty());
+            (types.map(|t| t.parse().unwrap()).collect(), rest)
+        })
+        .collect();
+    let packets: usize = out.summary.links["l"]
+        .values()
+        .map(|c| c.tx_packets as usize)
+        .sum();
+    assert_eq!(rows.len(), packets, "every datagram dissected as QUIC");
+    // Decrypted: no packet left as an undecoded payload, every one with its frames, among
+    // them CRYPTO (0x06, the TLS handshake) and STREAM (0x08–0x0f, the file).
+    assert!(
+        rows.iter()
+            .all(|(t, rest)| !t.is_empty() && rest.is_empty()),
+        "{rows:?}"
+    );
+    let all: Vec<u64> = rows.iter().flat_map(|(t, _)| t.clone()).collect();
+    assert!(all.contains(&0x06));
+    assert!(all.iter().any(|t| (0x08..=0x0f).contains(t)));
+}
+
+#[test]
+fn tail_loss_is_repaired_by_a_probe_at_the_rfc9002_pto() {
+    // 30 messages of 200 B every 100 ms; the last one (sent at 2.9 s) is lost as it arrives
+    // (2.9 s + 0.2 ms + 20 ms, the link's losses strike on arrival), and nothing later is sent
+    // to reveal the loss: only the probe timeout (RFC 9002 §6.2) can repair it.
+    let link = r#"rate = "10Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "34pkt" }
+loss = { kind = "outage", direction = "forward", windows = [{ at = "2.92s", for = "1ms" }] }"#;
+    let text = quic_link(
+        link,
+        "5s",
+        r#"{ kind = "periodic", size = "200B", interval = "100ms", count = 30 }"#,
+        "",
+        r#""delay", "quic", "pcap""#,
+    );
+    let out = run(&text);
+    let f = &out.summary.flows["f"];
+    assert_eq!(f.messages_delivered, 30);
+    // The RTT samples before the loss, recovered from the client's smoothed RTT at each
+    // change (RFC 9002 §5.3: smoothed = 7/8 · smoothed + 1/8 · adjusted sample), and rttvar
+    // computed from them as §5.3 does. Each message is alone, so the server delays its ACK by
+    // up to max_ack_delay; the client keeps that delay in its samples, as §5.3 requires when
+    // subtracting it would go below min_rtt (the handshake's sample, which includes the
+    // serialisation of 1200-B Initial packets).
+    let t = table(&out, "quic");
+    let srtts: Vec<f64> = texts(t, "endpoint")
+        .into_iter()
+        .zip(f64s(t, "time").into_iter().zip(f64s(t, "srtt")))
+        .filter_map(|(e, (time, srtt))| (e == "client" && time < 2.9).then_some(srtt))
+        .filter(|&s| s != 0.333) // RFC 9002 §6.2.2: the initial RTT, before any sample
+        .collect();
+    let mut srtt = srtts[0];
+    let mut rttvar = srtt / 2.0;
+    for &next in &srtts[1..] {
+        if next != srtt {
+            let sample = 8.0 * next - 7.0 * srtt;
+            rttvar = 0.75 * rttvar + 0.25 * (srtt - sample).abs();
+            srtt = next;
+        }
+    }
+    assert!(srtts.len() > 25, "{srtts:?}");
+    // RFC 9002 §6.2.1: PTO = smoothed_rtt + max(4·rttvar, kGranularity = 1 ms) +
+    // max_ack_delay (the server's default transport parameter, 25 ms: RFC 9000 §18.2).
+    let pto = srtt + (4.0 * rttvar).max(0.001) + 0.025;
+    // The probe is the first packet the client sends after the lost one (the client sends
+    // nothing else: it has nothing to acknowledge in the server's ACK-only packets). The
+    // capture stamps each packet as it starts leaving the client.
+    let probe = forward_times(&out)
+        .into_iter()
+        .find(|&t| t > 2.9)
+        .expect("a probe");
+    assert!(
+        (probe - (2.9 + pto)).abs() < 1e-6,
+        "probe at {probe} s, RFC 9002 PTO at {} s",
+        2.9 + pto
+    );
+    // noq's probes carry IMMEDIATE_ACK frames (draft-ietf-quic-ack-frequency), not the lost
+    // data (RFC 9002 §6.2.4 recommends the data): the server's ACK of the probes declares
+    // the packet lost (§6.1.2: sent more than 9/8 RTT before an acknowledged one) and it is
+    // sent again. The message thus
+    // arrives one PTO and three one-way trips (probe, ACK, retransmission; 20 ms each and
+    // under 0.2 ms of serialisation) after it was sent.
+    let delay = *f64s(table(&out, "delay"), "delay").last().unwrap();
+    let expected = pto + 3.0 * 0.020;
+    assert!(
+        delay >= expected && delay <= expected + 0.0006,
+        "last message delayed {delay} s, expected {expected} s"
+    );
+    let q = f.quic.clone().unwrap();
+    assert_eq!(q.packets_lost, 1, "{q:?}");
+}
+
+/// The times (s) of the packets in the capture of the link's forward direction (a classic
+/// pcap with nanosecond stamps: a 24-byte file header, then a 16-byte header per record).
+fn forward_times(out: &RunOutput) -> Vec<f64> {
+    let (_, pcap) = out
+        .captures
+        .iter()
+        .find(|(n, _)| n == "l.forward.pcap")
+        .expect("captured");
+    let u32_at = |i: usize| u32::from_le_bytes(pcap[i..i + 4].try_into().unwrap());
+    let mut times = Vec::new();
+    let mut at = 24;
+    while at < pcap.len() {
+        times.push(f64::from(u32_at(at)) + f64::from(u32_at(at + 4)) * 1e-9);
+        at += 16 + u32_at(at + 8) as usize;
+    }
+    times
+}
