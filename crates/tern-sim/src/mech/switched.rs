@@ -246,6 +246,10 @@ impl Transport for SwitchedTcp {
         self.conns[usize::from(key)].arm(now, side)
     }
 
+    fn wants_first_hop(&self) -> bool {
+        true
+    }
+
     fn first_hop(&mut self, side: Side, key: u8, size: u64, accepted: bool) {
         let Some(conn) = self.conns.get_mut(usize::from(key)) else {
             return; // A notice: not TCP, no Small Queues budget.

@@ -89,8 +89,10 @@ impl Routes {
 
     /// The interface a packet at `node` for `dst` leaves by, if there is a route.
     pub fn next_hop(&mut self, node: NodeId, dst: NodeId) -> Option<IfaceId> {
-        if let Some(&i) = self.explicit.get(&(node, dst)) {
-            return Some(i);
+        if !self.explicit.is_empty() {
+            if let Some(&i) = self.explicit.get(&(node, dst)) {
+                return Some(i);
+            }
         }
         let n = node.0 as usize;
         if self.first_hop[n].is_none() {

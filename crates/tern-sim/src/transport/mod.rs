@@ -100,6 +100,12 @@ pub trait Transport {
     /// device (`accepted`), or was refused there (`!accepted`, after an `accepted` call).
     fn first_hop(&mut self, _side: Side, _key: u8, _size: u64, _accepted: bool) {}
 
+    /// Whether the transport wants to hear when its packets leave their first-hop device
+    /// ([`Transport::left_first_hop`]); the world skips the call otherwise.
+    fn wants_first_hop(&self) -> bool {
+        false
+    }
+
     /// A packet of `size` bytes that endpoint `key` at `side` sent left its first-hop device
     /// (TCP Small Queues).
     fn left_first_hop(

@@ -535,6 +535,10 @@ impl Transport for TcpTransport {
         self.conn.arm(now, side)
     }
 
+    fn wants_first_hop(&self) -> bool {
+        true
+    }
+
     fn first_hop(&mut self, side: Side, _key: u8, size: u64, accepted: bool) {
         let below = &mut self.conn.ends[side.index()].below;
         if accepted {

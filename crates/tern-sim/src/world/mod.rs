@@ -441,6 +441,9 @@ impl World {
             return;
         }
         let (f, size) = (pkt.flow, u64::from(pkt.size()));
+        if !self.flows[f.0 as usize].transport.wants_first_hop() {
+            return;
+        }
         let side = if pkt.src == self.flows[f.0 as usize].src {
             Side::Client
         } else {
