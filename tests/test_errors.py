@@ -9,6 +9,57 @@ from conftest import P2P, tern_cli
 
 # (description, edit of the valid scenario, expected fragment of the error)
 CASES = [
+    ("empty file", lambda s: "", "bad.toml: missing field `sim`"),
+    (
+        "truncated file",
+        lambda s: s[: s.index('rate = "10Mbps"') + 9],
+        "bad.toml:16: not valid TOML",
+    ),
+    (
+        "number too large for a float",
+        lambda s: s.replace("p = 0.05", "p = 1e400"),
+        "bad.toml:18: not valid TOML: invalid floating-point number",
+    ),
+    (
+        "NaN probability",
+        lambda s: s.replace("p = 0.05", "p = nan"),
+        "bad.toml:18: links[0].loss: expected a probability between 0 and 1, got NaN",
+    ),
+    (
+        "negative duration",
+        lambda s: s.replace('duration = "5s"', 'duration = "-5s"'),
+        'bad.toml:4: sim.duration: expected a duration like "20ms", got "-5s"',
+    ),
+    (
+        "number where a rate is expected",
+        lambda s: s.replace('rate = "10Mbps"', "rate = 10"),
+        "bad.toml:16: links[0].rate: expected a data rate with its unit written out",
+    ),
+    (
+        "integer beyond 64 bits",
+        lambda s: s.replace("seed = 1", "seed = 99999999999999999999"),
+        "bad.toml:5: not valid TOML: number too large",
+    ),
+    (
+        "a name that is a path",
+        lambda s: s.replace('name = "access"', 'name = "../x"'),
+        "bad.toml:14: links[0].name: expected a name of 1 to 64 letters, digits",
+    ),
+    (
+        "explicit routes in a cycle",
+        lambda s: (
+            s
+            + '[[nodes]]\nname = "c"\n[[links]]\nname = "l2"\nends = ["b", "c"]\n'
+            + 'rate = "1Mbps"\ndelay = "1ms"\n[[routes]]\nnode = "b"\nto = "c"\nvia = "access"\n'
+            + '[[flows]]\nname = "f2"\nfrom = "a"\nto = "c"\napp = { kind = "ping" }\n'
+        ),
+        "flows[1].to: the explicit routes send this flow's packets in a loop",
+    ),
+    (
+        "infinite rate",
+        lambda s: s.replace('rate = "2Mbps", size', 'rate = "infMbps", size'),
+        'flows[0].app: expected a data rate like "10Mbps", got "infMbps"',
+    ),
     (
         "rate with an unknown unit",
         lambda s: s.replace('rate = "10Mbps"', 'rate = "10 parsecs"'),
