@@ -408,23 +408,9 @@ fn arb_scenario(max_dat: BoxedStrategy<u32>, max_loss: f64) -> impl Strategy<Val
         )
 }
 
-/// A fixed seed keeps CI reproducible; set `PROPTEST_RNG_SEED` (a u64) to
-/// explore other cases.
-fn fixed_unless_env() -> prop::test_runner::RngSeed {
-    match std::env::var("PROPTEST_RNG_SEED") {
-        Ok(_) => ProptestConfig::default().rng_seed,
-        Err(_) => prop::test_runner::RngSeed::Fixed(25_322),
-    }
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig {
-        // At least 10 000 random loss patterns for the exact-delivery property (issue 14).
-        cases: 10_000,
-        rng_seed: fixed_unless_env(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    // At least 10 000 random loss patterns for the exact-delivery property (issue 14).
+    #![proptest_config(util::proptest_config(10_000, 25_322))]
 
     /// MaxDAT high enough that no SDU is discarded: every SDU arrives
     /// exactly once, in order, in both directions, under loss of data and
@@ -440,12 +426,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 1_000,
-        rng_seed: fixed_unless_env(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(util::proptest_config(1_000, 25_322))]
 
     /// Small MaxDAT and heavy loss: SDUs are discarded, yet what arrives
     /// is in order and whole, every SDU that does not arrive was reported

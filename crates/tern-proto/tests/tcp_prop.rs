@@ -172,24 +172,10 @@ fn arb_wire() -> impl Strategy<Value = Wire> {
         })
 }
 
-/// A fixed seed keeps CI reproducible; set `PROPTEST_RNG_SEED` (a
-/// u64) to explore other cases.
-fn fixed_unless_env() -> prop::test_runner::RngSeed {
-    match std::env::var("PROPTEST_RNG_SEED") {
-        Ok(_) => ProptestConfig::default().rng_seed,
-        Err(_) => prop::test_runner::RngSeed::Fixed(0x7e51),
-    }
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig {
-        // Issue 14: every byte exactly once, in order, over at least 10 000 random loss
-        // patterns, outages and delay spikes (each case is bounded: see `transfer_with`).
-        cases: 10_000,
-        rng_seed: fixed_unless_env(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    // Issue 14: every byte exactly once, in order, over at least 10 000 random loss
+    // patterns, outages and delay spikes (each case is bounded: see `transfer_with`).
+    #![proptest_config(util::proptest_config(10_000, 0x7e51))]
 
     #[test]
     fn transfer_is_exact_and_terminates(

@@ -369,3 +369,18 @@ pub fn rto_expiries(p: &Pair) -> Vec<(SimTime, u32)> {
 pub fn rto_expiry_times(p: &Pair) -> Vec<SimTime> {
     rto_expiries(p).into_iter().map(|(t, _)| t).collect()
 }
+
+/// A proptest configuration of `cases` cases from the fixed seed `seed`, which keeps CI
+/// reproducible; set `PROPTEST_RNG_SEED` (a u64) to explore other cases.
+pub fn proptest_config(cases: u32, seed: u64) -> proptest::test_runner::Config {
+    let default = proptest::test_runner::Config::default();
+    proptest::test_runner::Config {
+        cases,
+        rng_seed: match std::env::var("PROPTEST_RNG_SEED") {
+            Ok(_) => default.rng_seed,
+            Err(_) => proptest::test_runner::RngSeed::Fixed(seed),
+        },
+        failure_persistence: None,
+        ..default
+    }
+}
