@@ -154,8 +154,15 @@ impl<E> EventQueue<E> {
         let Some(b) = self.first_occupied() else {
             return false;
         };
-        let mut from = std::mem::take(&mut self.buckets[b]);
         self.occupied[b / 64] &= !(1 << (b % 64));
+        if self.buckets[b].len() == 1 {
+            // The common case: nothing else to move down.
+            let e = self.buckets[b].pop().expect("one event");
+            self.last = e.time;
+            self.zero.push_back(e.event);
+            return true;
+        }
+        let mut from = std::mem::take(&mut self.buckets[b]);
         self.last = from.iter().map(|e| e.time).min().expect("occupied bucket");
         // In order, so that events due at the same time keep their order.
         for e in from.drain(..) {
