@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Tern against ns-3 on the rows of issue 15's table, in one sitting: for each row, REPEATS rounds of
+# one ns-3 run (time inside Simulator::Run(), from ../shared/bench/ns3/) then TERN_REPS runs (default
+# 5: Tern's runs are short, so noisier) of each Tern build given (examples/run, wall time of the run
+# in the process), interleaved so load on the machine hits all alike. Prints a Markdown table of
+# medians, one line per row and build; the raw lines go to OUT.
+# Usage: NS3_PYTHON=/path/to/venv/bin/python benches/vs_ns3.sh REPEATS OUT TERN_BIN...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-3}
+out=${2:-$(mktemp -d)}
+shift 2 || true
+bins=("$@")
+[ ${#bins[@]} -gt 0 ] || bins=(target/release/examples/run)
+tern_reps=${TERN_REPS:-5}
+ns3=${NS3_PYTHON:?set NS3_PYTHON to a python with ns3==3.44.post0}
+scripts=../shared/bench/ns3
+mkdir -p "$out"
+python3 benches/make_dumbbell.py 10 > "$out/db10.toml"
+python3 benches/make_dumbbell.py 100 > "$out/db100.toml"
+wifi="scenarios/examples/wifi-ht-upload.toml sim.duration=61s nodes.sta.position=[10,0,0]"
+rows=(
+  "p2p bulk 60 s|scenarios/examples/p2p-bulk.toml|p2p_bulk.py --duration 60"
+  "dumbbell 10 TCP 10 s|$out/db10.toml|many_flows.py --flows 10 --duration 10"
+  "dumbbell 100 TCP 10 s|$out/db100.toml|many_flows.py --flows 100 --duration 10"
+  "802.11n MCS 0 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=0|wifi_ht_upload.py --mcs 0 --distance 10 --duration 60"
+  "802.11n MCS 7 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=7|wifi_ht_upload.py --mcs 7 --distance 10 --duration 60"
+)
+n=0
+for row in "${rows[@]}"; do
+  n=$((n + 1))
+  IFS='|' read -r name tern ns <<< "$row"
+  read -r -a tern_cmd <<< "$tern"
+  read -r -a ns_cmd <<< "$ns"
+  echo "$name" > "$out/$n.name"
+  for _ in $(seq "$reps"); do
+    "$ns3" "$scripts/${ns_cmd[0]}" "${ns_cmd[@]:1}" 2>/dev/null | tail -1 >> "$out/$n.ns3"
+    for _ in $(seq "$tern_reps"); do
+      for k in "${!bins[@]}"; do
+        "${bins[$k]}" "${tern_cmd[@]}" 2>&1 >/dev/null | tail -1 >> "$out/$n.tern$k"
+      done
+    done
+  done
+done
+printf '%s\n' "${bins[@]}" > "$out/bins"
+python3 - "$out" "$n" <<'PY'
+import json, re, statistics, sys
+out, n = sys.argv[1], int(sys.argv[2])
+bins = open(f"{out}/bins").read().split()
+med = statistics.median
+print("| row | Tern build | ns-3 Run() (s) | Tern wall (s) | ratio | Tern events/s | Tern packets/s "
+      "| Tern peak RSS | ns-3 events | Tern events |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for i in range(1, n + 1):
+    name = open(f"{out}/{i}.name").read().strip()
+    ns = [json.loads(line) for line in open(f"{out}/{i}.ns3")]
+    pat = (r"wall ([\d.]+) s, (\d+) events \((\d+) events/s\), \d+ link transmissions "
+           r"\((\d+) packets/s\), peak RSS ([\d.]+) MiB")
+    nw = med(d["run_wall_s"] for d in ns)
+    for k, b in enumerate(bins):
+        te = [re.search(pat, line) for line in open(f"{out}/{i}.tern{k}")]
+        tw = med(float(m[1]) for m in te)
+        print(f"| {name} | `{b}` | {nw:.3f} | {tw:.3f} | {nw / tw:.1f}× "
+              f"| {med(float(m[3]) for m in te) / 1e6:.2f} M | {med(float(m[4]) for m in te) / 1e6:.2f} M "
+              f"| {max(float(m[5]) for m in te):.1f} MiB | {ns[0]['events']} | {te[0][2]} |")
+PY
+echo "raw lines in $out"
