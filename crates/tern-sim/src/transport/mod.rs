@@ -100,8 +100,9 @@ pub trait Transport {
     /// device (`accepted`), or was refused there (`!accepted`, after an `accepted` call).
     fn first_hop(&mut self, _side: Side, _key: u8, _size: u64, _accepted: bool) {}
 
-    /// Whether the transport wants to hear when its packets leave their first-hop device
-    /// ([`Transport::left_first_hop`]); the world skips the call otherwise.
+    /// Whether the transport counts what it has in its first-hop device
+    /// ([`Transport::first_hop`], [`Transport::left_first_hop`]); asked once, when the
+    /// world is built, and the world skips those calls otherwise.
     fn wants_first_hop(&self) -> bool {
         false
     }

@@ -227,6 +227,7 @@ impl World {
                 src,
                 dst,
                 start,
+                first_hop: transport.wants_first_hop(),
                 transport,
                 via,
             });

@@ -53,6 +53,9 @@ pub(crate) struct Flow {
     pub transport: Box<dyn Transport>,
     /// The interfaces the flow is pinned to (`via`): out of the client, into the client.
     pub via: Option<(IfaceId, IfaceId)>,
+    /// Whether its transport counts what is in its first-hop device
+    /// ([`Transport::wants_first_hop`], asked once).
+    pub first_hop: bool,
 }
 
 impl Flow {
@@ -325,7 +328,10 @@ impl World {
                         Side::Server => (flow.dst, flow.src),
                     };
                     let size = u64::from(IPV4_HEADER + body.transport_len());
-                    flow.transport.first_hop(side, key, size, true);
+                    let counts = flow.first_hop;
+                    if counts {
+                        flow.transport.first_hop(side, key, size, true);
+                    }
                     let via = flow.via;
                     let p = self.pool.insert_keyed(f, key, from, to, body);
                     if let Some((up, down)) = via {
@@ -341,7 +347,7 @@ impl World {
                         };
                         self.pool.pin(p, pin);
                     }
-                    if !self.forward(now, from, p) {
+                    if !self.forward(now, from, p) && counts {
                         self.flows[f.0 as usize]
                             .transport
                             .first_hop(side, key, size, false);
@@ -441,7 +447,7 @@ impl World {
             return;
         }
         let (f, size) = (pkt.flow, u64::from(pkt.size()));
-        if !self.flows[f.0 as usize].transport.wants_first_hop() {
+        if !self.flows[f.0 as usize].first_hop {
             return;
         }
         let side = if pkt.src == self.flows[f.0 as usize].src {
