@@ -254,12 +254,7 @@ impl Transport for SwitchedTcp {
         let Some(conn) = self.conns.get_mut(usize::from(key)) else {
             return; // A notice: not TCP, no Small Queues budget.
         };
-        let below = &mut conn.ends[side.index()].below;
-        if accepted {
-            *below += size;
-        } else {
-            *below -= size;
-        }
+        conn.first_hop(side, size, accepted);
     }
 
     fn left_first_hop(&mut self, now: SimTime, side: Side, key: u8, size: u64, io: &mut Io<'_>) {

@@ -366,6 +366,17 @@ impl TcpConn {
         }
     }
 
+    /// TCP Small Queues: one of `side`'s packets, `size` bytes, was handed to its first-hop
+    /// device (`accepted`), or refused there after all.
+    pub fn first_hop(&mut self, side: Side, size: u64, accepted: bool) {
+        let below = &mut self.ends[side.index()].below;
+        if accepted {
+            *below += size;
+        } else {
+            *below -= size;
+        }
+    }
+
     /// TCP Small Queues: one of `side`'s packets, `size` bytes, left its first-hop device;
     /// whether the endpoint was held back and may now send more.
     pub fn left_first_hop(&mut self, side: Side, size: u64) -> bool {
@@ -540,12 +551,7 @@ impl Transport for TcpTransport {
     }
 
     fn first_hop(&mut self, side: Side, _key: u8, size: u64, accepted: bool) {
-        let below = &mut self.conn.ends[side.index()].below;
-        if accepted {
-            *below += size;
-        } else {
-            *below -= size;
-        }
+        self.conn.first_hop(side, size, accepted);
     }
 
     fn left_first_hop(&mut self, now: SimTime, side: Side, _key: u8, size: u64, io: &mut Io<'_>) {
