@@ -112,8 +112,18 @@ def _claim(sql: str) -> Claim:
 
 def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_path):
     con = tern.connect(sweep_folder, sandbox=True)
-    ok = evaluate(_claim("SELECT count(DISTINCT key) FROM delay JOIN runs USING (key)"), con)
+    [ok] = evaluate(_claim("SELECT count(DISTINCT key) FROM delay JOIN runs USING (key)"), con)
     assert (ok.value, ok.error) == (2.0, None)
+    # One row per condition: the further columns name it.
+    rows = evaluate(
+        _claim(
+            'SELECT count(*), "links.access.rate" AS rate FROM runs '
+            'GROUP BY "links.access.rate" ORDER BY rate'
+        ),
+        con,
+    )
+    assert [r.condition for r in rows] == ["rate = 10Mbps", "rate = 5Mbps"]
+    assert all(r.value is not None and r.value > 0 for r in rows)
     target = tmp_path / "written.csv"
     for sql in (
         f"COPY (SELECT 1 AS x) TO '{target}'",
@@ -121,7 +131,7 @@ def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_pa
         f"ATTACH '{tmp_path / 'x.db'}' AS x",
         "SET enable_external_access = true",
     ):
-        r = evaluate(_claim(sql), con)
+        [r] = evaluate(_claim(sql), con)
         assert r.value is None and r.error is not None, sql
         assert "claims may read only the results store" in r.error or "locked" in r.error, r.error
     assert sorted(tmp_path.iterdir()) == []

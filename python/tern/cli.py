@@ -656,7 +656,8 @@ def reproduce(
         c = r.claim
         value = "—" if r.value is None else f"{r.value:.3g}"
         verdict = "[green]pass" if r.passed else ("[red]fail" if r.value is not None else "n/a")
-        table.add_row(c.id, f"{c.published:g} {c.unit}", value, f"± {c.tolerance:g}", verdict)
+        name = escape(f"{c.id} [{r.condition}]" if r.condition else c.id)
+        table.add_row(name, f"{c.published:g} {c.unit}", value, f"± {c.tolerance:g}", verdict)
     out.print(table)
     err.print(f"report: {result.out / 'report.html'} and {result.out / 'report.md'}")
 

@@ -12,7 +12,10 @@ Study ids and experiment names are identifiers (`NAME_PATTERN`: letters, digits,
 `-`, starting with a letter or digit): they name folders. Claims are data, not code: a claim's
 `value` is one DuckDB query (SELECT or WITH) over the experiment's results (the table `runs` of
 `tern.store`, one row per run and flow, grid values as columns; and one view per trace), run on
-a connection that can read nothing else and write nothing. Figures are drawn by
+a connection that can read nothing else and write nothing. Its first column is Tern's value. A
+claim that holds under several conditions (a parameter the paper does not give, and which is
+therefore swept) returns one row per condition: the further columns name it (column name =
+value), and each row is a line of the check table, held to the same tolerance. Figures are drawn by
 `tern.reproduce.<module>.figures(results)`, where `<module>` is the study id with `-` → `_`.
 
 The studies ship inside the package (`tern/scenarios`, a link to the checkout's `scenarios/`
@@ -117,6 +120,8 @@ class ClaimResult:
     claim: Claim
     value: float | None
     error: str | None = None
+    #: The condition of this row ("name = value, ..."), for a claim with one row per condition.
+    condition: str = ""
 
     @property
     def passed(self) -> bool:
@@ -286,21 +291,32 @@ def quick_variant(study: Study) -> Study:
     return dataclasses.replace(study, experiments=quick)
 
 
-def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> ClaimResult:
-    """Tern's value of one claim: the first column of the first row of its query, run on
-    `con` (a `store.connect(..., sandbox=True)` connection)."""
+def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> list[ClaimResult]:
+    """Tern's values of one claim, run on `con` (a `store.connect(..., sandbox=True)`
+    connection): the first column of each row of its query, the other columns naming the
+    row's condition. A query with one column gives one value (its first row)."""
     try:
-        rows = con.execute(claim.value).fetchall()
+        cursor = con.execute(claim.value)
+        names = [d[0] for d in cursor.description or []]
+        rows = cursor.fetchall()
     except duckdb.PermissionException as e:
-        return ClaimResult(
-            claim, None, f"query refused: claims may read only the results store ({e})"
-        )
+        return [
+            ClaimResult(claim, None, f"query refused: claims may read only the results store ({e})")
+        ]
     except duckdb.Error as e:
-        return ClaimResult(claim, None, f"query failed: {e}")
-    row = rows[0] if rows else None
-    if row is None or row[0] is None:
-        return ClaimResult(claim, None, "query returned no value")
-    return ClaimResult(claim, float(row[0]))
+        return [ClaimResult(claim, None, f"query failed: {e}")]
+    if len(names) == 1:
+        rows = rows[:1]
+    if not rows:
+        return [ClaimResult(claim, None, "query returned no value")]
+    results = []
+    for row in rows:
+        condition = ", ".join(f"{n} = {v}" for n, v in zip(names[1:], row[1:], strict=True))
+        if row[0] is None:
+            results.append(ClaimResult(claim, None, "query returned no value", condition))
+        else:
+            results.append(ClaimResult(claim, float(row[0]), condition=condition))
+    return results
 
 
 ProgressFn = Callable[[str, sweeps.SweepResult], None]
@@ -342,7 +358,7 @@ def reproduce(
                 f"see {sweep.folder}/failed/ (--retry-failed runs them again)"
             )
     sandboxes = {e.name: store.connect(folder / e.name, sandbox=True) for e in study.experiments}
-    rep.results = [evaluate(c, sandboxes[c.experiment]) for c in study.claims]
+    rep.results = [r for c in study.claims for r in evaluate(c, sandboxes[c.experiment])]
     connections = {e.name: store.connect(folder / e.name) for e in study.experiments}
     rep.figures = list(importlib.import_module(_module(study_id)).figures(connections))
     write_reports(rep)
@@ -354,7 +370,7 @@ def _check(r: ClaimResult) -> report.Check:
     unit = f" {c.unit}" if c.unit and c.unit != "fraction" else ""
     note = " ".join(x for x in (c.source, c.note, r.error or "") if x)
     return report.Check(
-        claim=c.claim,
+        claim=f"{c.claim} [{r.condition}]" if r.condition else c.claim,
         published=f"{c.published:g}{unit}",
         tern=None if r.value is None else f"{r.value:.3g}{unit}",
         tolerance=f"± {c.tolerance:g}{unit}",

@@ -31,6 +31,15 @@ TARGET = "links.radio.cell.train.uplink.delay"
 CORE = "links.core.delay"
 RECV = "flows.tcp.switcher.recv_interval"
 SWITCH = "flows.tcp.switcher.switch_window"
+NOTICE = "flows.tcp.switcher.notice_interval"
+
+#: The effect run the figures show (a display choice, not a claim: every claim has a row per
+#: swept condition): the target cell calibrated from Fig. 8's UDP delay, the 100 ms base RTT
+#: and notices repeated every 100 ms.
+SHOWN = {TARGET: "670ms", CORE: "30ms", NOTICE: "100ms"}
+#: The survey runs the figure shows: the loss starting at 20 s - 3 s, the first seed, with the
+#: effect experiment's target cell and with the survey's own (≈ 20 s UDP delay, Figs. 2-3).
+SURVEY_SHOWN = ({TARGET: "670ms", PHASE: "20s"}, {TARGET: "20000ms", PHASE: "20s"})
 
 #: The messages measured are those sent in this long after the handover completes (s): the
 #: study's T_switch, the longest a switch may come after the handover.
@@ -218,7 +227,9 @@ class SpareDelay:
 
     @property
     def target_rtt(self) -> float:
-        return 2 * self.floor
+        """Up through the target cell, down as through the source cell (effect.toml: the
+        target cell's downlink is the source cell's)."""
+        return self.floor + self.source_floor
 
     @property
     def window_needed(self) -> float:
@@ -226,9 +237,16 @@ class SpareDelay:
         return MESSAGE_BYTES / MESSAGE_PERIOD_S * self.target_rtt
 
 
+def _filter(where: Mapping[str, str]) -> tuple[str, list[str]]:
+    """SQL conditions on `runs r` (grid key = value) and their parameters."""
+    return "".join(f' AND r."{k}" = ?' for k in where), list(where.values())
+
+
 def spare_delay(con: duckdb.DuckDBPyConnection) -> SpareDelay | None:
+    cond, params = _filter({POLICY_KEY: "notice", **SHOWN})
     rows = con.sql(
-        f"SELECT key, switcher_switched_at_s FROM runs WHERE flow = 'tcp' AND {POLICY} = 'notice'"
+        f"SELECT key, switcher_switched_at_s FROM runs r WHERE flow = 'tcp'{cond}",
+        params=params,
     ).fetchall()
     if not rows or rows[0][1] is None:
         return None
@@ -297,19 +315,26 @@ def spare_note(s: SpareDelay | None) -> str:
 # --------------------------------------------------------------------------- figures
 
 
-def _delays(con: duckdb.DuckDBPyConnection, policy: str):
+def _first_key(con: duckdb.DuckDBPyConnection, where: Mapping[str, str]) -> str | None:
+    """The run (lowest seed) of the `tcp` flow with these grid values."""
+    cond, params = _filter(where)
+    rows = con.sql(
+        f"SELECT key FROM runs r WHERE r.flow = 'tcp'{cond} ORDER BY seed, key LIMIT 1",
+        params=params,
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
+def _delays(con: duckdb.DuckDBPyConnection, where: Mapping[str, str]) -> pl.DataFrame:
     return con.sql(
-        f"""SELECT d.flow, d.conn, d.sent, d.delay, d.time FROM delay d JOIN runs r USING (key)
-            WHERE r.flow = 'tcp' AND r.{POLICY} = ? ORDER BY d.sent""",
-        params=[policy],
+        "SELECT flow, conn, sent, delay, time FROM delay WHERE key = ? ORDER BY sent",
+        params=[_first_key(con, where)],
     ).pl()
 
 
-def _handovers(con: duckdb.DuckDBPyConnection, policy: str) -> list[float]:
+def _handovers(con: duckdb.DuckDBPyConnection, where: Mapping[str, str]) -> list[float]:
     rows = con.sql(
-        f"""SELECT h.time FROM handovers h JOIN runs r USING (key)
-            WHERE r.flow = 'tcp' AND r.{POLICY} = ?""",
-        params=[policy],
+        "SELECT time FROM handovers WHERE key = ?", params=[_first_key(con, where)]
     ).fetchall()
     return [t for (t,) in rows]
 
@@ -320,32 +345,36 @@ def _mark_handovers(ax, times: list[float]) -> None:
 
 
 def survey(con: duckdb.DuckDBPyConnection) -> Figure:
-    """Figs. 2-5: a single TCP connection and UDP through the burst loss."""
-    d = _delays(con, "never")
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6.5), sharex=True)
-    for flow, style in (("tcp", "C0."), ("udp", "C1x")):
-        part = d.filter(d["flow"] == flow)
-        top.plot(part["sent"], part["delay"], style, ms=3, label=f"uplink {flow.upper()}")
-    down = d.filter(d["flow"] == "down")
-    top.plot(down["time"], down["delay"], "C2+", ms=3, label="downlink UDP (by arrival)")
-    _mark_handovers(top, _handovers(con, "never"))
-    top.set_ylabel("application one-way delay (s)")
-    top.set_title("Single TCP connection vs UDP through a 3 s handover burst loss")
-    top.legend(loc="upper right", fontsize=8)
-    tcp = d.filter(d["flow"] == "tcp").sort("time")
-    arrivals = tcp["time"].to_numpy()
-    bottom.step(arrivals[1:], arrivals[1:] - arrivals[:-1], where="post", color="C0")
-    _mark_handovers(bottom, _handovers(con, "never"))
-    bottom.set_ylabel("server TCP receive interval (s)")
-    bottom.set_xlabel("send time (delay) / receive time (interval) (s)")
+    """Figs. 2-5: a single TCP connection and UDP through the burst loss, with two target
+    cells (columns)."""
+    fig, axes = plt.subplots(2, 2, figsize=(12, 6.5), sharex=True)
+    for (top, bottom), where in zip(axes.T, SURVEY_SHOWN, strict=True):
+        d = _delays(con, where)
+        handovers = _handovers(con, where)
+        for flow, style in (("tcp", "C0."), ("udp", "C1x")):
+            part = d.filter(d["flow"] == flow)
+            top.plot(part["sent"], part["delay"], style, ms=3, label=f"uplink {flow.upper()}")
+        down = d.filter(d["flow"] == "down")
+        top.plot(down["time"], down["delay"], "C2+", ms=3, label="downlink UDP (by arrival)")
+        _mark_handovers(top, handovers)
+        top.set_ylabel("application one-way delay (s)")
+        top.set_title(f"target-cell uplink delay {where[TARGET]}", fontsize=10)
+        top.legend(loc="upper right", fontsize=8)
+        tcp = d.filter(d["flow"] == "tcp").sort("time")
+        arrivals = tcp["time"].to_numpy()
+        bottom.step(arrivals[1:], arrivals[1:] - arrivals[:-1], where="post", color="C0")
+        _mark_handovers(bottom, handovers)
+        bottom.set_ylabel("server TCP receive interval (s)")
+        bottom.set_xlabel("send time (delay) / receive time (interval) (s)")
+    fig.suptitle("Single TCP connection vs UDP through a 3 s handover burst loss")
     fig.tight_layout()
     return fig
 
 
 def effect(con: duckdb.DuckDBPyConnection) -> Figure:
     """Figs. 7-8: the switch, with UDP and the delay #1 would have had."""
-    d = _delays(con, "notice")
-    never = _delays(con, "never")
+    d = _delays(con, {POLICY_KEY: "notice", **SHOWN})
+    never = _delays(con, {POLICY_KEY: "never", **SHOWN})
     fig, ax = plt.subplots(figsize=(8, 4.5))
     tcp = d.filter(d["flow"] == "tcp")
     for conn, style in ((1, "C0."), (2, "C3o")):
@@ -355,7 +384,7 @@ def effect(con: duckdb.DuckDBPyConnection) -> Figure:
     ax.plot(udp["sent"], udp["delay"], "C1x", ms=3, label="UDP")
     alone = never.filter(never["flow"] == "tcp")
     ax.plot(alone["sent"], alone["delay"], "k--", lw=1, label="TCP without switching")
-    _mark_handovers(ax, _handovers(con, "notice"))
+    _mark_handovers(ax, _handovers(con, {POLICY_KEY: "notice", **SHOWN}))
     ax.set_xlim(10, 45)
     ax.set_xlabel("send time (s)")
     ax.set_ylabel("application one-way delay (s)")
@@ -624,20 +653,69 @@ def conclusion(stats: pl.DataFrame, rates: pl.DataFrame, spare: SpareDelay | Non
     return " ".join(parts)
 
 
+def switch_lags(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per mechanism run of the effect experiment: its swept values, how long after the
+    handover it switched, and the mean delay of the TCP messages sent in the `WINDOW_S` s
+    after the handover."""
+    frame = run_means(con).filter(pl.col(POLICY_KEY) == "notice")
+    return frame.with_columns(
+        lag=pl.col("switched_at") - pl.col("handover"),
+        notice_s=pl.col(NOTICE).map_elements(seconds, return_dtype=pl.Float64),
+    ).sort("notice_s")
+
+
+def notice_figure(lags: pl.DataFrame) -> Figure:
+    """Switch lag and mean delay after the handover by notice repeat interval: one panel pair
+    per target cell, one line per base RTT."""
+    targets = sorted(set(lags[TARGET].to_list()), key=seconds, reverse=True)
+    fig, axes = plt.subplots(2, len(targets), figsize=(5.5 * len(targets), 6.5), squeeze=False)
+    for j, target in enumerate(targets):
+        part = lags.filter(pl.col(TARGET) == target)
+        for core in sorted(set(part[CORE].to_list()), key=seconds):
+            line = part.filter(pl.col(CORE) == core)
+            rtt = round(2000 * (RADIO_DELAY_S + seconds(core)))
+            for i, column in enumerate(("lag", "mean_delay")):
+                axes[i, j].plot(
+                    line["notice_s"], line[column], "o-", ms=4, label=f"base RTT {rtt} ms"
+                )
+        axes[0, j].set_title(f"target-cell uplink delay {target}", fontsize=10)
+        axes[0, j].set_ylabel("switch time - handover (s)")
+        axes[1, j].set_ylabel(f"mean delay, {WINDOW_S:g} s after handover (s)")
+        axes[1, j].set_xlabel("notice repeat interval (s)")
+        axes[0, j].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[str, Figure, str]]:
     effect_con = results["effect"]
     yield (
         "survey",
-        survey(effect_con),
-        "Survey (study Figs. 2-5): uplink TCP and UDP application delay by send time, downlink "
-        "UDP by arrival, the handover completion, and the server's TCP receive intervals.",
+        survey(results["survey"]),
+        "Survey (study Figs. 2-5), one run each with the loss starting at 17 s: uplink TCP "
+        "and UDP application delay by send time, downlink UDP by arrival, the handover "
+        "completion, and the server's TCP receive intervals; left with the effect "
+        "experiment's target cell (uplink 670 ms), right with the survey's own (≈ 20 s UDP "
+        "delay after the loss, Figs. 2-3).",
     )
     spare = spare_delay(effect_con)
     yield (
         "effect",
         effect(effect_con),
         "Effect (study Figs. 7-8): delay by send time on TCP #1 and #2 with the switcher, UDP, "
-        "and a single TCP connection without switching (dashed). Note on #2: " + spare_note(spare),
+        "and a single TCP connection without switching (dashed); the run shown has target-cell "
+        "uplink 670 ms, base RTT 100 ms, notices every 100 ms (the check table has every swept "
+        "condition). Note on #2: " + spare_note(spare),
+    )
+    yield (
+        "notice",
+        notice_figure(switch_lags(effect_con)),
+        "The notice repeat interval, which the study does not give: how long after the "
+        "handover the mechanism switched (top) and the mean delay of the TCP messages sent in "
+        f"the {WINDOW_S:g} s after the handover (bottom), by interval, base RTT and target "
+        "cell. A notice sent during the burst is lost like any packet; the first that gets "
+        "through is the first sent after the handover completes, so the switch lags the "
+        "handover by up to one interval plus the notice's one-way delay.",
     )
     stats = classify(pair_by_policy(run_means(results["statistics"])))
     handover = stats["handover"].drop_nulls()

@@ -5,10 +5,14 @@
 //! new cell's rate and delay take effect (the link's scheduled changes) and the UE's
 //! transports hear that its link is back and that it changed cell (the cell-id change the
 //! lte-switch study watches), and the `handovers` trace records it.
+//!
+//! Loss (the burst and any random loss) is decided when a packet is sent over the air in the
+//! serving cell ([`LossAt::Departure`]): a packet sent during the burst is lost even if its
+//! one-way delay would bring it to the far end after the handover completed.
 
 use crate::engine::SimTime;
 use crate::net::device::{Action, Device, DeviceCx, IfaceId, QueueStats};
-use crate::net::p2p::PointToPoint;
+use crate::net::p2p::{LossAt, PointToPoint};
 use crate::net::packet::{NodeId, Packet, PacketRef};
 use crate::scenario::units::DataRate;
 use crate::trace::HandoverRecord;
@@ -41,7 +45,7 @@ impl LteCell {
         handovers: Vec<Handover>,
     ) -> Self {
         LteCell {
-            link,
+            link: link.deciding_loss(LossAt::Departure),
             name: name.to_owned(),
             ue: ue.0,
             ue_name: ue.1.to_owned(),
@@ -84,10 +88,6 @@ impl Device for LteCell {
             cell: h.cell,
             loss_start: h.loss_start,
         });
-    }
-
-    fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
-        self.link.lost_on_arrival(now, port)
     }
 
     fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {

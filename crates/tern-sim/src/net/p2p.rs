@@ -4,7 +4,11 @@
 //!
 //! A packet offered to an idle transmitter starts serializing at once; it takes exactly
 //! `size * 8 / rate` (rounded up to the nanosecond) and its last bit reaches the far end
-//! `delay` later. Loss is decided at that moment (as ns-3's receive error models).
+//! `delay` later. Loss is decided at that moment (as ns-3's receive error models), or, on a
+//! radio hop ([`LossAt::Departure`]), when its last bit leaves the transmitter: the fate of a
+//! packet sent over the air is the state of the cell it is sent in, not the one it would
+//! reach the far end in (an LTE handover's burst loss ends when the handover completes, and a
+//! packet sent just before is lost although it would arrive after).
 
 use super::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueStats};
 use super::loss::LossModel;
@@ -60,11 +64,21 @@ impl Transmitter {
     }
 }
 
+/// When a link's loss models decide a packet's fate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossAt {
+    /// When its last bit reaches the far end (wired links).
+    Arrival,
+    /// When its last bit leaves the transmitter (a radio hop).
+    Departure,
+}
+
 /// A duplex point-to-point link: port 0 forward, port 1 reverse.
 pub struct PointToPoint {
     /// The forward interface; the reverse one follows it.
     first: IfaceId,
     dirs: [Transmitter; 2],
+    loss_at: LossAt,
 }
 
 impl PointToPoint {
@@ -72,7 +86,22 @@ impl PointToPoint {
         PointToPoint {
             first,
             dirs: [forward, reverse],
+            loss_at: LossAt::Arrival,
         }
+    }
+
+    /// The same link, deciding loss at `at`.
+    pub fn deciding_loss(mut self, at: LossAt) -> Self {
+        self.loss_at = at;
+        self
+    }
+
+    /// Whether a packet is lost at `now` by `port`'s loss models (every model is asked).
+    fn lost(&mut self, now: SimTime, port: u32) -> bool {
+        self.dirs[port as usize]
+            .loss
+            .iter_mut()
+            .fold(false, |lost, m| m.is_lost(now) | lost)
     }
 
     fn iface(&self, port: u32) -> IfaceId {
@@ -117,6 +146,7 @@ impl Device for PointToPoint {
     /// and the next one in the queue (if the discipline lets one through) starts.
     fn wake(&mut self, now: SimTime, port: u32, cx: &mut DeviceCx<'_>) {
         let iface = self.iface(port);
+        let lost = self.loss_at == LossAt::Departure && self.lost(now, port);
         let tx = &mut self.dirs[port as usize];
         let (done, _) = tx.in_service.take().expect("a packet in service");
         tx.account(now);
@@ -124,11 +154,13 @@ impl Device for PointToPoint {
         let mut dropped = Vec::new();
         let next = tx.qdisc.dequeue(now, &mut dropped);
         let changed = tx.qdisc.packets() != queued_before;
-        cx.push(Action::Arrive {
-            at: now + tx.delay,
-            iface,
-            p: done,
-        });
+        if !lost {
+            cx.push(Action::Arrive {
+                at: now + tx.delay,
+                iface,
+                p: done,
+            });
+        }
         if let Some(q) = next {
             let end = tx.start(now, q.packet, q.size);
             cx.push(Action::Wake {
@@ -138,6 +170,14 @@ impl Device for PointToPoint {
             cx.push(Action::Transmit { iface, p: q.packet });
         }
         cx.push(Action::LeftFirstHop { iface, p: done });
+        if lost {
+            cx.push(Action::Drop {
+                iface,
+                p: done,
+                reason: "loss",
+                kind: DropKind::Loss,
+            });
+        }
         for q in dropped {
             cx.push(Action::LeftFirstHop { iface, p: q.packet });
             cx.push(Action::Drop {
@@ -153,10 +193,7 @@ impl Device for PointToPoint {
     }
 
     fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
-        self.dirs[port as usize]
-            .loss
-            .iter_mut()
-            .fold(false, |lost, m| m.is_lost(now) | lost)
+        self.loss_at == LossAt::Arrival && self.lost(now, port)
     }
 
     fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {
