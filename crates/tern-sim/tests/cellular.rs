@@ -74,13 +74,12 @@ fn handover_loses_everything_in_the_burst_then_switches_cell() {
 handovers = [{ at = "10s", burst_loss = "3s", downlink = { delay = "500ms" } }]
 "#));
     let up_tx = (100 + HDR) as f64 * 8.0 / 5e6;
-    // Loss is decided on arrival: an uplink message is lost iff it arrives
-    // in [7 s, 10 s), i.e. was sent in [7 s − d, 10 s − d), d = its delay.
-    let d_up = up_tx + 0.020;
+    // Loss is decided when a packet is sent over the air: an uplink message is
+    // lost iff its last bit leaves the UE in [7 s, 10 s).
     let got: Vec<f64> = delays(&out, "up").iter().map(|x| x.0).collect();
     let expected: Vec<f64> = (0..200)
         .map(|k| k as f64 * 0.1)
-        .filter(|s| !(s + d_up >= 7.0 - 1e-9 && s + d_up < 10.0 - 1e-9))
+        .filter(|s| !(s + up_tx >= 7.0 - 1e-9 && s + up_tx < 10.0 - 1e-9))
         .collect();
     assert_eq!(got.len(), expected.len(), "uplink deliveries");
     for (g, e) in got.iter().zip(&expected) {
@@ -97,6 +96,34 @@ handovers = [{ at = "10s", burst_loss = "3s", downlink = { delay = "500ms" } }]
     assert_eq!(f64s(h, "loss_start"), vec![7.0]);
     assert_eq!(u64s(h, "cell"), vec![1]);
     assert_eq!(texts(h, "ue"), vec!["ue".to_string()]);
+}
+
+/// The fate of a packet is the state of the cell it is sent in: one sent
+/// 10 ms before the burst starts is delivered although it arrives inside it,
+/// and one sent 10 ms before the handover completes is lost although it
+/// arrives after (uplink delay 20 ms).
+#[test]
+fn loss_is_decided_when_a_packet_is_sent_over_the_air() {
+    let out = run(&lte(r#"
+[links.cell]
+handovers = [{ at = "10s", burst_loss = "3s" }]
+[[flows]]
+name = "late"
+from = "ue"
+to = "enb"
+app = { kind = "periodic", size = "100B", interval = "100ms" }
+start = "90ms"
+"#));
+    let up_tx = (100 + HDR) as f64 * 8.0 / 5e6;
+    let sent: Vec<f64> = delays(&out, "late").iter().map(|x| x.0).collect();
+    let near = |t: f64| sent.iter().any(|s| (s - t).abs() < 1e-9);
+    // Sent at 6.99 s: leaves at 6.99 s + 0.2 ms, arrives at 7.0102 s.
+    assert!(6.99 + up_tx < 7.0 && 6.99 + up_tx + 0.020 > 7.0);
+    assert!(near(6.99), "sent before the burst: delivered");
+    // Sent at 9.99 s: leaves at 9.9902 s, would arrive at 10.0102 s.
+    assert!(9.99 + up_tx < 10.0 && 9.99 + up_tx + 0.020 > 10.0);
+    assert!(!near(9.99), "sent during the burst: lost");
+    assert!(near(10.09), "sent after the handover: delivered");
 }
 
 #[test]
