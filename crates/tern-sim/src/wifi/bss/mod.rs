@@ -490,13 +490,18 @@ impl Bss {
                 let limits = self.cfg.ampdu;
                 let orig = e.originators[peer].as_mut().expect("HT peer");
                 let mut k = 0;
+                // (packet size, A-MPDU capacity for it): frames in a row are mostly one size.
+                let mut capacity = (u32::MAX, 0);
                 while k < e.queue.len() {
                     let f = e.queue[k];
                     if f.peer != peer {
                         k += 1;
                         continue;
                     }
-                    let fit = ampdu_capacity(f.bytes, tx, band, &limits).max(1);
+                    if capacity.0 != f.bytes {
+                        capacity = (f.bytes, ampdu_capacity(f.bytes, tx, band, &limits).max(1));
+                    }
+                    let fit = capacity.1;
                     if orig.queued() >= fit as usize {
                         break;
                     }
