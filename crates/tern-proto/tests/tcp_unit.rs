@@ -418,12 +418,12 @@ fn out_of_order_segment_acked_immediately_with_sack() {
     assert_eq!(acks.len(), 2);
     assert!(acks.iter().all(|a| a.ack == SeqNum(seg_seq(0))));
     assert_eq!(
-        acks[0].options.sack_blocks,
-        vec![(SeqNum(seg_seq(1)), SeqNum(seg_seq(2)))]
+        *acks[0].options.sack_blocks,
+        [(SeqNum(seg_seq(1)), SeqNum(seg_seq(2)))]
     );
     assert_eq!(
-        acks[1].options.sack_blocks,
-        vec![(SeqNum(seg_seq(1)), SeqNum(seg_seq(3)))]
+        *acks[1].options.sack_blocks,
+        [(SeqNum(seg_seq(1)), SeqNum(seg_seq(3)))]
     );
     assert_eq!(acks[1].header_len(), 20 + 12);
 }

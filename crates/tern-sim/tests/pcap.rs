@@ -99,7 +99,9 @@ fn packets() -> Vec<(SimTime, Packet)> {
     let fin = Flags { fin: true, ..ACK };
     let d = |i: u32| c + 1 + i * MSS; // start of data segment i
     let sack = TcpOptions {
-        sack_blocks: vec![(SeqNum(d(4)), SeqNum(d(5))), (SeqNum(d(2)), SeqNum(d(3)))],
+        sack_blocks: [(SeqNum(d(4)), SeqNum(d(5))), (SeqNum(d(2)), SeqNum(d(3)))]
+            .into_iter()
+            .collect(),
         ..ts(230, 104)
     };
     let msg = |flow, kind, seq, len| Packet {

@@ -31,7 +31,7 @@ pub mod wire;
 use std::collections::VecDeque;
 
 pub use config::{CcKind, Config, DelayedAck, InitialWindow};
-pub use wire::{Flags, Segment, SeqNum, TcpOptions};
+pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions};
 
 use recovery::Recovery;
 use recv::{AckPolicy, RecvBuf};

@@ -1,7 +1,7 @@
 //! Segment emission: what to send next and how it is framed.
 
 use super::scoreboard::{Resend, SentSeg};
-use super::wire::{Flags, Segment, TcpOptions, MAX_SACK_BLOCKS};
+use super::wire::{Flags, SackBlocks, Segment, TcpOptions, MAX_SACK_BLOCKS};
 use super::{Connection, Event, RetransmitKind, State};
 use crate::cc::AppLimitedEvent;
 use crate::time::SimTime;
@@ -102,7 +102,7 @@ impl Connection {
             sack_permitted: if active { cfg.sack } else { self.sack_ok },
             timestamps: (if active { cfg.timestamps } else { self.ts_ok })
                 .then(|| (self.ts_now(now), if active { 0 } else { self.ts_recent })),
-            sack_blocks: Vec::new(),
+            sack_blocks: SackBlocks::default(),
         };
         let mut seg = Segment {
             src_port: self.local_port,
@@ -279,7 +279,7 @@ impl Connection {
                 .map(|&(l, r)| (self.remote_seq(l), self.remote_seq(r)))
                 .collect()
         } else {
-            Vec::new()
+            SackBlocks::default()
         };
         let seg = Segment {
             src_port: self.local_port,

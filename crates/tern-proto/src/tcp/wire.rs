@@ -36,6 +36,64 @@ pub struct Flags {
 /// timestamps, 3 with them (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 4;
 
+/// The SACK blocks `[left, right)` of a segment (RFC 2018 §3), kept inline: at most
+/// [`MAX_SACK_BLOCKS`] fit in the option space, so a segment never allocates for them (it was
+/// the one allocation per packet left on the TCP path). Reads as a slice.
+#[derive(Clone, Copy, Default)]
+pub struct SackBlocks {
+    blocks: [(SeqNum, SeqNum); MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackBlocks {
+    /// Appends a block. Panics past [`MAX_SACK_BLOCKS`]: more would not fit in a TCP header.
+    pub fn push(&mut self, block: (SeqNum, SeqNum)) {
+        assert!(
+            usize::from(self.len) < MAX_SACK_BLOCKS,
+            "at most {MAX_SACK_BLOCKS} SACK blocks fit in the TCP option space"
+        );
+        self.blocks[usize::from(self.len)] = block;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(SeqNum, SeqNum)];
+    fn deref(&self) -> &Self::Target {
+        &self.blocks[..usize::from(self.len)]
+    }
+}
+
+impl FromIterator<(SeqNum, SeqNum)> for SackBlocks {
+    fn from_iter<I: IntoIterator<Item = (SeqNum, SeqNum)>>(iter: I) -> Self {
+        let mut out = SackBlocks::default();
+        for b in iter {
+            out.push(b);
+        }
+        out
+    }
+}
+
+impl PartialEq for SackBlocks {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for SackBlocks {}
+
+impl std::hash::Hash for SackBlocks {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl std::fmt::Debug for SackBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// TCP options carried by a segment.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TcpOptions {
@@ -46,7 +104,7 @@ pub struct TcpOptions {
     /// SACK-permitted (RFC 2018 §2); SYN only.
     pub sack_permitted: bool,
     /// SACK blocks `[left, right)` (RFC 2018 §3); at most [`MAX_SACK_BLOCKS`].
-    pub sack_blocks: Vec<(SeqNum, SeqNum)>,
+    pub sack_blocks: SackBlocks,
     /// Timestamps `(TSval, TSecr)` (RFC 7323 §3).
     pub timestamps: Option<(u32, u32)>,
 }
@@ -145,12 +203,12 @@ mod tests {
         assert_eq!(ts.len(), 12);
         let sack3 = TcpOptions {
             timestamps: Some((1, 2)),
-            sack_blocks: vec![(SeqNum(1), SeqNum(2)); 3],
+            sack_blocks: [(SeqNum(1), SeqNum(2)); 3].into_iter().collect(),
             ..Default::default()
         };
         assert_eq!(sack3.len(), 40);
         let sack4 = TcpOptions {
-            sack_blocks: vec![(SeqNum(1), SeqNum(2)); 4],
+            sack_blocks: [(SeqNum(1), SeqNum(2)); 4].into_iter().collect(),
             ..Default::default()
         };
         assert_eq!(sack4.len(), 36);

@@ -191,7 +191,7 @@ pub fn encode_tcp_options(o: &TcpOptions, out: &mut Vec<u8>) {
     }
     if !o.sack_blocks.is_empty() {
         out.extend_from_slice(&[1, 1, 5, (2 + 8 * o.sack_blocks.len()) as u8]);
-        for (left, right) in &o.sack_blocks {
+        for (left, right) in o.sack_blocks.iter() {
             out.extend_from_slice(&left.0.to_be_bytes());
             out.extend_from_slice(&right.0.to_be_bytes());
         }
@@ -510,11 +510,11 @@ mod tests {
             },
             TcpOptions {
                 timestamps: Some((7, 9)),
-                sack_blocks: vec![(SeqNum(1), SeqNum(2)); 3],
+                sack_blocks: [(SeqNum(1), SeqNum(2)); 3].into_iter().collect(),
                 ..Default::default()
             },
             TcpOptions {
-                sack_blocks: vec![(SeqNum(1), SeqNum(2)); 4],
+                sack_blocks: [(SeqNum(1), SeqNum(2)); 4].into_iter().collect(),
                 ..Default::default()
             },
         ];
@@ -595,7 +595,7 @@ mod tests {
     #[test]
     fn oversized_packets_are_errors() {
         let mut seg = syn();
-        seg.options.sack_blocks = vec![(SeqNum(1), SeqNum(2)); 4];
+        seg.options.sack_blocks = [(SeqNum(1), SeqNum(2)); 4].into_iter().collect();
         let mut out = Vec::new();
         assert_eq!(
             encode(&tcp_packet(seg), Capture::Full, &mut out),
