@@ -1,5 +1,5 @@
 //! Reno fast recovery (RFC 5681 §3.2, RFC 2581 §3.2; 4.4BSD-Lite as described
-//! in Stevens & Wright, *TCP/IP Illustrated Vol. 2* §29.4) against NewReno
+//! in Stevens & Wright, *TCP/IP Illustrated Vol. 2*, ch. 29) against NewReno
 //! (RFC 6582 §3.2) with two losses in one window. Expected values come from
 //! the RFCs' rules: Reno leaves fast recovery on the first ACK of new data
 //! (step 6) and so needs a second fast retransmit or an RTO for the second

@@ -2,7 +2,8 @@
 //!
 //! * [`Recovery::Reno`]: the fast retransmit / fast recovery of RFC 5681
 //!   §3.2 (RFC 2581 §3.2 before it) as 4.4BSD-Lite implements it
-//!   (`tcp_input.c`, Stevens & Wright, *TCP/IP Illustrated Vol. 2* §29.4):
+//!   (duplicate-ACK processing in `tcp_input.c`; Stevens & Wright, *TCP/IP
+//!   Illustrated Vol. 2*, ch. 29):
 //!   the third duplicate ACK retransmits the first unacknowledged segment
 //!   and sets cwnd = ssthresh + 3·SMSS, each further duplicate ACK adds one
 //!   SMSS, and the first ACK of new data — partial or not — deflates cwnd
@@ -122,7 +123,7 @@ impl Recovery {
         match self {
             // RFC 5681 §3.2 step 6: any ACK of new data ends recovery,
             // cwnd = ssthresh (4.4BSD-Lite `tcp_input.c`, TCP/IP
-            // Illustrated Vol. 2 Fig. 29.5; the deflation is `on_exit`).
+            // Illustrated Vol. 2 ch. 29; the deflation is `on_exit`).
             Recovery::Reno { .. } => PartialAck::Exit,
             // RFC 6582 §3.2 step 5: retransmit the first unacked segment,
             // deflate by the amount acked, add back one SMSS if >= SMSS acked.

@@ -168,7 +168,7 @@ pub struct TcpSpec {
     pub sack: bool,
     /// Loss recovery without SACK: "newreno" (RFC 6582: a partial ACK resends the next
     /// hole and recovery goes on) or "reno" (RFC 5681 §3.2 / RFC 2581 §3.2 as 4.4BSD-Lite,
-    /// Stevens & Wright, TCP/IP Illustrated Vol. 2 §29.4: the first ACK of new data ends
+    /// Stevens & Wright, TCP/IP Illustrated Vol. 2 ch. 29: the first ACK of new data ends
     /// recovery, so a second loss in the window needs another fast retransmit or the RTO).
     #[serde(default)]
     pub recovery: RecoverySpec,
