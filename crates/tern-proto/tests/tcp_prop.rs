@@ -1,12 +1,13 @@
 //! Property: over random impairments (loss, duplication, reordering,
-//! outages, delay spikes) and with F-RTO (RFC 5682) on or off, a transfer
+//! outages, delay spikes), with F-RTO (RFC 5682) on or off and with Reno or
+//! NewReno recovery when SACK is off (odd seeds: Reno), a transfer
 //! is delivered exactly once and in order, both sides finish, and nothing
 //! deadlocks.
 
 mod util;
 
 use proptest::prelude::*;
-use tern_proto::tcp::{CcKind, Config, DelayedAck, State};
+use tern_proto::tcp::{CcKind, Config, DelayedAck, RecoveryKind, State};
 use tern_proto::time::SimTime;
 use util::{Pair, Side, Wire};
 
@@ -52,8 +53,14 @@ pub fn transfer_with(
     frto: bool,
     stall: SimTime,
 ) -> Result<(), String> {
+    let recovery = if seed % 2 == 1 {
+        RecoveryKind::Reno
+    } else {
+        RecoveryKind::NewReno
+    };
     let cfg = Config {
         frto,
+        recovery,
         ..config(sack, cc, ts)
     };
     let mut p = Pair::new(cfg.clone(), cfg, wire, seed);

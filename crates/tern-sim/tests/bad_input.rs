@@ -124,3 +124,13 @@ fn errors_in_overridden_values_blame_the_override_under_the_users_key() {
         );
     }
 }
+
+#[test]
+fn an_unknown_tcp_recovery_names_the_line_and_the_choices() {
+    let flow = "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"bulk\" }\ntransport = { kind = \"tcp\", recovery = \"tahoe\" }";
+    let msg = error_of(&common::p2p("10Mbps", "1ms", QUEUE, "1s", flow));
+    assert!(msg.starts_with("bad.toml:"), "{msg}");
+    assert!(msg.contains("transport"), "{msg}");
+    assert!(msg.contains("tahoe"), "{msg}");
+    assert!(msg.contains("`newreno` or `reno`"), "{msg}");
+}

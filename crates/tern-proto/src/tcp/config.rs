@@ -1,5 +1,6 @@
 //! Endpoint configuration. `Config::default()` follows the RFC defaults.
 
+use super::recovery::RecoveryKind;
 pub use crate::cc::CcKind;
 use crate::cc::{self, CongestionControl};
 use crate::time::SimTime;
@@ -58,6 +59,9 @@ pub struct Config {
     pub cc: CcKind,
     /// Offer SACK (RFC 2018); used only if the peer offers it too.
     pub sack: bool,
+    /// Loss recovery when SACK is not in use: NewReno (RFC 6582, the
+    /// default) or Reno (RFC 5681 §3.2, as 4.4BSD-Lite).
+    pub recovery: RecoveryKind,
     /// Offer timestamps (RFC 7323 §3); used only if the peer offers them too.
     pub timestamps: bool,
     /// Offer window scaling (RFC 7323 §2); used only if the peer offers it too.
@@ -130,6 +134,7 @@ impl Default for Config {
             mtu: 1500,
             cc: CcKind::NewReno,
             sack: true,
+            recovery: RecoveryKind::NewReno,
             timestamps: true,
             window_scale: true,
             initial_window: InitialWindow::Rfc3390,

@@ -1,7 +1,7 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
 use super::frto::{AckInfo, AckKind};
-use super::recovery::Recovery;
+use super::recovery::{PartialAck, Recovery};
 use super::{unwrap_offset, Connection, Event, Segment, State};
 use crate::cc::{AckEvent, LossEvent, RttSample};
 use crate::time::SimTime;
@@ -61,7 +61,7 @@ impl Connection {
             .min(peer_mss)
             .saturating_sub(ts_len)
             .max(1);
-        self.recovery = Recovery::new(self.sack_ok);
+        self.recovery = Recovery::new(self.sack_ok, self.cfg.recovery);
         // The window of a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = u64::from(seg.window);
         self.max_snd_wnd = self.snd_wnd;
@@ -250,11 +250,12 @@ impl Connection {
             },
         );
         // RFC 6582 §3.2 step 1 / RFC 6675 §5: enter recovery only once
-        // HighACK has passed the previous recovery point ("careful" variant).
-        // Not while F-RTO waits for its two ACKs (RFC 5682 §3 step 2).
+        // HighACK has passed the previous recovery point ("careful" variant;
+        // Reno has no such point). Not while F-RTO waits for its two ACKs
+        // (RFC 5682 §3 step 2).
         if !self.in_recovery
             && !self.frto_active()
-            && self.send.snd_una >= self.recover
+            && (self.send.snd_una >= self.recover || !self.recovery.guards_recover_point())
             && self.recovery.should_enter(
                 self.dupacks,
                 &self.sb,
@@ -298,13 +299,17 @@ impl Connection {
         if self.in_recovery {
             if ack >= self.recover {
                 self.exit_recovery();
-            } else if self.recovery.on_partial_ack(
-                &mut self.sb,
-                bytes,
-                self.cfg.dupack_threshold,
-                self.smss,
-            ) {
-                self.force_retx = true;
+            } else {
+                match self.recovery.on_partial_ack(
+                    &mut self.sb,
+                    bytes,
+                    self.cfg.dupack_threshold,
+                    self.smss,
+                ) {
+                    PartialAck::Retransmit => self.force_retx = true,
+                    PartialAck::Stay => {}
+                    PartialAck::Exit => self.exit_recovery(),
+                }
             }
         } else {
             self.cc.on_ack(&AckEvent {

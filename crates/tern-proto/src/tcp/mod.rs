@@ -31,6 +31,7 @@ pub mod wire;
 use std::collections::VecDeque;
 
 pub use config::{CcKind, Config, DelayedAck, InitialWindow};
+pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions};
 
 use recovery::Recovery;
@@ -267,7 +268,7 @@ impl Connection {
                 cfg.clock_granularity,
             ),
             cc,
-            recovery: Recovery::new(false),
+            recovery: Recovery::new(false, cfg.recovery),
             in_recovery: false,
             recover: 0,
             dupacks: 0,
@@ -439,6 +440,21 @@ impl Connection {
     /// Bytes written but not yet acknowledged by the peer.
     pub fn unacked_bytes(&self) -> u64 {
         self.send.fin_offset().saturating_sub(self.send.snd_una)
+    }
+
+    /// Offsets of a segment this endpoint sent, for time-sequence traces:
+    /// its sequence number counted from our ISS and its acknowledgment
+    /// number from the peer's (the SYN is offset 0, the first data byte 1),
+    /// unwrapped around the current send and receive points (RFC 9293 §3.4
+    /// sequence arithmetic). The acknowledgment is `None` without ACK flag.
+    pub fn sent_offsets(&self, seg: &Segment) -> (u64, Option<u64>) {
+        let una = self.send.snd_una;
+        let seq = unwrap_offset(una, self.local_seq(una), seg.seq).max(0) as u64;
+        let ack = seg.flags.ack.then(|| {
+            let nxt = self.recv.rcv_nxt();
+            unwrap_offset(nxt, self.remote_seq(nxt), seg.ack).max(0) as u64
+        });
+        (seq, ack)
     }
 
     pub fn stats(&self) -> Stats {

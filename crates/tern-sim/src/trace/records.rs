@@ -69,6 +69,26 @@ record! {
 }
 
 record! {
+    /// A TCP segment an endpoint sent, for time-sequence graphs (sequence number against
+    /// time, as tcptrace draws them from a capture). Sequence and acknowledgment numbers are
+    /// offsets from the endpoint's and its peer's initial sequence numbers (the SYN is 0,
+    /// the first data byte 1), so a transfer's bytes count from 1 whatever the ISNs.
+    SegmentRecord<'a> => Segments, "segments" {
+        time: SimTime,
+        flow: &'a str,
+        endpoint: &'a str,
+        /// Offset of the first byte (of the SYN or FIN for those flags).
+        seq: u64,
+        /// Payload bytes (0 for a pure ACK).
+        len: u32,
+        /// Offset of the acknowledgment; null on a segment without ACK (the first SYN).
+        ack: Option<u64>,
+        /// Whether the bytes had been sent before (a retransmission of any kind).
+        retransmission: bool,
+    }
+}
+
+record! {
     /// A TCP endpoint's RTT estimator after a sample (RFC 6298).
     RtoRecord<'a> => Rto, "rto" {
         time: SimTime,
@@ -244,4 +264,5 @@ pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<RoamingRecord>(),
     Schema::of::<RssiRecord>(),
     Schema::of::<QuicRecord>(),
+    Schema::of::<SegmentRecord>(),
 ];

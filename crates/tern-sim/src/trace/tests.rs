@@ -204,10 +204,22 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("mtu", req(U64)),
         ],
     ),
+    (
+        "segments",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("endpoint", req(Text)),
+            ("seq", req(U64)),
+            ("len", req(U64)),
+            ("ack", opt(U64)),
+            ("retransmission", req(U64)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 15] = [
+const ALL: [RecordKind; 16] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -223,6 +235,7 @@ const ALL: [RecordKind; 15] = [
     RecordKind::Roaming,
     RecordKind::Rssi,
     RecordKind::Quic,
+    RecordKind::Segments,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -368,6 +381,15 @@ fn record_all(traces: &mut Traces, i: u64) {
         lost_packets: i / 2,
         congestion_events: i / 3,
         mtu: 1452,
+    });
+    traces.record(&SegmentRecord {
+        time: now,
+        flow,
+        endpoint: if odd { "server" } else { "client" },
+        seq: 1 + 1460 * i,
+        len: if odd { 0 } else { 1460 },
+        ack: odd.then_some(1 + 1460 * i),
+        retransmission: i.is_multiple_of(3),
     });
 }
 

@@ -11,12 +11,13 @@ use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
-use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, TcpSpec};
+use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, TcpSpec};
 use crate::summary::TcpSummary;
-use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, Traces};
+use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
 use std::collections::VecDeque;
 use tern_proto::tcp::{
-    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RetransmitKind, State,
+    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
+    Segment, State,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -29,6 +30,10 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             CcSpec::Cubic => CcKind::Cubic,
         },
         sack: spec.sack,
+        recovery: match spec.recovery {
+            RecoverySpec::Newreno => RecoveryKind::NewReno,
+            RecoverySpec::Reno => RecoveryKind::Reno,
+        },
         timestamps: spec.timestamps,
         window_scale: spec.window_scale,
         initial_window: match spec.initial_window {
@@ -60,14 +65,42 @@ pub struct Endpoint {
     pub wake: Wake,
     /// Bytes of this endpoint's packets still in its first-hop device (TSQ).
     pub below: u64,
+    /// Offset after the highest byte sent so far (for the `segments` trace:
+    /// a segment starting below it is a retransmission).
+    sent_max: u64,
 }
 
 impl Endpoint {
+    /// Records segment `seg`, just taken from the connection, in the `segments` table.
+    fn trace_segment(
+        &mut self,
+        now: SimTime,
+        flow: &str,
+        side: Side,
+        seg: &Segment,
+        traces: &mut Traces,
+    ) {
+        let (seq, ack) = self.conn.sent_offsets(seg);
+        let len = seg.payload_len;
+        let end = seq + u64::from(len) + u64::from(seg.flags.syn) + u64::from(seg.flags.fin);
+        traces.record(&SegmentRecord {
+            time: now,
+            flow,
+            endpoint: side.as_str(),
+            seq,
+            len,
+            ack,
+            retransmission: end > seq && seq < self.sent_max,
+        });
+        self.sent_max = self.sent_max.max(end);
+    }
+
     fn new(conn: Connection) -> Self {
         Endpoint {
             conn,
             wake: Wake::default(),
             below: 0,
+            sent_max: 0,
         }
     }
 }
@@ -341,6 +374,9 @@ impl TcpConn {
                 break;
             };
             below += u64::from(IPV4_HEADER + seg.wire_len());
+            if io.traces.wants::<SegmentRecord>() {
+                end.trace_segment(now, io.flow, side, &seg, io.traces);
+            }
             io.cmds.push(Cmd::Send {
                 side,
                 key,

@@ -163,9 +163,15 @@ pub struct TcpSpec {
     /// Congestion control: "newreno" (RFC 5681, RFC 6582) or "cubic" (RFC 9438).
     #[serde(default)]
     pub cc: CcSpec,
-    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery.
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = `recovery` below.
     #[serde(default = "yes")]
     pub sack: bool,
+    /// Loss recovery without SACK: "newreno" (RFC 6582: a partial ACK resends the next
+    /// hole and recovery goes on) or "reno" (RFC 5681 §3.2 / RFC 2581 §3.2 as 4.4BSD-Lite,
+    /// Stevens & Wright, TCP/IP Illustrated Vol. 2 ch. 29: the first ACK of new data ends
+    /// recovery, so a second loss in the window needs another fast retransmit or the RTO).
+    #[serde(default)]
+    pub recovery: RecoverySpec,
     /// Timestamps option (RFC 7323 §3) for RTT samples.
     #[serde(default = "yes")]
     pub timestamps: bool,
@@ -237,6 +243,17 @@ pub enum CcSpec {
     Cubic,
 }
 
+/// TCP loss recovery when SACK is not in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoverySpec {
+    /// RFC 6582.
+    #[default]
+    Newreno,
+    /// RFC 5681 §3.2 (4.4BSD-Lite).
+    Reno,
+}
+
 /// TCP's initial window: segments, or the rule of an RFC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
@@ -304,6 +321,9 @@ pub enum RecordKind {
     /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
     /// per path, at every change.
     Quic,
+    /// Every TCP segment sent, with its sequence and acknowledgment offsets and whether it
+    /// is a retransmission (time-sequence graphs).
+    Segments,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -327,6 +347,7 @@ impl RecordKind {
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
             RecordKind::Quic => "quic",
+            RecordKind::Segments => "segments",
             RecordKind::Pcap => "pcap",
         }
     }
