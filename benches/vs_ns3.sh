@@ -25,6 +25,7 @@ rows=(
   "dumbbell 100 TCP 10 s|$out/db100.toml|many_flows.py --flows 100 --duration 10"
   "802.11n MCS 0 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=0|wifi_ht_upload.py --mcs 0 --distance 10 --duration 60"
   "802.11n MCS 7 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=7|wifi_ht_upload.py --mcs 7 --distance 10 --duration 60"
+  "802.11b DCF 10 stations 60 s|benches/wifi-dcf-10.toml|benches/ns3_dcf10.py --duration 60"
 )
 n=0
 for row in "${rows[@]}"; do
@@ -34,7 +35,9 @@ for row in "${rows[@]}"; do
   read -r -a ns_cmd <<< "$ns"
   echo "$name" > "$out/$n.name"
   for _ in $(seq "$reps"); do
-    "$ns3" "$scripts/${ns_cmd[0]}" "${ns_cmd[@]:1}" 2>/dev/null | tail -1 >> "$out/$n.ns3"
+    script=${ns_cmd[0]}
+    [[ $script == */* ]] || script=$scripts/$script   # ours in benches/, else the shared ones
+    "$ns3" "$script" "${ns_cmd[@]:1}" 2>/dev/null | tail -1 >> "$out/$n.ns3"
     for _ in $(seq "$tern_reps"); do
       for k in "${!bins[@]}"; do
         "${bins[$k]}" "${tern_cmd[@]}" 2>&1 >/dev/null | tail -1 >> "$out/$n.tern$k"
