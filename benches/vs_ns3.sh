@@ -26,6 +26,7 @@ rows=(
   "802.11n MCS 0 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=0|wifi_ht_upload.py --mcs 0 --distance 10 --duration 60"
   "802.11n MCS 7 10 m 60 s|$wifi wifi.wlan.rate_control.mcs=7|wifi_ht_upload.py --mcs 7 --distance 10 --duration 60"
   "802.11b DCF 10 stations 60 s|benches/wifi-dcf-10.toml|benches/ns3_dcf10.py --duration 60"
+  "LTE handover burst loss (p2p bulk, 3 s loss) 60 s|scenarios/examples/p2p-bulk.toml links.access.cell={handovers=[{at=\"23s\",burst_loss=\"3s\"}]}|p2p_bulk_outage.py --duration 60 --outdir $out/ns3-outage"
 )
 n=0
 for row in "${rows[@]}"; do
