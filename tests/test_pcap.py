@@ -86,3 +86,29 @@ def test_lossy_bulk_capture_matches_terns_counters(tmp_path):
     assert len(dupacks) == tcp["dupacks_received"] > 0
     sacks = _fields(reverse, "tcp.options.sack_le", "tcp.options.sack_le")
     assert len(sacks) > 0
+
+
+def test_captures_stream_into_the_output_folder_and_an_interrupted_run_leaves_none(tmp_path):
+    """With an output folder the captures are written there as the run goes (memory stays
+    bounded however long the run); the Run reads them from disk, byte for byte what an
+    in-memory run holds. A run stopped early leaves no capture behind."""
+    scenario = EXAMPLES / "p2p-bulk.toml"
+    pcap = {"record": '["pcap"]', "sim.duration": "3s"}
+    streamed = tern.run(scenario, set=pcap, out=tmp_path / "run")
+    name = "access.forward.pcap"
+    path = streamed.captures.path(name)
+    assert path is not None and path.resolve() == (tmp_path / "run" / name).resolve()
+    in_memory = tern.run(scenario, set=pcap)
+    assert in_memory.captures.path(name) is None
+    assert streamed.captures[name] == in_memory.captures[name]
+    assert len(in_memory.captures[name]) > 100_000
+
+    def stop(now: float, end: float) -> None:
+        if now > 1.0:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tern.run(
+            scenario, set={**pcap, "sim.duration": "60s"}, out=tmp_path / "stopped", progress=stop
+        )
+    assert not list((tmp_path / "stopped").glob("*.pcap"))

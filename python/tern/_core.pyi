@@ -52,10 +52,14 @@ def run(
     out: str | os.PathLike[str] | None = None,
     max_trace_memory: int | None = None,
 ) -> tuple[
-    str, str, list[tuple[str, list[Column]]], list[tuple[str, bytes]], list[tuple[str, str]]
+    str,
+    str,
+    list[tuple[str, list[Column]]],
+    list[tuple[str, bytes | str | os.PathLike[str]]],
+    list[tuple[str, str]],
 ]:
     """Runs a scenario: (summary JSON, resolved TOML, trace tables, packet captures, trace
-    files).
+    files). A capture is its bytes, or with `out` the path of the file written there.
 
     Without `out` the traces stay in memory (at most `max_trace_memory` bytes, 1 GiB by
     default; past that `TraceError`); with it each trace streams to `out/<table>.parquet`

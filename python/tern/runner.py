@@ -6,10 +6,11 @@ import contextlib
 import functools
 import json
 import os
+import shutil
 import signal
 import threading
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -156,14 +157,15 @@ class Run:
         summary: dict[str, Any],
         scenario: str,
         tables: Mapping[str, pl.DataFrame],
-        captures: dict[str, bytes] | None = None,
+        captures: Mapping[str, bytes | Path] | None = None,
     ):
         self.summary = summary
         #: The resolved scenario (defaults filled in, seed and Tern version) as TOML.
         self.scenario = scenario
         self._tables = tables
-        #: Packet captures (`record = ["pcap"]`): file name → pcap file contents.
-        self.captures = captures or {}
+        #: Packet captures (`record = ["pcap"]`): file name → pcap file contents (read from
+        #: the output folder when accessed, for a run that wrote them there).
+        self.captures = Captures(captures or {})
 
     @property
     def tables(self) -> list[str]:
@@ -189,9 +191,48 @@ class Run:
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         (out / "scenario.toml").write_text(self.scenario)
         traces.write_tables(self._tables, out)
-        for name, pcap in self.captures.items():
-            _inside(out, name).write_bytes(pcap)
+        self.captures.save(out)
         return out
+
+
+class Captures(MutableMapping[str, bytes]):
+    """A run's capture files by name: their bytes, held in memory or read from the file the
+    run wrote (so a long capture is never held whole unless asked for)."""
+
+    def __init__(self, files: Mapping[str, bytes | Path]):
+        self._files: dict[str, bytes | Path] = {}
+        for name, value in files.items():
+            self[name] = value
+
+    def __getitem__(self, name: str) -> bytes:
+        value = self._files[name]
+        return value if isinstance(value, bytes) else value.read_bytes()
+
+    def __setitem__(self, name: str, value: bytes | str | os.PathLike[str]) -> None:
+        self._files[name] = value if isinstance(value, bytes) else Path(value)
+
+    def __delitem__(self, name: str) -> None:
+        del self._files[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def path(self, name: str) -> Path | None:
+        """Where capture `name` is on disk, if the run wrote it to a folder."""
+        value = self._files[name]
+        return None if isinstance(value, bytes) else value
+
+    def save(self, out: Path) -> None:
+        """Writes (or copies) every capture into `out`."""
+        for name, value in self._files.items():
+            target = _inside(out, name)
+            if isinstance(value, bytes):
+                target.write_bytes(value)
+            elif value.resolve() != target:
+                shutil.copyfile(value, target)
 
 
 def _inside(folder: Path, name: str) -> Path:
@@ -297,5 +338,5 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     order = [name for name in _record_kinds() if name in files]
     names = order + [name for name in files if name not in order]
     tables = {name: pl.read_parquet(files[name]) for name in names}
-    captures = {p.name: p.read_bytes() for p in sorted(root.glob("*.pcap"))}
+    captures = {p.name: p for p in sorted(root.glob("*.pcap"))}
     return Run(summary, scenario, tables, captures)

@@ -112,7 +112,8 @@ fn schema() -> String {
 /// `labels` the dictionary; `labels` is `None` otherwise); `valid` is `None` for a column
 /// that is never null, else one byte per row (0: null). With `out`, each trace is written
 /// to `out/<table>.parquet` as the run goes, `tables` is empty and `files` lists
-/// `(table_name, path)`. `captures` is a list of `(file_name, pcap_bytes)`.
+/// `(table_name, path)`. `captures` is a list of `(file_name, pcap_bytes)`, or with `out`
+/// `(file_name, path)` for the captures written there as the run went.
 /// `progress(now_s, end_s)` is called now and then; Ctrl-C stops the run with
 /// `KeyboardInterrupt`.
 #[pyfunction]
@@ -217,6 +218,13 @@ fn run<'py>(
     let captures = PyList::empty(py);
     for (file, bytes) in &output.captures {
         captures.append((file, PyBytes::new(py, bytes)))?;
+    }
+    for path in &output.capture_files {
+        let file = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        captures.append((file, path))?;
     }
     let files = PyList::empty(py);
     for path in &output.trace_files {

@@ -12,8 +12,10 @@
 //! Parquet row groups as the run goes (memory stays bounded however long the run);
 //! without one, tables stay in memory as [`Table`]s up to a cap. A value that is not set
 //! (ssthresh before the first loss, the MCS of a non-HT frame) is an `Option` field: a
-//! nullable column, null in Parquet and in the frames, never a sentinel.
+//! nullable column, null in Parquet and in the frames, never a sentinel. Packet captures
+//! ([`Captures`]) follow the same rule: in memory without a folder, streamed into it with one.
 
+mod capture;
 mod error;
 mod file;
 mod kind;
@@ -26,6 +28,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+pub use capture::{CaptureOutput, Captures};
 pub use error::TraceError;
 pub use kind::{Kind, Type};
 pub use record::{Record, Schema, TableId, Value};

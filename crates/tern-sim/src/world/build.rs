@@ -14,8 +14,7 @@ use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
-use crate::trace::pcap::PcapWriter;
-use crate::trace::Traces;
+use crate::trace::{Captures, Traces};
 use crate::transport::Cmd;
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -265,11 +264,14 @@ impl World {
             queue.schedule(at, Event::Device(DevId(devices.len() as u32 - 1), token));
         }
         let captures = if s.record.contains(&RecordKind::Pcap) {
-            (0..ifaces.len())
-                .map(|_| PcapWriter::new(Vec::new()).expect("writing to memory"))
-                .collect()
+            Captures::in_memory(
+                ifaces
+                    .iter()
+                    .map(|i| format!("{}.{}.pcap", i.link, i.dir.as_str()))
+                    .collect(),
+            )
         } else {
-            Vec::new()
+            Captures::none()
         };
         World {
             seed,

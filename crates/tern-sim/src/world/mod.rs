@@ -18,8 +18,7 @@ use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
 use crate::summary::Summary;
-use crate::trace::pcap::PcapWriter;
-use crate::trace::{DropRecord, QueueRecord, Table, TraceConfig, TraceError, Traces};
+use crate::trace::{Captures, DropRecord, QueueRecord, Table, TraceConfig, TraceError, Traces};
 use crate::transport::{Cmd, Io, Side, Transport};
 
 #[derive(Clone, Copy, Debug)]
@@ -100,9 +99,12 @@ pub struct RunOutput {
     pub trace_files: Vec<std::path::PathBuf>,
     /// The most bytes the trace tables held in memory at once.
     pub trace_peak_bytes: u64,
-    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, and with them
-    /// the TLS key log ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
+    /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, when the run
+    /// kept them in memory (no output folder), and with them the TLS key log
+    /// ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
     pub captures: Vec<(String, Vec<u8>)>,
+    /// The capture files written, when the run had an output folder.
+    pub capture_files: Vec<std::path::PathBuf>,
 }
 
 /// The name of the key log file among a run's captures: the secrets of every QUIC flow's TLS
@@ -127,7 +129,7 @@ pub struct World {
     recorded: Vec<RecordKind>,
     changes: Vec<Change>,
     /// One capture per interface, when `record` asks for "pcap".
-    captures: Vec<PcapWriter<Vec<u8>>>,
+    captures: Captures,
     /// Spare action and command buffers (calls nest: a device's action can make a
     /// transport send, whose packet enters another device).
     spare_actions: Vec<Vec<Action>>,
@@ -153,6 +155,9 @@ impl World {
     pub fn trace_to(&mut self, config: &TraceConfig) -> Result<(), TraceError> {
         let traces = Traces::new(&self.recorded, config)?;
         std::mem::replace(&mut self.traces, traces).discard();
+        if let Some(dir) = &config.dir {
+            self.captures.to_folder(dir)?;
+        }
         Ok(())
     }
 
@@ -167,13 +172,13 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
-                if let Some(error) = self.traces.error() {
+                if let Some(error) = self.traces.error().or(self.captures.error()) {
                     let error = error.clone();
-                    self.traces.discard();
+                    self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
                 }
                 if !progress(now) {
-                    self.traces.discard();
+                    self.discard_outputs();
                     return Err(RunError::Interrupted { at: now });
                 }
             }
@@ -182,18 +187,15 @@ impl World {
             d.close(self.end);
         }
         if !progress(self.end) {
+            self.discard_outputs();
             return Err(RunError::Interrupted { at: self.end });
         }
         let summary = report::summary(&self, self.queue.events_popped());
-        let mut captures: Vec<(String, Vec<u8>)> = std::mem::take(&mut self.captures)
-            .into_iter()
-            .zip(&self.ifaces)
-            .map(|(w, i)| {
-                let name = format!("{}.{}.pcap", i.link, i.dir.as_str());
-                (name, w.into_inner().expect("writing to memory"))
-            })
-            .collect();
         let end = self.end;
+        let streamed = std::mem::replace(&mut self.captures, Captures::none())
+            .finish()
+            .map_err(|error| RunError::Trace { at: end, error })?;
+        let mut captures = streamed.in_memory;
         let traces = self
             .traces
             .finish()
@@ -212,7 +214,14 @@ impl World {
             trace_files: traces.files,
             trace_peak_bytes: traces.peak_bytes,
             captures,
+            capture_files: streamed.files,
         })
+    }
+
+    /// Removes what a run that stops early had written (trace and capture files).
+    fn discard_outputs(&mut self) {
+        std::mem::replace(&mut self.traces, Traces::in_memory(&[])).discard();
+        std::mem::replace(&mut self.captures, Captures::none()).discard();
     }
 
     /// The RSSI (dBm) at a station of the beacons of the AP it is associated with, or
@@ -489,11 +498,9 @@ impl World {
 
     /// Writes a packet that starts leaving by interface `i` into its capture.
     fn capture(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
-        if let Some(w) = self.captures.get_mut(i.0 as usize) {
-            // Sizes and times were checked when the scenario was loaded, so encoding
-            // cannot fail, and writing to memory does not.
-            w.write(now, self.pool.get(p)).expect("packet encodes");
-        }
+        // Sizes and times were checked when the scenario was loaded, so encoding cannot
+        // fail; a file that cannot be written stops the run at the next progress check.
+        self.captures.write(i.0 as usize, now, self.pool.get(p));
     }
 
     fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
