@@ -18,7 +18,7 @@ def test_two_processes_give_byte_identical_outputs_and_captures(tmp_path):
     # Each process has its own clock origin for the QUIC stack, its own thread RNG: neither
     # may show in the outputs, down to the encrypted bytes of the captures.
     text = QUIC.read_text().replace(
-        'record = ["quic", "delay", "queue"]', 'record = ["quic", "delay", "pcap"]'
+        'record = ["quic", "delay", "queue"]', 'record = ["quic", "delay", "pcap", "qlog"]'
     )
     scenario = tmp_path / "quic.toml"
     scenario.write_text(text)
@@ -30,8 +30,11 @@ def test_two_processes_give_byte_identical_outputs_and_captures(tmp_path):
         assert res.returncode == 0, res.stderr
         outs.append(_digest(out))
     assert outs[0] == outs[1]
-    assert {"quic.parquet", "delay.parquet", "tls-keys.log", "access.forward.pcap"} <= set(outs[0])
+    want = {"quic.parquet", "delay.parquet", "tls-keys.log", "access.forward.pcap"}
+    assert want | {"bulk.client.sqlog", "messages.server.sqlog"} <= set(outs[0])
     assert outs[0]["access.forward.pcap"] != outs[2]["access.forward.pcap"]
+    loaded = tern.load_run(tmp_path / "run0")
+    assert loaded.captures["bulk.server.sqlog"].startswith(b"\x1e{")
 
 
 def test_python_api_quic_summary_and_series():

@@ -90,7 +90,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Rssi => &[TableId::Rssi],
         RecordKind::Quic => &[TableId::Quic],
         // Captures are files, not tables: see `World`.
-        RecordKind::Pcap => &[],
+        RecordKind::Pcap | RecordKind::Qlog => &[],
     }
 }
 

@@ -211,6 +211,7 @@ impl World {
             devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
+        let qlog = s.record.contains(&RecordKind::Qlog);
         for (i, f) in s.flows.iter().enumerate() {
             let id = FlowId(i as u32);
             let start = f.start.0;
@@ -218,7 +219,7 @@ impl World {
             let (src, dst) = (nodes.id(&f.from), nodes.id(&f.to));
             let (app, source) = source(&f.app, start, stop);
             let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
-            let (transport, first) = registry::build(f, i as u32, seed, mtu, source);
+            let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
             let via = f.via.as_deref().map(|v| topology::pinned(s, &f.from, v));
             first_commands(&mut queue, id, first);
             flows.push(Flow {

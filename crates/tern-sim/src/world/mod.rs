@@ -101,7 +101,8 @@ pub struct RunOutput {
     /// The most bytes the trace tables held in memory at once.
     pub trace_peak_bytes: u64,
     /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, and with them
-    /// the TLS key log ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
+    /// the TLS key log ([`TLS_KEY_LOG`]) that decrypts their QUIC packets; then the QUIC
+    /// flows' qlog files (`<flow>.<client|server>.sqlog`).
     pub captures: Vec<(String, Vec<u8>)>,
 }
 
@@ -206,6 +207,7 @@ impl World {
         if !captures.is_empty() && !keys.is_empty() {
             captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
         }
+        captures.extend(self.flows.iter().flat_map(|f| f.transport.qlog_files()));
         Ok(RunOutput {
             summary,
             tables: traces.tables,

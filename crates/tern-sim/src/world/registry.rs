@@ -18,6 +18,7 @@ pub fn build(
     seed: u64,
     mtu: u32,
     source: Option<MessageSource>,
+    qlog: bool,
 ) -> (Box<dyn Transport>, Vec<Cmd>) {
     let start = f.start.0;
     match &f.transport {
@@ -41,7 +42,9 @@ pub fn build(
                 },
                 (_, None) => unreachable!("every app but bulk and file has a source"),
             };
-            boxed(QuicTransport::new(&f.name, spec, seed, mtu, start, app))
+            boxed(QuicTransport::new(
+                &f.name, spec, seed, mtu, start, app, qlog,
+            ))
         }
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);

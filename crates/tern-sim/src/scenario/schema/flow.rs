@@ -304,6 +304,10 @@ pub enum RecordKind {
     /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
     /// per path, at every change.
     Quic,
+    /// QUIC: a qlog file per endpoint of every QUIC flow (`<flow>.client.sqlog`,
+    /// `<flow>.server.sqlog`; JSON-SEQ, draft-ietf-quic-qlog-main-schema-13 §5, which qvis
+    /// opens), with simulated times.
+    Qlog,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -327,6 +331,7 @@ impl RecordKind {
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
             RecordKind::Quic => "quic",
+            RecordKind::Qlog => "qlog",
             RecordKind::Pcap => "pcap",
         }
     }

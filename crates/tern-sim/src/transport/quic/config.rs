@@ -1,6 +1,7 @@
 //! The QUIC stack's configuration from a flow's [`QuicSpec`], with every random input the stack
 //! lets a user set taken from the flow's named random streams (README, dependency notes).
 
+use super::qlog::QlogBuffers;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
@@ -74,8 +75,8 @@ pub fn endpoint(seed: u64, flow: &str, side: &str, max_udp: u16) -> EndpointConf
     c
 }
 
-/// The transport parameters and recovery settings both ends use.
-pub fn transport(spec: &QuicSpec, mtu: u32) -> TransportConfig {
+/// The transport parameters and recovery settings both ends use, and their qlog if asked.
+pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&QlogBuffers>) -> TransportConfig {
     let max_udp = max_udp_payload(spec, mtu);
     let mut t = TransportConfig::default();
     let cc: Arc<dyn ControllerFactory + Send + Sync> = match spec.cc {
@@ -117,6 +118,9 @@ pub fn transport(spec: &QuicSpec, mtu: u32) -> TransportConfig {
         )
         // One datagram per transmit: the world sends packets one at a time.
         .enable_segmentation_offload(false);
+    if let Some(q) = qlog {
+        t.qlog_factory(Arc::new(q.clone()));
+    }
     t
 }
 
@@ -129,12 +133,13 @@ pub fn client(
     flow: &str,
     clock: Arc<SimClock>,
     keys: Arc<KeyLogLines>,
+    qlog: Option<&QlogBuffers>,
 ) -> ClientConfig {
     let tls = QuicClientConfig::try_from(tls::client_config(clock, keys))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
     let mut c = ClientConfig::new(Arc::new(tls));
     let dcid = Mutex::new(stream(seed, flow, "client", "initial-dcid"));
-    c.transport_config(Arc::new(transport(spec, mtu)))
+    c.transport_config(Arc::new(transport(spec, mtu, qlog)))
         .initial_dst_cid_provider(Arc::new(move || {
             // RFC 9000 §7.2: at least 8 unpredictable bytes.
             let mut id = [0u8; CID_LEN];
@@ -151,12 +156,13 @@ pub fn server(
     seed: u64,
     flow: &str,
     clock: Arc<SimClock>,
+    qlog: Option<&QlogBuffers>,
 ) -> ServerConfig {
     let tls = QuicServerConfig::try_from(tls::server_config(clock.clone()))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
     let key = TokenKey::new(&mut stream(seed, flow, "server", "token-key"));
     let mut c = ServerConfig::new(Arc::new(tls), Arc::new(key));
-    c.transport_config(Arc::new(transport(spec, mtu)))
+    c.transport_config(Arc::new(transport(spec, mtu, qlog)))
         .time_source(clock);
     c
 }

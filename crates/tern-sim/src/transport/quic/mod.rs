@@ -13,6 +13,7 @@
 
 mod app;
 mod config;
+mod qlog;
 mod tls;
 
 pub use app::QuicApp;
@@ -29,6 +30,7 @@ use noq_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Endpoint, Event, FourTuple, PathId,
     PathStats,
 };
+use qlog::QlogBuffers;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -85,6 +87,8 @@ pub struct QuicTransport {
     client_config: Option<ClientConfig>,
     clock: Arc<SimClock>,
     keys: Arc<KeyLogLines>,
+    /// The endpoints' qlog, when the scenario records "qlog".
+    qlog: Option<QlogBuffers>,
     epoch: Epoch,
     app: AppState,
     start: SimTime,
@@ -95,7 +99,8 @@ pub struct QuicTransport {
 
 impl QuicTransport {
     /// The flow `name` on a path of MTU `mtu`, and its first commands: the source's first
-    /// message (message apps) and the client opening the connection at `start`.
+    /// message (message apps) and the client opening the connection at `start`. With `qlog`,
+    /// both endpoints keep a qlog.
     pub fn new(
         name: &str,
         spec: &QuicSpec,
@@ -103,7 +108,13 @@ impl QuicTransport {
         mtu: u32,
         start: SimTime,
         app: QuicApp,
+        qlog: bool,
     ) -> (QuicTransport, Vec<Cmd>) {
+        // The one reading of the machine's clock: an origin, never a decision's input.
+        let epoch = Epoch {
+            base: Instant::now(),
+        };
+        let qlog = qlog.then(|| QlogBuffers::new(name, epoch.base));
         let clock = Arc::new(SimClock::default());
         let max_udp = config::max_udp_payload(spec, mtu);
         let end = |side: &str, server| End {
@@ -117,7 +128,7 @@ impl QuicTransport {
             entropy: config::stream(seed, name, side, "tls"),
             stats: None,
         };
-        let server = config::server(spec, mtu, seed, name, clock.clone());
+        let server = config::server(spec, mtu, seed, name, clock.clone(), qlog.as_ref());
         let ends = [end("client", None), end("server", Some(Arc::new(server)))];
         let mut first = Vec::new();
         if let QuicApp::Messages { source, .. } = &app {
@@ -138,13 +149,12 @@ impl QuicTransport {
                 name,
                 clock.clone(),
                 keys.clone(),
+                qlog.as_ref(),
             )),
             clock,
             keys,
-            // The one reading of the machine's clock: an origin, never a decision's input.
-            epoch: Epoch {
-                base: Instant::now(),
-            },
+            qlog,
+            epoch,
             app: AppState::new(app),
             start,
             connected_at: None,
@@ -353,6 +363,10 @@ impl Transport for QuicTransport {
 
     fn tls_key_log(&self) -> String {
         self.keys.text()
+    }
+
+    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
+        self.qlog.as_ref().map_or_else(Vec::new, QlogBuffers::files)
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {
