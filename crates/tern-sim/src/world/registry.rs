@@ -1,7 +1,7 @@
 //! Which transport a flow of a scenario gets: one line per kind (and per mechanism that
 //! drives its own transports).
 
-use crate::app::MessageSource;
+use crate::app::{MessageSource, MessageStream};
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
@@ -25,27 +25,15 @@ pub fn build(
         TransportSpec::Udp => boxed(UdpTransport::new(
             source.expect("validated: UDP has a source"),
         )),
-        TransportSpec::Quic(spec) => {
-            let app = match (&f.app, source) {
-                (AppSpec::Bulk { bytes }, _) => QuicApp::Bulk {
-                    total: bytes.map(|b| b.0),
-                },
-                (AppSpec::File { size, request }, _) => QuicApp::File {
-                    request: request.0,
-                    size: size.0,
-                },
-                (_, Some(source)) => QuicApp::Messages {
-                    source,
-                    backlog: 0,
-                    pending: Default::default(),
-                    stream_end: 0,
-                },
-                (_, None) => unreachable!("every app but bulk and file has a source"),
-            };
-            boxed(QuicTransport::new(
-                &f.name, spec, seed, mtu, start, app, qlog,
-            ))
-        }
+        TransportSpec::Quic(spec) => boxed(QuicTransport::new(
+            &f.name,
+            spec,
+            seed,
+            mtu,
+            start,
+            QuicApp::new(&f.app, source),
+            qlog,
+        )),
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);
             match &f.switcher {
@@ -111,12 +99,7 @@ fn tcp_conn(
             answered: 0,
             received: 0,
         },
-        (_, Some(source)) => TcpApp::Messages {
-            source,
-            backlog: 0,
-            pending: Default::default(),
-            stream_end: 0,
-        },
+        (_, Some(source)) => TcpApp::Messages(MessageStream::new(source)),
         (_, None) => unreachable!("every app but bulk and file has a source"),
     };
     TcpConn::new(

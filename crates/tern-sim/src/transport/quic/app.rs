@@ -13,11 +13,10 @@
 //! The applications are like programs on a blocking socket: they write only once the
 //! handshake is complete (no 0-RTT data).
 
-use crate::app::{MessageSink, MessageSource};
+use crate::app::{Delivered, MessageSink, MessageSource, MessageStream};
 use crate::engine::SimTime;
-use crate::transport::tcp::Delivered;
+use crate::scenario::AppSpec;
 use noq_proto::{Connection, Dir, StreamId, WriteError};
-use std::collections::VecDeque;
 
 /// Zeros the applications write: only lengths matter to Tern.
 static ZEROS: [u8; 16 * 1024] = [0; 16 * 1024];
@@ -28,17 +27,27 @@ pub enum QuicApp {
     /// Writes `total` bytes (or without end) as fast as the stream takes them.
     Bulk { total: Option<u64> },
     /// Writes a message per tick of its source.
-    Messages {
-        source: MessageSource,
-        /// Bytes written by the application that the stream has not taken yet.
-        backlog: u64,
-        /// Messages not yet fully read: (end offset, seq, sent at, length).
-        pending: VecDeque<(u64, u64, SimTime, u32)>,
-        /// Stream offset after the last message written.
-        stream_end: u64,
-    },
+    Messages(MessageStream),
     /// A `request`, answered by `size` bytes.
     File { request: u64, size: u64 },
+}
+
+impl QuicApp {
+    /// The application a flow's `app` describes; `source` is its message source, if it has
+    /// one (every app but bulk and file).
+    pub fn new(app: &AppSpec, source: Option<MessageSource>) -> QuicApp {
+        match (app, source) {
+            (AppSpec::Bulk { bytes }, _) => QuicApp::Bulk {
+                total: bytes.map(|b| b.0),
+            },
+            (AppSpec::File { size, request }, _) => QuicApp::File {
+                request: request.0,
+                size: size.0,
+            },
+            (_, Some(source)) => QuicApp::Messages(MessageStream::new(source)),
+            (_, None) => unreachable!("every app but bulk and file has a source"),
+        }
+    }
 }
 
 /// The application at both ends of a flow, and what it measured.
@@ -85,24 +94,16 @@ impl AppState {
 
     /// The application's next message (message apps): written now.
     pub fn tick(&mut self, now: SimTime) {
-        if let QuicApp::Messages {
-            source,
-            backlog,
-            pending,
-            stream_end,
-        } = &mut self.app
-        {
-            let msg = source.emit(now);
-            *stream_end += u64::from(msg.len);
-            *backlog += u64::from(msg.len);
-            pending.push_back((*stream_end, msg.seq, now, msg.len));
+        if let QuicApp::Messages(m) = &mut self.app {
+            let msg = m.source.emit(now);
+            m.write(now, msg.seq, msg.len);
         }
     }
 
     /// Messages sent by the application (message apps), or 0.
     pub fn messages_sent(&self) -> u64 {
         match &self.app {
-            QuicApp::Messages { source, .. } => source.sent,
+            QuicApp::Messages(m) => m.source.sent,
             QuicApp::Bulk { .. } | QuicApp::File { .. } => 0,
         }
     }
@@ -122,14 +123,14 @@ impl AppState {
                 total.map_or(u64::MAX, |t| t - self.written),
                 total.is_some(),
             ),
-            QuicApp::Messages { backlog, .. } => (*backlog, false),
+            QuicApp::Messages(m) => (m.backlog(), false),
             QuicApp::File { request, .. } => (*request - self.written, true),
         };
         if want > 0 {
             let n = write(conn, id, want);
             self.written += n;
-            if let QuicApp::Messages { backlog, .. } = &mut self.app {
-                *backlog -= n;
+            if let QuicApp::Messages(m) = &mut self.app {
+                m.taken(n);
             }
             if ends && n == want {
                 // All data handed over: end the stream (a FIN bit, RFC 9000 §19.8).
@@ -154,7 +155,7 @@ impl AppState {
         &mut self,
         now: SimTime,
         conn: &mut Connection,
-        mut delivered: impl FnMut(Delivered),
+        delivered: impl FnMut(Delivered),
     ) {
         let id = match self.stream[1] {
             Some(id) => id,
@@ -176,20 +177,7 @@ impl AppState {
                     self.completed_at.get_or_insert(now);
                 }
             }
-            QuicApp::Messages { pending, .. } => {
-                while let Some(&(end, seq, sent_at, len)) = pending.front() {
-                    if end > self.read {
-                        break;
-                    }
-                    pending.pop_front();
-                    self.sink.received += 1;
-                    self.sink.received_bytes += u64::from(len);
-                    self.sink
-                        .delays
-                        .push(now.saturating_sub(sent_at).as_nanos());
-                    delivered(Delivered { seq, sent_at, len });
-                }
-            }
+            QuicApp::Messages(m) => m.read_up_to(self.read, now, &mut self.sink, delivered),
             QuicApp::File { request, size } => {
                 if self.read >= *request && self.answered < *size {
                     self.answered += write(conn, id, *size - self.answered);

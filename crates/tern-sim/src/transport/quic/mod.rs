@@ -23,7 +23,7 @@ use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram};
 use crate::scenario::QuicSpec;
 use crate::summary::QuicSummary;
-use crate::trace::{DelayRecord, QuicRecord};
+use crate::trace::QuicRecord;
 use app::AppState;
 use bytes::BytesMut;
 use noq_proto::{
@@ -131,8 +131,8 @@ impl QuicTransport {
         let server = config::server(spec, mtu, seed, name, clock.clone(), qlog.as_ref());
         let ends = [end("client", None), end("server", Some(Arc::new(server)))];
         let mut first = Vec::new();
-        if let QuicApp::Messages { source, .. } = &app {
-            first.extend(source.schedule.next().map(Cmd::Tick));
+        if let QuicApp::Messages(m) = &app {
+            first.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         first.push(Cmd::WakeAt {
             at: start,
@@ -239,17 +239,7 @@ impl QuicTransport {
             match side {
                 Side::Client if connected_at.is_some() => app.client_io(now, c),
                 Side::Client => {}
-                Side::Server => app.server_io(now, c, |d| {
-                    traces.record(&DelayRecord {
-                        time: now,
-                        flow,
-                        seq: d.seq,
-                        sent: d.sent_at,
-                        delay: now.saturating_sub(d.sent_at),
-                        size: d.len,
-                        conn: 1,
-                    });
-                }),
+                Side::Server => app.server_io(now, c, |d| traces.record(&d.record(now, flow, 1))),
             }
             loop {
                 let mut more = false;
@@ -337,8 +327,8 @@ impl QuicTransport {
 impl Transport for QuicTransport {
     fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         self.app.tick(now);
-        if let QuicApp::Messages { source, .. } = &self.app.app {
-            io.cmds.extend(source.schedule.next().map(Cmd::Tick));
+        if let QuicApp::Messages(m) = &self.app.app {
+            io.cmds.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         self.drive(now, Side::Client, Input::App, io);
     }
