@@ -31,7 +31,7 @@ def test_two_processes_give_byte_identical_outputs_and_captures(tmp_path):
         outs.append(_digest(out))
     assert outs[0] == outs[1]
     want = {"quic.parquet", "delay.parquet", "tls-keys.log", "access.forward.pcap"}
-    assert want | {"bulk.client.sqlog", "messages.server.sqlog"} <= set(outs[0])
+    assert want | {"bulk.client.sqlog", "bulk.server.sqlog"} <= set(outs[0])
     assert outs[0]["access.forward.pcap"] != outs[2]["access.forward.pcap"]
     loaded = tern.load_run(tmp_path / "run0")
     assert loaded.captures["bulk.server.sqlog"].startswith(b"\x1e{")

@@ -299,7 +299,6 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     order = [name for name in _record_kinds() if name in files]
     names = order + [name for name in files if name not in order]
     tables = {name: pl.read_parquet(files[name]) for name in names}
-    captures = {
-        p.name: p.read_bytes() for pattern in ("*.pcap", "*.sqlog") for p in sorted(root.glob(pattern))
-    }
+    found = [p for pattern in ("*.pcap", "*.sqlog") for p in sorted(root.glob(pattern))]
+    captures = {p.name: p.read_bytes() for p in found}
     return Run(summary, scenario, tables, captures)
