@@ -219,6 +219,7 @@ fn captures_decrypt_with_the_key_log() {
     let keys = dir.join(tern_sim::world::TLS_KEY_LOG);
     assert!(keys.exists(), "the key log comes with the captures");
     // Wireshark follows a connection over both directions: merge them first.
+    // (`file` is an HTTP/3 GET: transport::quic::h3.)
     let both = dir.join("both.pcap");
     let (fwd, rev) = (dir.join("l.forward.pcap"), dir.join("l.reverse.pcap"));
     let merge = [both.as_os_str(), fwd.as_os_str(), rev.as_os_str()];
@@ -227,27 +228,22 @@ fn captures_decrypt_with_the_key_log() {
         return;
     };
     let pref = std::ffi::OsString::from(format!("tls.keylog_file:{}", keys.display()));
-    let args: Vec<&std::ffi::OsStr> = ["-r".as_ref(), both.as_os_str(), "-o".as_ref(), &pref]
-        .into_iter()
-        .chain(
-            [
-                "-Y",
-                "quic",
-                "-T",
-                "fields",
-                "-E",
-                "occurrence=a",
-                "-E",
-                "aggregator=,",
-                "-e",
-                "quic.frame_type",
-                "-e",
-                "quic.remaining_payload",
-            ]
-            .map(std::ffi::OsStr::new),
-        )
-        .collect();
-    let Some(rows) = wireshark("tshark", &args) else {
+    // Fields of the packets that match `filter`, a line per packet, a tab between fields, a
+    // comma between a field's occurrences.
+    let fields = |filter: &str, fields: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec!["-r".into(), both.clone().into()];
+        args.extend(["-o".into(), pref.clone()]);
+        for a in ["-Y", filter, "-T", "fields", "-E", "occurrence=a"] {
+            args.push(a.into());
+        }
+        args.extend(["-E".into(), "aggregator=,".into()]);
+        for f in fields {
+            args.extend(["-e".into(), std::ffi::OsString::from(f)]);
+        }
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        wireshark("tshark", &args)
+    };
+    let Some(rows) = fields("quic", &["quic.frame_type", "quic.remaining_payload"]) else {
         return;
     };
     let rows: Vec<(Vec<u64>, &str)> = rows
@@ -273,6 +269,38 @@ fn captures_decrypt_with_the_key_log() {
     let all: Vec<u64> = rows.iter().flat_map(|(t, _)| t.clone()).collect();
     assert!(all.contains(&0x06));
     assert!(all.iter().any(|t| (0x08..=0x0f).contains(t)));
+    let h3 = fields(
+        "http3",
+        &[
+            "ip.src",
+            "http3.stream_type",
+            "http3.frame_type",
+            "http3.frame_length",
+            "_ws.expert",
+        ],
+    )
+    .unwrap();
+    // Wireshark's HTTP/3 dissector (ALPN "h3") finds, from each end (client 10.0.0.1, server
+    // 10.0.0.2), an empty SETTINGS frame (type 0x04) on its control stream, and a HEADERS
+    // frame (0x01): the client's field section of 124 B (prefix 2 B, :method and :scheme
+    // 1 B each, :authority 1 + 1 + 16 B, :path of 100 B 1 + 1 + 100 B: RFC 9204 §4.5), the
+    // server's of 10 B (prefix 2 B, :status 200 1 B, content-length "20000" 1 + 1 + 5 B).
+    let mut frames = Vec::new();
+    for row in h3.lines() {
+        let cols: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cols.get(4).copied().unwrap_or(""), "", "expert info: {row}");
+        let (types, lens) = (cols[2].split(','), cols[3].split(','));
+        frames.extend(types.zip(lens).map(|(t, l)| format!("{} {t} {l}", cols[0])));
+    }
+    for want in [
+        "10.0.0.1 4 0",
+        "10.0.0.1 1 124",
+        "10.0.0.2 4 0",
+        "10.0.0.2 1 10",
+    ] {
+        assert!(frames.iter().any(|f| f == want), "{want} in {frames:?}");
+    }
+    assert_eq!(out.summary.flows["f"].bytes_delivered, 20_000);
 }
 
 /// 30 messages of 200 B every 100 ms (the last sent at 2.9 s) over 10 Mbit/s with `delay`

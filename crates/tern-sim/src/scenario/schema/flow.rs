@@ -100,12 +100,14 @@ pub enum AppSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bytes: Option<Bytes>,
     },
-    /// A page download over TCP: the client sends a request, the server
-    /// answers with `size` bytes and closes. The transfer time runs from the
-    /// flow's start (connection set-up included) to the last byte read.
+    /// A page download: the client sends a request, the server answers with
+    /// `size` bytes and closes. Over QUIC it is an HTTP/3 GET (RFC 9114 frames,
+    /// QPACK with the static table only, ALPN "h3"). The transfer time runs
+    /// from the flow's start (connection set-up included) to the last byte read.
     File {
         size: Bytes,
-        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one).
+        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one);
+        /// over QUIC the length of the GET's `:path`, its HEADERS frame around it.
         #[serde(default = "request_size")]
         request: Bytes,
     },

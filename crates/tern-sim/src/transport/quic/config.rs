@@ -124,22 +124,28 @@ pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&QlogBuffers>) -> Trans
     t
 }
 
+/// What a flow's two endpoint configurations are made from.
+pub struct Setup<'a> {
+    pub spec: &'a QuicSpec,
+    /// The path MTU.
+    pub mtu: u32,
+    pub seed: u64,
+    pub flow: &'a str,
+    pub clock: Arc<SimClock>,
+    pub qlog: Option<&'a QlogBuffers>,
+    /// The application protocol the client offers and the server accepts in the TLS
+    /// handshake (ALPN, RFC 7301; RFC 9001 §8.1), if any.
+    pub alpn: Option<&'static [u8]>,
+}
+
 /// The client's configuration: TLS trusting Tern's test CA, and its first destination
 /// connection id (RFC 9000 §7.2) from the flow's stream.
-pub fn client(
-    spec: &QuicSpec,
-    mtu: u32,
-    seed: u64,
-    flow: &str,
-    clock: Arc<SimClock>,
-    keys: Arc<KeyLogLines>,
-    qlog: Option<&QlogBuffers>,
-) -> ClientConfig {
-    let tls = QuicClientConfig::try_from(tls::client_config(clock, keys))
+pub fn client(s: &Setup, keys: Arc<KeyLogLines>) -> ClientConfig {
+    let tls = QuicClientConfig::try_from(tls::client_config(s.clock.clone(), keys, s.alpn))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
     let mut c = ClientConfig::new(Arc::new(tls));
-    let dcid = Mutex::new(stream(seed, flow, "client", "initial-dcid"));
-    c.transport_config(Arc::new(transport(spec, mtu, qlog)))
+    let dcid = Mutex::new(stream(s.seed, s.flow, "client", "initial-dcid"));
+    c.transport_config(Arc::new(transport(s.spec, s.mtu, s.qlog)))
         .initial_dst_cid_provider(Arc::new(move || {
             // RFC 9000 §7.2: at least 8 unpredictable bytes.
             let mut id = [0u8; CID_LEN];
@@ -150,19 +156,12 @@ pub fn client(
 }
 
 /// The server's configuration: the shipped certificate, a token key and the simulated clock.
-pub fn server(
-    spec: &QuicSpec,
-    mtu: u32,
-    seed: u64,
-    flow: &str,
-    clock: Arc<SimClock>,
-    qlog: Option<&QlogBuffers>,
-) -> ServerConfig {
-    let tls = QuicServerConfig::try_from(tls::server_config(clock.clone()))
+pub fn server(s: &Setup) -> ServerConfig {
+    let tls = QuicServerConfig::try_from(tls::server_config(s.clock.clone(), s.alpn))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
-    let key = TokenKey::new(&mut stream(seed, flow, "server", "token-key"));
+    let key = TokenKey::new(&mut stream(s.seed, s.flow, "server", "token-key"));
     let mut c = ServerConfig::new(Arc::new(tls), Arc::new(key));
-    c.transport_config(Arc::new(transport(spec, mtu, qlog)))
-        .time_source(clock);
+    c.transport_config(Arc::new(transport(s.spec, s.mtu, s.qlog)))
+        .time_source(s.clock.clone());
     c
 }

@@ -13,6 +13,7 @@
 
 mod app;
 mod config;
+mod h3;
 mod qlog;
 mod tls;
 
@@ -128,7 +129,16 @@ impl QuicTransport {
             entropy: config::stream(seed, name, side, "tls"),
             stats: None,
         };
-        let server = config::server(spec, mtu, seed, name, clock.clone(), qlog.as_ref());
+        let setup = config::Setup {
+            spec,
+            mtu,
+            seed,
+            flow: name,
+            clock: clock.clone(),
+            qlog: qlog.as_ref(),
+            alpn: app.alpn(),
+        };
+        let server = config::server(&setup);
         let ends = [end("client", None), end("server", Some(Arc::new(server)))];
         let mut first = Vec::new();
         if let QuicApp::Messages(m) = &app {
@@ -140,17 +150,10 @@ impl QuicTransport {
             key: 0,
         });
         let keys = Arc::new(KeyLogLines::default());
+        let client_config = Some(config::client(&setup, keys.clone()));
         let t = QuicTransport {
             ends,
-            client_config: Some(config::client(
-                spec,
-                mtu,
-                seed,
-                name,
-                clock.clone(),
-                keys.clone(),
-                qlog.as_ref(),
-            )),
+            client_config,
             clock,
             keys,
             qlog,
@@ -296,7 +299,7 @@ impl QuicTransport {
     /// The end that sends the application's data: the server for a file transfer.
     fn sender(&self) -> &End {
         match self.app.app {
-            QuicApp::File { .. } => &self.ends[Side::Server.index()],
+            QuicApp::File(_) => &self.ends[Side::Server.index()],
             _ => &self.ends[Side::Client.index()],
         }
     }
