@@ -124,3 +124,26 @@ fn errors_in_overridden_values_blame_the_override_under_the_users_key() {
         );
     }
 }
+
+#[test]
+fn multipath_quic_paths_must_be_interfaces_of_the_client() {
+    let flow = |paths: &str| {
+        let flow = format!(
+            "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+             transport = {{ kind = \"quic\", paths = [{paths}] }}"
+        );
+        common::p2p("1Mbps", "1ms", QUEUE, "1s", &flow)
+    };
+    let e = error_of(&flow(r#"{ via = "l" }, { via = "lte" }"#));
+    assert!(e.starts_with("bad.toml:20: "), "{e}");
+    assert!(
+        e.contains("flows[0].transport.paths[1].via") && e.contains("\"lte\""),
+        "{e}"
+    );
+    let e = error_of(&flow(r#"{ via = "l" }"#));
+    assert!(e.contains("expected 2 to 8 paths, got 1"), "{e}");
+    let e = error_of(&flow(r#"{ via = "l" }, { via = "l" }"#));
+    assert!(e.contains("as an earlier path does"), "{e}");
+    let e = error_of(&flow(r#"{ via = "l", status = "standby" }, { via = "l" }"#));
+    assert!(e.contains("standby"), "{e}");
+}

@@ -46,6 +46,39 @@ pub struct QuicSpec {
     /// Idle timeout (RFC 9000 §10.1).
     #[serde(default = "s30")]
     pub idle_timeout: Duration,
+    /// Multipath QUIC (draft-ietf-quic-multipath-21, as noq-proto implements it): one path
+    /// per entry, the k-th leaving the client by the interface named by its `via`. Path 0
+    /// carries the handshake; the client opens the others once it is connected. Empty (the
+    /// default): one path, routed (or pinned by the flow's `via`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<QuicPathSpec>,
+}
+
+/// One path of a multipath QUIC connection.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuicPathSpec {
+    /// A link or 802.11 BSS the flow's client (`from`) is on: the path's client address is
+    /// its interface there.
+    pub via: String,
+    /// The path's status as the client sets it and signals it (draft-ietf-quic-multipath-21
+    /// PATH_STATUS_AVAILABLE / PATH_STATUS_BACKUP frames): "available" (the default) or
+    /// "backup", used for data only while no available path is validated.
+    #[serde(default)]
+    pub status: QuicPathStatus,
+    /// When the client abandons the path (a PATH_ABANDON frame, draft-ietf-quic-multipath-21),
+    /// counted from the run's start; never by default. Path 0 carries the handshake, so it is
+    /// abandoned no earlier than the handshake's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_at: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuicPathStatus {
+    #[default]
+    Available,
+    Backup,
 }
 
 impl Default for QuicSpec {

@@ -220,7 +220,7 @@ impl World {
             let (app, source) = source(&f.app, start, stop);
             let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
             let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
-            let via = f.via.as_deref().map(|v| topology::pinned(s, &f.from, v));
+            let via = topology::flow_interfaces(s, f);
             first_commands(&mut queue, id, first);
             flows.push(Flow {
                 name: f.name.clone(),

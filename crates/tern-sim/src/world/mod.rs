@@ -51,8 +51,10 @@ pub(crate) struct Flow {
     pub dst: NodeId,
     pub start: SimTime,
     pub transport: Box<dyn Transport>,
-    /// The interfaces the flow is pinned to (`via`): out of the client, into the client.
-    pub via: Option<(IfaceId, IfaceId)>,
+    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
+    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
+    /// there is one (the flow's `via`); none: the routes decide.
+    pub via: Vec<(IfaceId, IfaceId)>,
     /// Whether its transport counts what is in its first-hop device
     /// ([`Transport::wants_first_hop`], asked once).
     pub first_hop: bool,
@@ -334,7 +336,10 @@ impl World {
                     if counts {
                         flow.transport.first_hop(side, key, size, true);
                     }
-                    let via = flow.via;
+                    let via = match &flow.via[..] {
+                        [one] => Some(*one),
+                        many => many.get(usize::from(key)).copied(),
+                    };
                     let p = self.pool.insert_keyed(f, key, from, to, body);
                     if let Some((up, down)) = via {
                         let pin = match side {

@@ -121,6 +121,11 @@ pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&QlogBuffers>) -> Trans
     if let Some(q) = qlog {
         t.qlog_factory(Arc::new(q.clone()));
     }
+    if spec.paths.len() > 1 {
+        // draft-ietf-quic-multipath-21: the initial_max_path_id transport parameter allows
+        // this many concurrent paths.
+        t.max_concurrent_multipath_paths(spec.paths.len() as u32);
+    }
     t
 }
 
