@@ -313,6 +313,15 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         if let Some(via) = &f.via {
             check_via(s, src, &at("flows", i, "via"), &f.from, via)?;
         }
+        if f.transport
+            .quic()
+            .is_some_and(|q| q.paths.is_empty() && q.rssi_scheduler.is_some())
+        {
+            return Err(src.error(
+                &at("flows", i, "transport"),
+                "the RSSI scheduler needs two paths: add paths = [{ via = <BSS> }, { via = <link> }]",
+            ));
+        }
         if let Some(q) = f.transport.quic().filter(|q| !q.paths.is_empty()) {
             let paths = |k: usize, field: &str| {
                 let mut p = at("flows", i, "transport");
@@ -333,6 +342,35 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                         q.paths.len()
                     ),
                 ));
+            }
+            if let Some(r) = &q.rssi_scheduler {
+                let here = |field: &str| {
+                    let mut p = at("flows", i, "transport");
+                    p.extend([key("rssi_scheduler"), key(field)]);
+                    p
+                };
+                let on_bss = s.wifi.iter().any(|w| w.name == q.paths[0].via);
+                if q.paths.len() != 2 || !on_bss {
+                    return Err(src.error(
+                        &at("flows", i, "transport"),
+                        "the RSSI scheduler needs two paths: the first via an 802.11 BSS (Wi-Fi), the second its alternative",
+                    ));
+                }
+                if r.t2 > r.t1 || r.t1.is_nan() || r.t2.is_nan() {
+                    return Err(src.error(
+                        &here("t2"),
+                        format!("expected t2 at most t1 ({} dBm), got {} dBm", r.t1, r.t2),
+                    ));
+                }
+                if r.period.0.as_nanos() == 0 {
+                    return Err(src.error(&here("period"), "expected a period above zero"));
+                }
+                if !(r.hysteresis >= 0.0 && r.hysteresis.is_finite()) {
+                    return Err(src.error(
+                        &here("hysteresis"),
+                        format!("expected 0 dB or more, got {}", r.hysteresis),
+                    ));
+                }
             }
             for (k, p) in q.paths.iter().enumerate() {
                 check_via(s, src, &paths(k, "via"), &f.from, &p.via)?;

@@ -89,6 +89,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Roaming => &[TableId::Roaming],
         RecordKind::Rssi => &[TableId::Rssi],
         RecordKind::Quic => &[TableId::Quic],
+        RecordKind::PathStatus => &[TableId::PathStatus],
         // Captures are files, not tables: see `World`.
         RecordKind::Pcap | RecordKind::Qlog => &[],
     }

@@ -204,10 +204,24 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("mtu", req(U64)),
         ],
     ),
+    (
+        "path_status",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("rssi_dbm", req(F64)),
+            ("old_class", req(Text)),
+            ("new_class", req(Text)),
+            ("wifi_old", req(Text)),
+            ("wifi_new", req(Text)),
+            ("cell_old", req(Text)),
+            ("cell_new", req(Text)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 15] = [
+const ALL: [RecordKind; 16] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -223,6 +237,7 @@ const ALL: [RecordKind; 15] = [
     RecordKind::Roaming,
     RecordKind::Rssi,
     RecordKind::Quic,
+    RecordKind::PathStatus,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -368,6 +383,17 @@ fn record_all(traces: &mut Traces, i: u64) {
         lost_packets: i / 2,
         congestion_events: i / 3,
         mtu: 1452,
+    });
+    traces.record(&PathStatusRecord {
+        time: now,
+        flow,
+        rssi_dbm: -80.5,
+        old_class: if odd { "strong" } else { "none" },
+        new_class: "middle",
+        wifi_old: "available",
+        wifi_new: "available",
+        cell_old: "backup",
+        cell_new: "available",
     });
 }
 

@@ -54,6 +54,8 @@ pub enum Cmd {
     WakeAt { at: SimTime, side: Side, key: u8 },
     /// The application's next message is due at `at` ([`Transport::on_tick`]).
     Tick(SimTime),
+    /// Read the RSSI of the client's 802.11 interface at `at` ([`Transport::on_rssi`]).
+    SampleRssi(SimTime),
 }
 
 /// What a transport is given on each call: where its commands go, the trace tables, and the
@@ -118,6 +120,10 @@ pub trait Transport {
         _io: &mut Io<'_>,
     ) {
     }
+
+    /// The RSSI (dBm) of the beacons of the AP the client's node is associated with, read
+    /// as asked by [`Cmd::SampleRssi`]; `None` when it is in no BSS.
+    fn on_rssi(&mut self, _now: SimTime, _rssi_dbm: Option<f64>, _io: &mut Io<'_>) {}
 
     /// `side`'s node lost its link, or got it back.
     fn on_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}

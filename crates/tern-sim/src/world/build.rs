@@ -109,6 +109,7 @@ fn first_commands(queue: &mut EventQueue<Event>, f: FlowId, cmds: Vec<Cmd>) {
         match c {
             Cmd::Tick(at) => queue.schedule(at, Event::Tick(f)),
             Cmd::WakeAt { at, side, key } => queue.schedule(at, Event::Transport(f, key, side)),
+            Cmd::SampleRssi(at) => queue.schedule(at, Event::Rssi(f)),
             Cmd::Send { .. } | Cmd::Arm { .. } => {
                 unreachable!("a transport sends nothing before it starts")
             }

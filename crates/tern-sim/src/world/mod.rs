@@ -34,6 +34,8 @@ enum Event {
     Transport(FlowId, u8, Side),
     /// A scheduled change of an interface (index into `World::changes`).
     Change(u32),
+    /// A flow's transport reads its client's RSSI.
+    Rssi(FlowId),
 }
 
 /// A scheduled change of one interface.
@@ -232,6 +234,10 @@ impl World {
             Event::Device(d, token) => self.device_call(now, d, |dev, cx| dev.wake(now, token, cx)),
             Event::Arrive(i, p) => self.arrive(now, i, p),
             Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
+            Event::Rssi(f) => {
+                let rssi = self.rssi_dbm(self.flows[f.0 as usize].src, now);
+                self.transport_call(now, f, |t, io| t.on_rssi(now, rssi, io));
+            }
             Event::Transport(f, key, side) => {
                 self.transport_call(now, f, |t, io| t.on_wake(now, side, key, io))
             }
@@ -369,6 +375,7 @@ impl World {
                     self.queue.schedule(at, Event::Transport(f, key, side))
                 }
                 Cmd::Tick(at) => self.queue.schedule(at, Event::Tick(f)),
+                Cmd::SampleRssi(at) => self.queue.schedule(at, Event::Rssi(f)),
             }
         }
     }

@@ -2,6 +2,8 @@
 //! drives its own transports).
 
 use crate::app::{MessageSource, MessageStream};
+use crate::mech::rssi_quic::RssiScheduledQuic;
+use crate::mech::rssi_scheduler::Config as RssiConfig;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
@@ -25,15 +27,29 @@ pub fn build(
         TransportSpec::Udp => boxed(UdpTransport::new(
             source.expect("validated: UDP has a source"),
         )),
-        TransportSpec::Quic(spec) => boxed(QuicTransport::new(
-            &f.name,
-            spec,
-            seed,
-            mtu,
-            start,
-            QuicApp::new(&f.app, source),
-            qlog,
-        )),
+        TransportSpec::Quic(spec) => {
+            let quic = QuicTransport::new(
+                &f.name,
+                spec,
+                seed,
+                mtu,
+                start,
+                QuicApp::new(&f.app, source),
+                qlog,
+            );
+            match &spec.rssi_scheduler {
+                None => boxed(quic),
+                Some(r) => {
+                    let config = RssiConfig {
+                        t1_dbm: r.t1,
+                        t2_dbm: r.t2,
+                        period: r.period.0,
+                        hysteresis_db: r.hysteresis,
+                    };
+                    boxed(RssiScheduledQuic::new(quic, config, start))
+                }
+            }
+        }
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);
             match &f.switcher {

@@ -306,6 +306,10 @@ pub enum RecordKind {
     /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
     /// per path, at every change.
     Quic,
+    /// Multipath QUIC with the RSSI-threshold scheduler: every change of class, with the RSSI
+    /// and each path's old and new status.
+    #[serde(rename = "path_status")]
+    PathStatus,
     /// QUIC: a qlog file per endpoint of every QUIC flow (`<flow>.client.sqlog`,
     /// `<flow>.server.sqlog`; JSON-SEQ, draft-ietf-quic-qlog-main-schema-13 §5, which qvis
     /// opens), with simulated times.
@@ -333,6 +337,7 @@ impl RecordKind {
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
             RecordKind::Quic => "quic",
+            RecordKind::PathStatus => "path_status",
             RecordKind::Qlog => "qlog",
             RecordKind::Pcap => "pcap",
         }

@@ -23,6 +23,7 @@ pub use app::QuicApp;
 use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram};
+use crate::scenario::QuicPathStatus;
 use crate::scenario::QuicSpec;
 use crate::summary::{QuicPathSummary, QuicSummary};
 use crate::trace::QuicRecord;
@@ -137,6 +138,7 @@ impl QuicTransport {
             first.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         let paths = Paths::new(&spec.paths);
+
         for at in std::iter::once(start).chain(paths.wake_ups()) {
             first.push(Cmd::WakeAt {
                 at,
@@ -313,6 +315,19 @@ impl QuicTransport {
             });
         }
         io.cmds.push(Cmd::Arm { side, key: 0 });
+    }
+
+    /// The client sets path `k`'s status to `status` (a multipath flow), signalled at once.
+    pub fn set_path_status(
+        &mut self,
+        now: SimTime,
+        statuses: &[(usize, QuicPathStatus)],
+        io: &mut Io<'_>,
+    ) {
+        for &(k, status) in statuses {
+            self.paths.want(k, status);
+        }
+        self.drive(now, Side::Client, Input::App, io);
     }
 
     /// The side that sends the application's data: the server for a file transfer.

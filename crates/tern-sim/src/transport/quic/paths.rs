@@ -137,18 +137,20 @@ impl Paths {
         }
     }
 
-    /// The client, connected, opens the paths not yet open, and sets path 0's status.
+    /// Path `k` is to have status `s` from now on (signalled at the client's next input).
+    pub fn want(&mut self, k: usize, s: QuicPathStatus) {
+        self.specs[k].status = s;
+    }
+
+    /// The client, connected, opens the paths not yet open, and signals the status of the
+    /// open ones where it changed.
     pub fn open(&mut self, conn: &mut Connection, now: Instant) {
         for k in 0..self.specs.len() {
             let want = status(self.specs[k].status);
-            if k == 0 {
-                // Path 0 exists from the handshake; only its status may need signalling.
-                if conn.path_status(PathId::ZERO).is_ok_and(|s| s != want) {
-                    let _ = conn.set_path_status(PathId::ZERO, want);
+            if let Some(id) = self.opened[k] {
+                if !self.abandoned[k] && conn.path_status(id).is_ok_and(|s| s != want) {
+                    let _ = conn.set_path_status(id, want);
                 }
-                continue;
-            }
-            if self.opened[k].is_some() {
                 continue;
             }
             let tuple = FourTuple::new(server_addr(), Some(client_addr(k as u8).ip()));
