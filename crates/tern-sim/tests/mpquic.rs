@@ -252,3 +252,27 @@ fn same_seed_same_rssi_scheduled_run() {
     );
     assert_eq!(a.tables, b.tables);
 }
+
+#[test]
+fn a_multipath_flow_sends_datagrams_that_fit_its_smallest_interface() {
+    // cell carries IP packets of at most 1280 B: no path may be probed above 1280 − 28 B of
+    // IPv4 and UDP headers, though the routed path (wlan) takes 1500 B.
+    let cell = format!("{ACCESS}\nmtu = \"1280B\"");
+    let core = "rate = \"1Gbps\"\ndelay = \"1ms\"";
+    let text = two_homed(
+        "3s",
+        "\"quic\"",
+        [ACCESS, &cell, core],
+        r#"[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = { kind = "file", size = "2MB" }
+transport = { kind = "quic", paths = [{ via = "wlan" }, { via = "cell" }] }"#,
+    );
+    let out = run(&text);
+    let q = out.summary.flows["get"].quic.clone().unwrap();
+    assert_eq!(out.summary.flows["get"].bytes_delivered, 2_000_000);
+    // Path 0's discovered size (PMTUD, RFC 9000 §14.3) stops at the shared bound.
+    assert_eq!(q.final_mtu, 1252);
+}

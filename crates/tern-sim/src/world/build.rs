@@ -219,9 +219,17 @@ impl World {
             let stop = f.stop.map_or(SimTime::MAX, |d| d.0);
             let (src, dst) = (nodes.id(&f.from), nodes.id(&f.to));
             let (app, source) = source(&f.app, start, stop);
-            let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
-            let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
             let via = topology::flow_interfaces(s, f);
+            // The routed path's MTU, and no more than any pinned interface's (a multipath
+            // flow's endpoints share one largest datagram size).
+            let mtu = via
+                .iter()
+                .map(|&(up, _)| topology::interface_mtu(s, up))
+                .fold(
+                    topology::path_mtu(s, &ends, &mut routes, src, dst),
+                    u32::min,
+                );
+            let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
             first_commands(&mut queue, id, first);
             flows.push(Flow {
                 name: f.name.clone(),
