@@ -52,43 +52,29 @@ def test_python_api_quic_summary_and_series():
     assert msgs["messages_delivered"] >= msgs["messages_sent"] - 5
 
 
-MULTIPATH = """\
-record = ["quic", "qlog"]
-
-[sim]
-duration = "3s"
-seed = 2
-
-[[nodes]]
-name = "ue"
-[[nodes]]
-name = "router"
-[[nodes]]
-name = "server"
-
-[[links]]
-name = "wlan"
-ends = ["ue", "router"]
-rate = "10Mbps"
-delay = "10ms"
-[[links]]
-name = "cell"
-ends = ["ue", "router"]
-rate = "10Mbps"
-delay = "10ms"
-[[links]]
-name = "core"
-ends = ["router", "server"]
-rate = "1Gbps"
-delay = "1ms"
-
-[[flows]]
+# A client `ue` with two equal access links to `router`, a download from `server` with the
+# cellular-named one as a backup path.
+_NODES = "".join(f'[[nodes]]\nname = "{n}"\n' for n in ("ue", "router", "server"))
+_LINKS = "".join(
+    f'[[links]]\nname = "{n}"\nends = ["{a}", "{b}"]\nrate = "{r}"\ndelay = "{d}"\n'
+    for n, a, b, r, d in (
+        ("wlan", "ue", "router", "10Mbps", "10ms"),
+        ("cell", "ue", "router", "10Mbps", "10ms"),
+        ("core", "router", "server", "1Gbps", "1ms"),
+    )
+)
+MULTIPATH = (
+    'record = ["quic", "qlog"]\n[sim]\nduration = "3s"\nseed = 2\n'
+    + _NODES
+    + _LINKS
+    + """[[flows]]
 name = "get"
 from = "ue"
 to = "server"
 app = { kind = "file", size = "1MB" }
 transport = { kind = "quic", paths = [{ via = "wlan" }, { via = "cell", status = "backup" }] }
 """
+)
 
 
 def test_multipath_from_the_cli_and_python(tmp_path):
