@@ -18,7 +18,7 @@ def test_two_processes_give_byte_identical_outputs_and_captures(tmp_path):
     # Each process has its own clock origin for the QUIC stack, its own thread RNG: neither
     # may show in the outputs, down to the encrypted bytes of the captures.
     text = QUIC.read_text().replace(
-        'record = ["quic", "delay", "queue"]', 'record = ["quic", "delay", "pcap"]'
+        'record = ["quic", "delay", "queue"]', 'record = ["quic", "delay", "pcap", "qlog"]'
     )
     scenario = tmp_path / "quic.toml"
     scenario.write_text(text)
@@ -30,8 +30,11 @@ def test_two_processes_give_byte_identical_outputs_and_captures(tmp_path):
         assert res.returncode == 0, res.stderr
         outs.append(_digest(out))
     assert outs[0] == outs[1]
-    assert {"quic.parquet", "delay.parquet", "tls-keys.log", "access.forward.pcap"} <= set(outs[0])
+    want = {"quic.parquet", "delay.parquet", "tls-keys.log", "access.forward.pcap"}
+    assert want | {"bulk.client.sqlog", "bulk.server.sqlog"} <= set(outs[0])
     assert outs[0]["access.forward.pcap"] != outs[2]["access.forward.pcap"]
+    loaded = tern.load_run(tmp_path / "run0")
+    assert loaded.captures["bulk.server.sqlog"].startswith(b"\x1e{")
 
 
 def test_python_api_quic_summary_and_series():
@@ -47,3 +50,49 @@ def test_python_api_quic_summary_and_series():
     assert client["lost_packets"][-1] == q["packets_lost"]
     msgs = r.summary["flows"]["messages"]
     assert msgs["messages_delivered"] >= msgs["messages_sent"] - 5
+
+
+# A client `ue` with two equal access links to `router`, a download from `server` with the
+# cellular-named one as a backup path.
+_NODES = "".join(f'[[nodes]]\nname = "{n}"\n' for n in ("ue", "router", "server"))
+_LINKS = "".join(
+    f'[[links]]\nname = "{n}"\nends = ["{a}", "{b}"]\nrate = "{r}"\ndelay = "{d}"\n'
+    for n, a, b, r, d in (
+        ("wlan", "ue", "router", "10Mbps", "10ms"),
+        ("cell", "ue", "router", "10Mbps", "10ms"),
+        ("core", "router", "server", "1Gbps", "1ms"),
+    )
+)
+MULTIPATH = (
+    'record = ["quic", "qlog"]\n[sim]\nduration = "3s"\nseed = 2\n'
+    + _NODES
+    + _LINKS
+    + """[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = { kind = "file", size = "1MB" }
+transport = { kind = "quic", paths = [{ via = "wlan" }, { via = "cell", status = "backup" }] }
+"""
+)
+
+
+def test_multipath_from_the_cli_and_python(tmp_path):
+    scenario = tmp_path / "mp.toml"
+    scenario.write_text(MULTIPATH)
+    res = tern_cli("run", str(scenario), "--out", str(tmp_path / "out"), "-q")
+    assert res.returncode == 0, res.stderr
+    assert {"get.client.sqlog", "get.server.sqlog", "quic.parquet"} <= {
+        p.name for p in (tmp_path / "out").iterdir()
+    }
+    r = tern.run(scenario)
+    paths = r.summary["flows"]["get"]["quic"]["paths"]
+    assert list(paths) == ["wlan", "cell"]
+    assert paths["cell"]["status"] == "backup"
+    # The backup path carries path validation only; the download goes over wlan.
+    assert paths["wlan"]["udp_bytes_received"] > 1_000_000 > 10 * paths["cell"]["udp_bytes_sent"]
+    assert set(r.series("quic")["path"].unique()) == {0, 1}
+    # The results store flattens a path's fields into columns named by its interface.
+    row: dict = {}
+    tern.store._flatten("", r.summary["flows"]["get"], row)
+    assert row["quic_paths_cell_status"] == "backup"

@@ -163,8 +163,9 @@ class Run:
         #: The resolved scenario (defaults filled in, seed and Tern version) as TOML.
         self.scenario = scenario
         self._tables = tables
-        #: Packet captures (`record = ["pcap"]`): file name → pcap file contents (read from
-        #: the output folder when accessed, for a run that wrote them there).
+        #: Packet captures (`record = ["pcap"]`) and QUIC qlog files (`record = ["qlog"]`):
+        #: file name → contents (read from the output folder when accessed, for a run that
+        #: wrote them there).
         self.captures = Captures(captures or {})
 
     @property
@@ -185,7 +186,8 @@ class Run:
 
     def save(self, out: str | os.PathLike[str]) -> Path:
         """Writes summary.json, scenario.toml, one Parquet file per trace and the packet
-        captures (`<link>.<direction>.pcap`) into `out`."""
+        captures (`<link>.<direction>.pcap`) and qlog files (`<flow>.<side>.sqlog`) into
+        `out`."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
@@ -338,5 +340,6 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     order = [name for name in _record_kinds() if name in files]
     names = order + [name for name in files if name not in order]
     tables = {name: pl.read_parquet(files[name]) for name in names}
-    captures = {p.name: p for p in sorted(root.glob("*.pcap"))}
+    found = [p for pattern in ("*.pcap", "*.sqlog") for p in sorted(root.glob(pattern))]
+    captures = {p.name: p for p in found}
     return Run(summary, scenario, tables, captures)

@@ -139,6 +139,29 @@ pub struct QuicSummary {
     pub final_mtu: u64,
     /// Smoothed RTT (RFC 9002 §5.3) at the end.
     pub final_srtt_s: Option<f64>,
+    /// Multipath QUIC: each path by its client interface's name (`via`), so the results
+    /// store has a column per path and field (`quic_paths_wlan_udp_bytes_received`). Counts
+    /// above are their sums; the cwnd, MTU and RTT above are path 0's.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub paths: IndexMap<String, QuicPathSummary>,
+}
+
+/// One path of a multipath QUIC flow at the end of a run, from the stack's statistics at the
+/// endpoint that sends the data (and received bytes at the other).
+#[derive(Clone, Debug, Serialize)]
+pub struct QuicPathSummary {
+    /// Its index in the flow's `transport.paths`.
+    pub path: u64,
+    /// The client's status of the path at the end: "available", "backup" or "closed"
+    /// (abandoned).
+    pub status: String,
+    /// UDP payload bytes the data's sender sent on it, and its receiver received.
+    pub udp_bytes_sent: u64,
+    pub udp_bytes_received: u64,
+    pub packets_sent: u64,
+    pub packets_lost: u64,
+    pub final_cwnd: u64,
+    pub final_srtt_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -134,3 +134,40 @@ fn an_unknown_tcp_recovery_names_the_line_and_the_choices() {
     assert!(msg.contains("tahoe"), "{msg}");
     assert!(msg.contains("`newreno` or `reno`"), "{msg}");
 }
+
+#[test]
+fn multipath_quic_paths_must_be_interfaces_of_the_client() {
+    // A QUIC flow with `keys` in its transport.
+    let flow = |keys: &str| {
+        let flow = format!(
+            "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+             transport = {{ kind = \"quic\", {keys} }}"
+        );
+        common::p2p("1Mbps", "1ms", QUEUE, "1s", &flow)
+    };
+    let e = error_of(&flow(r#"paths = [{ via = "l" }, { via = "lte" }]"#));
+    assert!(e.starts_with("bad.toml:20: "), "{e}");
+    assert!(
+        e.contains("flows[0].transport.paths[1].via") && e.contains("\"lte\""),
+        "{e}"
+    );
+    let e = error_of(&flow(r#"paths = [{ via = "l" }]"#));
+    assert!(e.contains("expected 2 to 8 paths, got 1"), "{e}");
+    let e = error_of(&flow(r#"paths = [{ via = "l" }, { via = "l" }]"#));
+    assert!(e.contains("as an earlier path does"), "{e}");
+    let e = error_of(&flow(
+        r#"paths = [{ via = "l", status = "standby" }, { via = "l" }]"#,
+    ));
+    assert!(e.contains("standby"), "{e}");
+    // The RSSI scheduler steers a Wi-Fi path: here the first path is a wire.
+    let rssi = r#"rssi_scheduler = { t1 = -75, t2 = -90 }"#;
+    let e = error_of(&flow(&format!(
+        r#"paths = [{{ via = "l" }}, {{ via = "l" }}], {rssi}"#
+    )));
+    assert!(
+        e.contains("needs two paths: the first via an 802.11 BSS"),
+        "{e}"
+    );
+    let e = error_of(&flow(rssi));
+    assert!(e.contains("needs two paths: add paths"), "{e}");
+}

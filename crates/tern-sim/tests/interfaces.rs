@@ -7,44 +7,23 @@ mod common;
 /// `cell`; `router` reaches `server` over 100 Mbit/s, 1 ms. Routes prefer `wlan` (listed
 /// first, same hop count).
 fn two_homed(via: &str) -> String {
-    format!(
-        r#"
-[sim]
-duration = "10.5s"
-
-[[nodes]]
-name = "ue"
-[[nodes]]
-name = "router"
-[[nodes]]
-name = "server"
-
-[[links]]
-name = "wlan"
-ends = ["ue", "router"]
-rate = "10Mbps"
-delay = "10ms"
-
-[[links]]
-name = "cell"
-ends = ["ue", "router"]
-rate = "5Mbps"
-delay = "40ms"
-
-[[links]]
-name = "core"
-ends = ["router", "server"]
-rate = "100Mbps"
-delay = "1ms"
-
-[[flows]]
+    common::two_homed(
+        "10.5s",
+        "",
+        [
+            "rate = \"10Mbps\"\ndelay = \"10ms\"",
+            "rate = \"5Mbps\"\ndelay = \"40ms\"",
+            "rate = \"100Mbps\"\ndelay = \"1ms\"",
+        ],
+        &format!(
+            r#"[[flows]]
 name = "ping"
 from = "ue"
 to = "server"
 app = {{ kind = "ping", size = "56B", interval = "1s" }}
 transport = {{ kind = "udp" }}
-{via}
-"#
+{via}"#
+        ),
     )
 }
 

@@ -2,5 +2,7 @@
 //! machine ([`switcher`]) fed events with the current time; where it sits above transports
 //! ([`switched`]) the glue is a [`crate::transport::Transport`] of its own.
 
+pub mod rssi_quic;
+pub mod rssi_scheduler;
 pub mod switched;
 pub mod switcher;

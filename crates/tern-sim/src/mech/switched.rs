@@ -4,14 +4,13 @@
 //! this is the application-level glue above them (the study's UE and server programs).
 
 use super::switcher::{ConnectionSwitcher, Decision, Notice};
-use crate::app::MessageSource;
+use crate::app::{MessageSource, MessageStream};
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::summary::SwitcherSummary;
 use crate::trace::SwitcherRecord;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
 use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
-use std::collections::VecDeque;
 use tern_proto::tcp::Config;
 
 /// The key of the server's notice timer among the flow's endpoints (the connections are
@@ -38,12 +37,7 @@ impl SpareRecipe {
             self.config.clone(),
             self.tsq_limit,
             now,
-            TcpApp::Messages {
-                source: MessageSource::silent(),
-                backlog: 0,
-                pending: VecDeque::new(),
-                stream_end: 0,
-            },
+            TcpApp::Messages(MessageStream::new(MessageSource::silent())),
         )
     }
 }
@@ -72,8 +66,8 @@ impl SwitchedTcp {
         start: SimTime,
     ) -> (SwitchedTcp, Vec<Cmd>) {
         let mut cmds = Vec::new();
-        if let TcpApp::Messages { source, .. } = &first.app {
-            cmds.extend(source.schedule.next().map(Cmd::Tick));
+        if let TcpApp::Messages(m) = &first.app {
+            cmds.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         cmds.push(Cmd::WakeAt {
             at: start,

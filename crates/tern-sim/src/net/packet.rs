@@ -63,6 +63,9 @@ pub struct UdpMessage {
 pub struct QuicDatagram {
     /// Sent by the connection's client (the flow's source), or by its server.
     pub from_client: bool,
+    /// The connection's path it belongs to (multipath QUIC): the index of the client's
+    /// interface, which its IP addresses would name.
+    pub path: u8,
     /// The UDP payload: one or more coalesced QUIC packets (RFC 9000 §12.2).
     pub bytes: Vec<u8>,
 }

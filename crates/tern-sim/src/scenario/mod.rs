@@ -14,7 +14,7 @@ pub mod units;
 mod validate;
 
 pub use error::{Origin, ScenarioError};
-pub use quic::{QuicCcSpec, QuicSpec};
+pub use quic::{QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicSpec, RssiSchedulerSpec};
 pub use schema::*;
 
 use toml_edit::{ImDocument, Item, Value};

@@ -46,6 +46,67 @@ pub struct QuicSpec {
     /// Idle timeout (RFC 9000 §10.1).
     #[serde(default = "s30")]
     pub idle_timeout: Duration,
+    /// Multipath QUIC (draft-ietf-quic-multipath-21, as noq-proto implements it): one path
+    /// per entry, the k-th leaving the client by the interface named by its `via`. Path 0
+    /// carries the handshake; the client opens the others once it is connected. Empty (the
+    /// default): one path, routed (or pinned by the flow's `via`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<QuicPathSpec>,
+    /// The RSSI-threshold scheduler of the mpquic-rssi study (`mech::rssi_scheduler`): it sets
+    /// path 0 (Wi-Fi: `via` an 802.11 BSS) and path 1 (cellular) available or backup from the
+    /// client's Wi-Fi RSSI, overriding their `status`. Needs exactly these two paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rssi_scheduler: Option<RssiSchedulerSpec>,
+}
+
+/// The RSSI-threshold scheduler's parameters (paper 003, §3).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RssiSchedulerSpec {
+    /// Above it (dBm), Wi-Fi only (the paper's proposed setting: −75 dBm).
+    pub t1: f64,
+    /// At or below it (dBm), cellular only; at most `t1` (the paper's proposed: −90 dBm).
+    pub t2: f64,
+    /// How often the RSSI is sampled; default 102.4 ms, one beacon interval (IEEE 802.11's
+    /// default beacon period of 100 TU), how often the RSSI Tern models changes. The paper does
+    /// not say.
+    #[serde(default = "beacon_interval")]
+    pub period: Duration,
+    /// dB above a threshold the RSSI must reach to move to a better class; default 0, the
+    /// paper's rule (it has no hysteresis).
+    #[serde(default)]
+    pub hysteresis: f64,
+}
+
+fn beacon_interval() -> Duration {
+    Duration(tern_proto::time::SimTime::from_micros(102_400))
+}
+
+/// One path of a multipath QUIC connection.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuicPathSpec {
+    /// A link or 802.11 BSS the flow's client (`from`) is on: the path's client address is
+    /// its interface there.
+    pub via: String,
+    /// The path's status as the client sets it and signals it (draft-ietf-quic-multipath-21
+    /// PATH_STATUS_AVAILABLE / PATH_STATUS_BACKUP frames): "available" (the default) or
+    /// "backup", used for data only while no available path is validated.
+    #[serde(default)]
+    pub status: QuicPathStatus,
+    /// When the client abandons the path (a PATH_ABANDON frame, draft-ietf-quic-multipath-21),
+    /// counted from the run's start; never by default. Path 0 carries the handshake, so it is
+    /// abandoned no earlier than the handshake's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_at: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuicPathStatus {
+    #[default]
+    Available,
+    Backup,
 }
 
 impl Default for QuicSpec {

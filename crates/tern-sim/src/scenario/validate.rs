@@ -10,6 +10,34 @@ use super::{
 };
 use crate::scenario::units::QueueLimit;
 
+/// Most paths of a multipath QUIC flow: one per interface of a host, and few hosts have more.
+pub const MAX_QUIC_PATHS: usize = 8;
+
+/// `via` (at `path`) must name a link or an 802.11 BSS that node `from` is on.
+fn check_via(
+    s: &Scenario,
+    src: &Source,
+    path: &[PathSeg],
+    from: &str,
+    via: &str,
+) -> Result<(), ScenarioError> {
+    let on_link = s
+        .links
+        .iter()
+        .any(|l| l.name == via && l.ends.iter().any(|e| e == from));
+    let on_bss = s
+        .wifi
+        .iter()
+        .any(|w| w.name == via && w.stations.iter().any(|n| n == from));
+    if on_link || on_bss {
+        return Ok(());
+    }
+    Err(src.error(
+        path,
+        format!("expected a link or an 802.11 BSS that {from:?} is on (as a station), got {via:?}"),
+    ))
+}
+
 /// Node indices by name.
 fn node_index(s: &Scenario) -> std::collections::BTreeMap<&str, usize> {
     s.nodes
@@ -283,22 +311,75 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             ));
         }
         if let Some(via) = &f.via {
-            let on_link = s
-                .links
-                .iter()
-                .any(|l| l.name == *via && l.ends.contains(&f.from));
-            let on_bss = s
-                .wifi
-                .iter()
-                .any(|w| w.name == *via && w.stations.contains(&f.from));
-            if !(on_link || on_bss) {
+            check_via(s, src, &at("flows", i, "via"), &f.from, via)?;
+        }
+        if f.transport
+            .quic()
+            .is_some_and(|q| q.paths.is_empty() && q.rssi_scheduler.is_some())
+        {
+            return Err(src.error(
+                &at("flows", i, "transport"),
+                "the RSSI scheduler needs two paths: add paths = [{ via = <BSS> }, { via = <link> }]",
+            ));
+        }
+        if let Some(q) = f.transport.quic().filter(|q| !q.paths.is_empty()) {
+            let paths = |k: usize, field: &str| {
+                let mut p = at("flows", i, "transport");
+                p.extend([key("paths"), PathSeg::Index(k), key(field)]);
+                p
+            };
+            if f.via.is_some() {
                 return Err(src.error(
                     &at("flows", i, "via"),
+                    "a multipath QUIC flow names its interfaces in transport.paths: remove via",
+                ));
+            }
+            if !(2..=MAX_QUIC_PATHS).contains(&q.paths.len()) {
+                return Err(src.error(
+                    &at("flows", i, "transport"),
                     format!(
-                        "expected a link or an 802.11 BSS that {:?} is on (as a station), got {via:?}",
-                        f.from
+                        "expected 2 to {MAX_QUIC_PATHS} paths, got {}",
+                        q.paths.len()
                     ),
                 ));
+            }
+            if let Some(r) = &q.rssi_scheduler {
+                let here = |field: &str| {
+                    let mut p = at("flows", i, "transport");
+                    p.extend([key("rssi_scheduler"), key(field)]);
+                    p
+                };
+                let on_bss = s.wifi.iter().any(|w| w.name == q.paths[0].via);
+                if q.paths.len() != 2 || !on_bss {
+                    return Err(src.error(
+                        &at("flows", i, "transport"),
+                        "the RSSI scheduler needs two paths: the first via an 802.11 BSS (Wi-Fi), the second its alternative",
+                    ));
+                }
+                if r.t2 > r.t1 || r.t1.is_nan() || r.t2.is_nan() {
+                    return Err(src.error(
+                        &here("t2"),
+                        format!("expected t2 at most t1 ({} dBm), got {} dBm", r.t1, r.t2),
+                    ));
+                }
+                if r.period.0.as_nanos() == 0 {
+                    return Err(src.error(&here("period"), "expected a period above zero"));
+                }
+                if !(r.hysteresis >= 0.0 && r.hysteresis.is_finite()) {
+                    return Err(src.error(
+                        &here("hysteresis"),
+                        format!("expected 0 dB or more, got {}", r.hysteresis),
+                    ));
+                }
+            }
+            for (k, p) in q.paths.iter().enumerate() {
+                check_via(s, src, &paths(k, "via"), &f.from, &p.via)?;
+                if q.paths[..k].iter().any(|o| o.via == p.via) {
+                    return Err(src.error(
+                        &paths(k, "via"),
+                        format!("path {k} uses {:?} as an earlier path does", p.via),
+                    ));
+                }
             }
         }
         if f.switcher.is_some() {

@@ -136,11 +136,12 @@ pub enum TableId {
     Rssi,
     Quic,
     Segments,
+    PathStatus,
 }
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 17;
+    pub const COUNT: usize = 18;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

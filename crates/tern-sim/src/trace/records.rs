@@ -246,6 +246,23 @@ record! {
     }
 }
 
+record! {
+    /// A change of class of the RSSI-threshold scheduler (mpquic-rssi), with the status it
+    /// gives each path ("available" or "backup"; "none" before the first sample).
+    PathStatusRecord<'a> => PathStatus, "path_status" {
+        time: SimTime,
+        flow: &'a str,
+        /// The Wi-Fi interface's RSSI sample (−inf: not associated).
+        rssi_dbm: f64,
+        old_class: &'a str,
+        new_class: &'a str,
+        wifi_old: &'a str,
+        wifi_new: &'a str,
+        cell_old: &'a str,
+        cell_new: &'a str,
+    }
+}
+
 /// Every table's schema, in [`TableId`] order (the order a run lists its tables).
 pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<QueueRecord>(),
@@ -265,4 +282,5 @@ pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<RssiRecord>(),
     Schema::of::<QuicRecord>(),
     Schema::of::<SegmentRecord>(),
+    Schema::of::<PathStatusRecord>(),
 ];

@@ -90,8 +90,9 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Rssi => &[TableId::Rssi],
         RecordKind::Quic => &[TableId::Quic],
         RecordKind::Segments => &[TableId::Segments],
+        RecordKind::PathStatus => &[TableId::PathStatus],
         // Captures are files, not tables: see `World`.
-        RecordKind::Pcap => &[],
+        RecordKind::Pcap | RecordKind::Qlog => &[],
     }
 }
 

@@ -216,10 +216,24 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("retransmission", req(U64)),
         ],
     ),
+    (
+        "path_status",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("rssi_dbm", req(F64)),
+            ("old_class", req(Text)),
+            ("new_class", req(Text)),
+            ("wifi_old", req(Text)),
+            ("wifi_new", req(Text)),
+            ("cell_old", req(Text)),
+            ("cell_new", req(Text)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 16] = [
+const ALL: [RecordKind; 17] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -236,6 +250,7 @@ const ALL: [RecordKind; 16] = [
     RecordKind::Rssi,
     RecordKind::Quic,
     RecordKind::Segments,
+    RecordKind::PathStatus,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -390,6 +405,17 @@ fn record_all(traces: &mut Traces, i: u64) {
         len: if odd { 0 } else { 1460 },
         ack: odd.then_some(1 + 1460 * i),
         retransmission: i.is_multiple_of(3),
+    });
+    traces.record(&PathStatusRecord {
+        time: now,
+        flow,
+        rssi_dbm: -80.5,
+        old_class: if odd { "strong" } else { "none" },
+        new_class: "middle",
+        wifi_old: "available",
+        wifi_new: "available",
+        cell_old: "backup",
+        cell_new: "available",
     });
 }
 

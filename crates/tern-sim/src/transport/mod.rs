@@ -54,6 +54,8 @@ pub enum Cmd {
     WakeAt { at: SimTime, side: Side, key: u8 },
     /// The application's next message is due at `at` ([`Transport::on_tick`]).
     Tick(SimTime),
+    /// Read the RSSI of the client's 802.11 interface at `at` ([`Transport::on_rssi`]).
+    SampleRssi(SimTime),
 }
 
 /// What a transport is given on each call: where its commands go, the trace tables, and the
@@ -119,6 +121,10 @@ pub trait Transport {
     ) {
     }
 
+    /// The RSSI (dBm) of the beacons of the AP the client's node is associated with, read
+    /// as asked by [`Cmd::SampleRssi`]; `None` when it is in no BSS.
+    fn on_rssi(&mut self, _now: SimTime, _rssi_dbm: Option<f64>, _io: &mut Io<'_>) {}
+
     /// `side`'s node lost its link, or got it back.
     fn on_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}
 
@@ -129,6 +135,12 @@ pub trait Transport {
     /// in captures (QUIC); empty for a transport without TLS.
     fn tls_key_log(&self) -> String {
         String::new()
+    }
+
+    /// The flow's qlog files (draft-ietf-quic-qlog-main-schema, JSON-SEQ) as (file name,
+    /// contents), when the scenario records "qlog"; none for a transport without qlog.
+    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
+        Vec::new()
     }
 
     /// The end-of-run report; `start` is the flow's start.

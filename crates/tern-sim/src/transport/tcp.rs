@@ -8,13 +8,12 @@
 //! endpoint's single wake-up.
 
 use super::{Cmd, Io, Side, Transport, TransportReport};
-use crate::app::{MessageSink, MessageSource};
+use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, TcpSpec};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
-use std::collections::VecDeque;
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
     Segment, State,
@@ -113,15 +112,7 @@ pub enum TcpApp {
     /// Writes a message per tick of its source; the receiver maps stream
     /// offsets back to messages to measure application-level delay, so
     /// head-of-line blocking shows.
-    Messages {
-        source: MessageSource,
-        /// Bytes the application has written that TCP has not accepted yet.
-        backlog: u64,
-        /// Messages in the stream not yet fully read: (end offset, seq, sent at, length).
-        pending: VecDeque<(u64, u64, SimTime, u32)>,
-        /// Stream offset after the last message written.
-        stream_end: u64,
-    },
+    Messages(MessageStream),
     /// Sends a `request`; the server answers with `size` bytes and closes.
     File {
         request: u64,
@@ -131,13 +122,6 @@ pub enum TcpApp {
         /// Response bytes the client has read.
         received: u64,
     },
-}
-
-/// A message delivered to the receiving application.
-pub struct Delivered {
-    pub seq: u64,
-    pub sent_at: SimTime,
-    pub len: u32,
 }
 
 /// One TCP connection of a flow: the client endpoint at the flow's source, the server
@@ -196,8 +180,8 @@ impl TcpConn {
     /// The application's next message (message apps only): its seq and length.
     pub fn next_message(&mut self, now: SimTime) -> Option<(u64, u32)> {
         match &mut self.app {
-            TcpApp::Messages { source, .. } => {
-                let msg = source.emit(now);
+            TcpApp::Messages(m) => {
+                let msg = m.source.emit(now);
                 Some((msg.seq, msg.len))
             }
             TcpApp::Bulk { .. } | TcpApp::File { .. } => None,
@@ -207,16 +191,8 @@ impl TcpConn {
     /// The application writes message `seq` of `len` bytes into this
     /// connection now (message apps only).
     pub fn write_message(&mut self, now: SimTime, seq: u64, len: u32) {
-        if let TcpApp::Messages {
-            backlog,
-            pending,
-            stream_end,
-            ..
-        } = &mut self.app
-        {
-            *stream_end += u64::from(len);
-            *backlog += u64::from(len);
-            pending.push_back((*stream_end, seq, now, len));
+        if let TcpApp::Messages(m) = &mut self.app {
+            m.write(now, seq, len);
         }
     }
 
@@ -249,10 +225,10 @@ impl TcpConn {
                     conn.close();
                 }
             }
-            TcpApp::Messages { backlog, .. } => {
-                if *backlog > 0 {
-                    let n = conn.write(*backlog);
-                    *backlog -= n;
+            TcpApp::Messages(m) => {
+                if m.backlog() > 0 {
+                    let n = conn.write(m.backlog());
+                    m.taken(n);
                     self.written += n;
                 }
             }
@@ -295,7 +271,7 @@ impl TcpConn {
 
     /// The receiving application reads everything available; messages
     /// completed by the read are passed to `delivered`.
-    pub fn app_read(&mut self, now: SimTime, mut delivered: impl FnMut(Delivered)) {
+    pub fn app_read(&mut self, now: SimTime, delivered: impl FnMut(Delivered)) {
         let conn = &mut self.ends[Side::Server.index()].conn;
         let n = conn.readable();
         if n > 0 {
@@ -315,19 +291,7 @@ impl TcpConn {
                 }
             }
             TcpApp::File { .. } => {}
-            TcpApp::Messages { pending, .. } => {
-                while let Some(&(end, seq, sent_at, len)) = pending.front() {
-                    if end > self.read {
-                        break;
-                    }
-                    pending.pop_front();
-                    let delay = now.saturating_sub(sent_at);
-                    self.sink.received += 1;
-                    self.sink.received_bytes += u64::from(len);
-                    self.sink.delays.push(delay.as_nanos());
-                    delivered(Delivered { seq, sent_at, len });
-                }
-            }
+            TcpApp::Messages(m) => m.read_up_to(self.read, now, &mut self.sink, delivered),
         }
     }
 
@@ -349,17 +313,8 @@ impl TcpConn {
             Side::Server => {
                 let (traces, flow) = (&mut *io.traces, io.flow);
                 self.app_read(now, |d| {
-                    let conn = u64::from(key) + 1;
                     if traces.wants::<DelayRecord>() {
-                        traces.record(&DelayRecord {
-                            time: now,
-                            flow,
-                            seq: d.seq,
-                            sent: d.sent_at,
-                            delay: now.saturating_sub(d.sent_at),
-                            size: d.len,
-                            conn,
-                        });
+                        traces.record(&d.record(now, flow, u64::from(key) + 1));
                     }
                     delivered(&d);
                 });
@@ -447,7 +402,7 @@ impl TcpConn {
     /// Messages sent by the application (message apps), or 0.
     pub fn messages_sent(&self) -> u64 {
         match &self.app {
-            TcpApp::Messages { source, .. } => source.sent,
+            TcpApp::Messages(m) => m.source.sent,
             TcpApp::Bulk { .. } | TcpApp::File { .. } => 0,
         }
     }
@@ -533,8 +488,8 @@ impl TcpTransport {
     /// client opening the connection at `start`.
     pub fn new(conn: TcpConn, start: SimTime) -> (TcpTransport, Vec<Cmd>) {
         let mut first = Vec::new();
-        if let TcpApp::Messages { source, .. } = &conn.app {
-            first.extend(source.schedule.next().map(Cmd::Tick));
+        if let TcpApp::Messages(m) = &conn.app {
+            first.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         first.push(Cmd::WakeAt {
             at: start,
@@ -549,8 +504,8 @@ impl TcpTransport {
 /// connection than `from`'s under a switcher), and its successor's tick asked for.
 pub fn app_tick(now: SimTime, from: &mut TcpConn, io: &mut Io<'_>) -> Option<(u64, u32)> {
     let msg = from.next_message(now);
-    if let TcpApp::Messages { source, .. } = &from.app {
-        if let Some(t) = source.schedule.next() {
+    if let TcpApp::Messages(m) = &from.app {
+        if let Some(t) = m.source.schedule.next() {
             io.cmds.push(Cmd::Tick(t));
         }
     }

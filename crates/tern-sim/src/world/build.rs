@@ -108,6 +108,7 @@ fn first_commands(queue: &mut EventQueue<Event>, f: FlowId, cmds: Vec<Cmd>) {
         match c {
             Cmd::Tick(at) => queue.schedule(at, Event::Tick(f)),
             Cmd::WakeAt { at, side, key } => queue.schedule(at, Event::Transport(f, key, side)),
+            Cmd::SampleRssi(at) => queue.schedule(at, Event::Rssi(f)),
             Cmd::Send { .. } | Cmd::Arm { .. } => {
                 unreachable!("a transport sends nothing before it starts")
             }
@@ -210,15 +211,24 @@ impl World {
             devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
+        let qlog = s.record.contains(&RecordKind::Qlog);
         for (i, f) in s.flows.iter().enumerate() {
             let id = FlowId(i as u32);
             let start = f.start.0;
             let stop = f.stop.map_or(SimTime::MAX, |d| d.0);
             let (src, dst) = (nodes.id(&f.from), nodes.id(&f.to));
             let (app, source) = source(&f.app, start, stop);
-            let mtu = topology::path_mtu(s, &ends, &mut routes, src, dst);
-            let (transport, first) = registry::build(f, i as u32, seed, mtu, source);
-            let via = f.via.as_deref().map(|v| topology::pinned(s, &f.from, v));
+            let via = topology::flow_interfaces(s, f);
+            // The routed path's MTU, and no more than any pinned interface's (a multipath
+            // flow's endpoints share one largest datagram size).
+            let mtu = via
+                .iter()
+                .map(|&(up, _)| topology::interface_mtu(s, up))
+                .fold(
+                    topology::path_mtu(s, &ends, &mut routes, src, dst),
+                    u32::min,
+                );
+            let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
             first_commands(&mut queue, id, first);
             flows.push(Flow {
                 name: f.name.clone(),

@@ -33,6 +33,8 @@ enum Event {
     Transport(FlowId, u8, Side),
     /// A scheduled change of an interface (index into `World::changes`).
     Change(u32),
+    /// A flow's transport reads its client's RSSI.
+    Rssi(FlowId),
 }
 
 /// A scheduled change of one interface.
@@ -50,8 +52,10 @@ pub(crate) struct Flow {
     pub dst: NodeId,
     pub start: SimTime,
     pub transport: Box<dyn Transport>,
-    /// The interfaces the flow is pinned to (`via`): out of the client, into the client.
-    pub via: Option<(IfaceId, IfaceId)>,
+    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
+    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
+    /// there is one (the flow's `via`); none: the routes decide.
+    pub via: Vec<(IfaceId, IfaceId)>,
     /// Whether its transport counts what is in its first-hop device
     /// ([`Transport::wants_first_hop`], asked once).
     pub first_hop: bool,
@@ -101,7 +105,8 @@ pub struct RunOutput {
     pub trace_peak_bytes: u64,
     /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, when the run
     /// kept them in memory (no output folder), and with them the TLS key log
-    /// ([`TLS_KEY_LOG`]) that decrypts their QUIC packets.
+    /// ([`TLS_KEY_LOG`]) that decrypts their QUIC packets; then the QUIC flows' qlog files
+    /// (`<flow>.<client|server>.sqlog`).
     pub captures: Vec<(String, Vec<u8>)>,
     /// The capture files written, when the run had an output folder.
     pub capture_files: Vec<std::path::PathBuf>,
@@ -208,6 +213,7 @@ impl World {
         if !captures.is_empty() && !keys.is_empty() {
             captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
         }
+        captures.extend(self.flows.iter().flat_map(|f| f.transport.qlog_files()));
         Ok(RunOutput {
             summary,
             tables: traces.tables,
@@ -237,6 +243,10 @@ impl World {
             Event::Device(d, token) => self.device_call(now, d, |dev, cx| dev.wake(now, token, cx)),
             Event::Arrive(i, p) => self.arrive(now, i, p),
             Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
+            Event::Rssi(f) => {
+                let rssi = self.rssi_dbm(self.flows[f.0 as usize].src, now);
+                self.transport_call(now, f, |t, io| t.on_rssi(now, rssi, io));
+            }
             Event::Transport(f, key, side) => {
                 self.transport_call(now, f, |t, io| t.on_wake(now, side, key, io))
             }
@@ -341,7 +351,10 @@ impl World {
                     if counts {
                         flow.transport.first_hop(side, key, size, true);
                     }
-                    let via = flow.via;
+                    let via = match &flow.via[..] {
+                        [one] => Some(*one),
+                        many => many.get(usize::from(key)).copied(),
+                    };
                     let p = self.pool.insert_keyed(f, key, from, to, body);
                     if let Some((up, down)) = via {
                         let pin = match side {
@@ -371,6 +384,7 @@ impl World {
                     self.queue.schedule(at, Event::Transport(f, key, side))
                 }
                 Cmd::Tick(at) => self.queue.schedule(at, Event::Tick(f)),
+                Cmd::SampleRssi(at) => self.queue.schedule(at, Event::Rssi(f)),
             }
         }
     }

@@ -1,7 +1,9 @@
 //! Which transport a flow of a scenario gets: one line per kind (and per mechanism that
 //! drives its own transports).
 
-use crate::app::MessageSource;
+use crate::app::{MessageSource, MessageStream};
+use crate::mech::rssi_quic::RssiScheduledQuic;
+use crate::mech::rssi_scheduler::Config as RssiConfig;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
@@ -18,6 +20,7 @@ pub fn build(
     seed: u64,
     mtu: u32,
     source: Option<MessageSource>,
+    qlog: bool,
 ) -> (Box<dyn Transport>, Vec<Cmd>) {
     let start = f.start.0;
     match &f.transport {
@@ -25,23 +28,27 @@ pub fn build(
             source.expect("validated: UDP has a source"),
         )),
         TransportSpec::Quic(spec) => {
-            let app = match (&f.app, source) {
-                (AppSpec::Bulk { bytes }, _) => QuicApp::Bulk {
-                    total: bytes.map(|b| b.0),
-                },
-                (AppSpec::File { size, request }, _) => QuicApp::File {
-                    request: request.0,
-                    size: size.0,
-                },
-                (_, Some(source)) => QuicApp::Messages {
-                    source,
-                    backlog: 0,
-                    pending: Default::default(),
-                    stream_end: 0,
-                },
-                (_, None) => unreachable!("every app but bulk and file has a source"),
-            };
-            boxed(QuicTransport::new(&f.name, spec, seed, mtu, start, app))
+            let quic = QuicTransport::new(
+                &f.name,
+                spec,
+                seed,
+                mtu,
+                start,
+                QuicApp::new(&f.app, source),
+                qlog,
+            );
+            match &spec.rssi_scheduler {
+                None => boxed(quic),
+                Some(r) => {
+                    let config = RssiConfig {
+                        t1_dbm: r.t1,
+                        t2_dbm: r.t2,
+                        period: r.period.0,
+                        hysteresis_db: r.hysteresis,
+                    };
+                    boxed(RssiScheduledQuic::new(quic, config, start))
+                }
+            }
         }
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);
@@ -108,12 +115,7 @@ fn tcp_conn(
             answered: 0,
             received: 0,
         },
-        (_, Some(source)) => TcpApp::Messages {
-            source,
-            backlog: 0,
-            pending: Default::default(),
-            stream_end: 0,
-        },
+        (_, Some(source)) => TcpApp::Messages(MessageStream::new(source)),
         (_, None) => unreachable!("every app but bulk and file has a source"),
     };
     TcpConn::new(

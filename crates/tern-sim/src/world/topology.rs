@@ -4,7 +4,7 @@
 use crate::net::device::{Device, Iface, IfaceId};
 use crate::net::packet::NodeId;
 use crate::net::route::Routes;
-use crate::scenario::Scenario;
+use crate::scenario::{FlowSpec, Scenario};
 use std::collections::BTreeMap;
 
 /// The IP MTU of an 802.11 association: 1500 B, the Ethernet MTU bridged by an AP (802.11
@@ -90,6 +90,19 @@ pub fn pinned(s: &Scenario, node: &str, via: &str) -> (IfaceId, IfaceId) {
         .position(|(b, k)| s.wifi[b].name == via && s.wifi[b].stations[k - 1] == node)
         .expect("checked: the node is a station of the BSS");
     pair(2 * (s.links.len() + a))
+}
+
+/// The interfaces a flow's endpoints are pinned to, by endpoint key (see [`Flow::via`]):
+/// a multipath QUIC flow's paths, or the flow's `via`, or none.
+///
+/// [`Flow::via`]: super::Flow
+pub fn flow_interfaces(s: &Scenario, f: &FlowSpec) -> Vec<(IfaceId, IfaceId)> {
+    match f.transport.quic().map(|q| &q.paths[..]) {
+        Some(paths) if !paths.is_empty() => {
+            paths.iter().map(|p| pinned(s, &f.from, &p.via)).collect()
+        }
+        _ => f.via.iter().map(|v| pinned(s, &f.from, v)).collect(),
+    }
 }
 
 /// The IP MTU of interface `i`: its link's, or [`WIFI_MTU`] on an 802.11 association.

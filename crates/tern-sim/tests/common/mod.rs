@@ -90,6 +90,39 @@ queue = {queue}
     )
 }
 
+/// `ue` with two interfaces: links `wlan` and `cell` to `router` (each given as its TOML
+/// keys), `router` to `server` over `core`; `links[3]` are those three, `flows` the TOML
+/// after them; `record`, the list of traces.
+pub fn two_homed(duration: &str, record: &str, links: [&str; 3], flows: &str) -> String {
+    let [wlan, cell, core] = links;
+    format!(
+        r#"
+record = [{record}]
+[sim]
+duration = "{duration}"
+[[nodes]]
+name = "ue"
+[[nodes]]
+name = "router"
+[[nodes]]
+name = "server"
+[[links]]
+name = "wlan"
+ends = ["ue", "router"]
+{wlan}
+[[links]]
+name = "cell"
+ends = ["ue", "router"]
+{cell}
+[[links]]
+name = "core"
+ends = ["router", "server"]
+{core}
+{flows}
+"#
+    )
+}
+
 pub fn texts(t: &Table, col: &str) -> Vec<String> {
     match &column(t, col).data {
         ColumnData::Text { labels, codes } => {

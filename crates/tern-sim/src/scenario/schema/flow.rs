@@ -100,12 +100,14 @@ pub enum AppSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bytes: Option<Bytes>,
     },
-    /// A page download over TCP: the client sends a request, the server
-    /// answers with `size` bytes and closes. The transfer time runs from the
-    /// flow's start (connection set-up included) to the last byte read.
+    /// A page download: the client sends a request, the server answers with
+    /// `size` bytes and closes. Over QUIC it is an HTTP/3 GET (RFC 9114 frames,
+    /// QPACK with the static table only, ALPN "h3"). The transfer time runs
+    /// from the flow's start (connection set-up included) to the last byte read.
     File {
         size: Bytes,
-        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one).
+        /// Request size (default 100 B, a short HTTP/1.0 GET line; no study gives one);
+        /// over QUIC the length of the GET's `:path`, its HEADERS frame around it.
         #[serde(default = "request_size")]
         request: Bytes,
     },
@@ -324,6 +326,14 @@ pub enum RecordKind {
     /// Every TCP segment sent, with its sequence and acknowledgment offsets and whether it
     /// is a retransmission (time-sequence graphs).
     Segments,
+    /// Multipath QUIC with the RSSI-threshold scheduler: every change of class, with the RSSI
+    /// and each path's old and new status.
+    #[serde(rename = "path_status")]
+    PathStatus,
+    /// QUIC: a qlog file per endpoint of every QUIC flow (`<flow>.client.sqlog`,
+    /// `<flow>.server.sqlog`; JSON-SEQ, draft-ietf-quic-qlog-main-schema-13 §5, which qvis
+    /// opens), with simulated times.
+    Qlog,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
@@ -348,6 +358,8 @@ impl RecordKind {
             RecordKind::Rssi => "rssi",
             RecordKind::Quic => "quic",
             RecordKind::Segments => "segments",
+            RecordKind::PathStatus => "path_status",
+            RecordKind::Qlog => "qlog",
             RecordKind::Pcap => "pcap",
         }
     }

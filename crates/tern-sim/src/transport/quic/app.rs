@@ -6,18 +6,20 @@
 //! - `periodic`, `cbr`: the client writes each message into one unidirectional stream; the
 //!   server maps stream offsets back to messages, so their one-way delay shows QUIC's
 //!   head-of-line blocking within the stream, as for TCP.
-//! - `file`: the client writes a `request` on a bidirectional stream and ends it; the server
-//!   answers with `size` bytes on the same stream and ends it (an HTTP/3 GET without its
-//!   framing).
+//! - `file`: an HTTP/3 GET (see [`super::h3`]): each endpoint writes SETTINGS on its control
+//!   stream; the client writes the request's HEADERS frame (for a `:path` of `request`
+//!   bytes) on a bidirectional stream and ends it; the server answers on the same stream with
+//!   a HEADERS frame and one DATA frame of `size` bytes, and ends it. Every frame's bytes are
+//!   counted on the wire; the flow's delivered bytes are the `size` bytes of the body.
 //!
 //! The applications are like programs on a blocking socket: they write only once the
 //! handshake is complete (no 0-RTT data).
 
-use crate::app::{MessageSink, MessageSource};
+use super::h3::Get;
+use crate::app::{Delivered, MessageSink, MessageSource, MessageStream};
 use crate::engine::SimTime;
-use crate::transport::tcp::Delivered;
+use crate::scenario::AppSpec;
 use noq_proto::{Connection, Dir, StreamId, WriteError};
-use std::collections::VecDeque;
 
 /// Zeros the applications write: only lengths matter to Tern.
 static ZEROS: [u8; 16 * 1024] = [0; 16 * 1024];
@@ -28,17 +30,33 @@ pub enum QuicApp {
     /// Writes `total` bytes (or without end) as fast as the stream takes them.
     Bulk { total: Option<u64> },
     /// Writes a message per tick of its source.
-    Messages {
-        source: MessageSource,
-        /// Bytes written by the application that the stream has not taken yet.
-        backlog: u64,
-        /// Messages not yet fully read: (end offset, seq, sent at, length).
-        pending: VecDeque<(u64, u64, SimTime, u32)>,
-        /// Stream offset after the last message written.
-        stream_end: u64,
-    },
-    /// A `request`, answered by `size` bytes.
-    File { request: u64, size: u64 },
+    Messages(MessageStream),
+    /// An HTTP/3 GET of a body of a set size.
+    File(Get),
+}
+
+impl QuicApp {
+    /// The application a flow's `app` describes; `source` is its message source, if it has
+    /// one (every app but bulk and file).
+    pub fn new(app: &AppSpec, source: Option<MessageSource>) -> QuicApp {
+        match (app, source) {
+            (AppSpec::Bulk { bytes }, _) => QuicApp::Bulk {
+                total: bytes.map(|b| b.0),
+            },
+            (AppSpec::File { size, request }, _) => QuicApp::File(Get::new(request.0, size.0)),
+            (_, Some(source)) => QuicApp::Messages(MessageStream::new(source)),
+            (_, None) => unreachable!("every app but bulk and file has a source"),
+        }
+    }
+
+    /// The application protocol negotiated in TLS (ALPN): "h3" for the HTTP/3 GET (RFC 9114
+    /// §3.1), none otherwise.
+    pub fn alpn(&self) -> Option<&'static [u8]> {
+        match self {
+            QuicApp::File(_) => Some(b"h3"),
+            QuicApp::Bulk { .. } | QuicApp::Messages(_) => None,
+        }
+    }
 }
 
 /// The application at both ends of a flow, and what it measured.
@@ -47,11 +65,13 @@ pub struct AppState {
     pub app: QuicApp,
     /// The stream at the client and at the server, once opened / accepted.
     stream: [Option<StreamId>; 2],
-    /// Bytes the sending application handed to QUIC (the request for a file transfer).
+    /// Bytes the sending application handed to QUIC (the request's HEADERS frame for a file
+    /// transfer).
     pub written: u64,
     /// Bytes the server's application read.
     pub read: u64,
-    /// Response bytes the server handed to QUIC, and the client read (file transfers).
+    /// Response bytes (HEADERS and DATA frames) the server handed to QUIC, and the client
+    /// read (file transfers).
     pub answered: u64,
     pub received: u64,
     /// When the receiving application got its first byte (the response's, for a file).
@@ -78,32 +98,24 @@ impl AppState {
 
     fn dir(&self) -> Dir {
         match self.app {
-            QuicApp::File { .. } => Dir::Bi,
+            QuicApp::File(_) => Dir::Bi,
             QuicApp::Bulk { .. } | QuicApp::Messages { .. } => Dir::Uni,
         }
     }
 
     /// The application's next message (message apps): written now.
     pub fn tick(&mut self, now: SimTime) {
-        if let QuicApp::Messages {
-            source,
-            backlog,
-            pending,
-            stream_end,
-        } = &mut self.app
-        {
-            let msg = source.emit(now);
-            *stream_end += u64::from(msg.len);
-            *backlog += u64::from(msg.len);
-            pending.push_back((*stream_end, msg.seq, now, msg.len));
+        if let QuicApp::Messages(m) = &mut self.app {
+            let msg = m.source.emit(now);
+            m.write(now, msg.seq, msg.len);
         }
     }
 
     /// Messages sent by the application (message apps), or 0.
     pub fn messages_sent(&self) -> u64 {
         match &self.app {
-            QuicApp::Messages { source, .. } => source.sent,
-            QuicApp::Bulk { .. } | QuicApp::File { .. } => 0,
+            QuicApp::Messages(m) => m.source.sent,
+            QuicApp::Bulk { .. } | QuicApp::File(_) => 0,
         }
     }
 
@@ -117,31 +129,36 @@ impl AppState {
                 None => return,
             },
         };
-        let (want, ends) = match &mut self.app {
+        let (want, ends, head) = match &mut self.app {
             QuicApp::Bulk { total } => (
                 total.map_or(u64::MAX, |t| t - self.written),
                 total.is_some(),
+                &[][..],
             ),
-            QuicApp::Messages { backlog, .. } => (*backlog, false),
-            QuicApp::File { request, .. } => (*request - self.written, true),
+            QuicApp::Messages(m) => (m.backlog(), false, &[][..]),
+            QuicApp::File(get) => {
+                get.control_io(0, conn);
+                let request = &get.request[self.written as usize..];
+                (request.len() as u64, true, request)
+            }
         };
         if want > 0 {
-            let n = write(conn, id, want);
+            let n = write(conn, id, head, want);
             self.written += n;
-            if let QuicApp::Messages { backlog, .. } = &mut self.app {
-                *backlog -= n;
+            if let QuicApp::Messages(m) = &mut self.app {
+                m.taken(n);
             }
             if ends && n == want {
                 // All data handed over: end the stream (a FIN bit, RFC 9000 §19.8).
                 let _ = conn.send_stream(id).finish();
             }
         }
-        if let QuicApp::File { size, .. } = self.app {
+        if let QuicApp::File(get) = &self.app {
             let n = read(conn, id);
             if n > 0 {
                 self.first_byte_at.get_or_insert(now);
                 self.received += n;
-                if self.received >= size {
+                if self.received >= get.response_len() {
                     self.completed_at.get_or_insert(now);
                 }
             }
@@ -154,8 +171,11 @@ impl AppState {
         &mut self,
         now: SimTime,
         conn: &mut Connection,
-        mut delivered: impl FnMut(Delivered),
+        delivered: impl FnMut(Delivered),
     ) {
+        if let QuicApp::File(get) = &mut self.app {
+            get.control_io(1, conn);
+        }
         let id = match self.stream[1] {
             Some(id) => id,
             None => match conn.streams().accept(self.dir()) {
@@ -166,7 +186,7 @@ impl AppState {
         let n = read(conn, id);
         if n > 0 {
             self.read += n;
-            if !matches!(self.app, QuicApp::File { .. }) {
+            if !matches!(self.app, QuicApp::File(_)) {
                 self.first_byte_at.get_or_insert(now);
             }
         }
@@ -176,24 +196,13 @@ impl AppState {
                     self.completed_at.get_or_insert(now);
                 }
             }
-            QuicApp::Messages { pending, .. } => {
-                while let Some(&(end, seq, sent_at, len)) = pending.front() {
-                    if end > self.read {
-                        break;
-                    }
-                    pending.pop_front();
-                    self.sink.received += 1;
-                    self.sink.received_bytes += u64::from(len);
-                    self.sink
-                        .delays
-                        .push(now.saturating_sub(sent_at).as_nanos());
-                    delivered(Delivered { seq, sent_at, len });
-                }
-            }
-            QuicApp::File { request, size } => {
-                if self.read >= *request && self.answered < *size {
-                    self.answered += write(conn, id, *size - self.answered);
-                    if self.answered == *size {
+            QuicApp::Messages(m) => m.read_up_to(self.read, now, &mut self.sink, delivered),
+            QuicApp::File(get) => {
+                let total = get.response_len();
+                if self.read >= get.request.len() as u64 && self.answered < total {
+                    let head = get.head.get(self.answered as usize..).unwrap_or(&[]);
+                    self.answered += write(conn, id, head, total - self.answered);
+                    if self.answered == total {
                         let _ = conn.send_stream(id).finish();
                     }
                 }
@@ -201,23 +210,28 @@ impl AppState {
         }
     }
 
-    /// Application bytes delivered: the response for a file transfer, the data the server
-    /// read otherwise.
+    /// Application bytes delivered: the response's body for a file transfer, the data the
+    /// server read otherwise.
     pub fn delivered_bytes(&self) -> u64 {
-        match self.app {
-            QuicApp::File { .. } => self.received,
+        match &self.app {
+            QuicApp::File(get) => get.body_received(self.received),
             _ => self.read,
         }
     }
 }
 
-/// Writes up to `want` bytes to stream `id`; returns how many it took.
-fn write(conn: &mut Connection, id: StreamId, want: u64) -> u64 {
+/// Writes up to `want` bytes to stream `id`: those of `head`, then zeros; returns how many
+/// the stream took.
+pub(super) fn write(conn: &mut Connection, id: StreamId, head: &[u8], want: u64) -> u64 {
     let mut stream = conn.send_stream(id);
     let mut done = 0;
     while done < want {
-        let n = (want - done).min(ZEROS.len() as u64) as usize;
-        match stream.write(&ZEROS[..n]) {
+        let rest = (want - done) as usize;
+        let chunk = match head.get(done as usize..) {
+            Some(h) if !h.is_empty() => &h[..h.len().min(rest)],
+            _ => &ZEROS[..rest.min(ZEROS.len())],
+        };
+        match stream.write(chunk) {
             Ok(0) | Err(WriteError::Blocked) => break,
             Ok(k) => done += k as u64,
             Err(_) => break,
@@ -228,7 +242,7 @@ fn write(conn: &mut Connection, id: StreamId, want: u64) -> u64 {
 
 /// Reads everything stream `id` has in order; returns the byte count. Reading hands the
 /// peer new flow-control credit (RFC 9000 §4.2).
-fn read(conn: &mut Connection, id: StreamId) -> u64 {
+pub(super) fn read(conn: &mut Connection, id: StreamId) -> u64 {
     let mut stream = conn.recv_stream(id);
     let Ok(mut chunks) = stream.read(true) else {
         return 0;

@@ -1,6 +1,7 @@
 //! The QUIC stack's configuration from a flow's [`QuicSpec`], with every random input the stack
 //! lets a user set taken from the flow's named random streams (README, dependency notes).
 
+use super::qlog::QlogBuffers;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
@@ -74,8 +75,8 @@ pub fn endpoint(seed: u64, flow: &str, side: &str, max_udp: u16) -> EndpointConf
     c
 }
 
-/// The transport parameters and recovery settings both ends use.
-pub fn transport(spec: &QuicSpec, mtu: u32) -> TransportConfig {
+/// The transport parameters and recovery settings both ends use, and their qlog if asked.
+pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&QlogBuffers>) -> TransportConfig {
     let max_udp = max_udp_payload(spec, mtu);
     let mut t = TransportConfig::default();
     let cc: Arc<dyn ControllerFactory + Send + Sync> = match spec.cc {
@@ -117,24 +118,39 @@ pub fn transport(spec: &QuicSpec, mtu: u32) -> TransportConfig {
         )
         // One datagram per transmit: the world sends packets one at a time.
         .enable_segmentation_offload(false);
+    if let Some(q) = qlog {
+        t.qlog_factory(Arc::new(q.clone()));
+    }
+    if spec.paths.len() > 1 {
+        // draft-ietf-quic-multipath-21: the initial_max_path_id transport parameter allows
+        // this many concurrent paths.
+        t.max_concurrent_multipath_paths(spec.paths.len() as u32);
+    }
     t
+}
+
+/// What a flow's two endpoint configurations are made from.
+pub struct Setup<'a> {
+    pub spec: &'a QuicSpec,
+    /// The path MTU.
+    pub mtu: u32,
+    pub seed: u64,
+    pub flow: &'a str,
+    pub clock: Arc<SimClock>,
+    pub qlog: Option<&'a QlogBuffers>,
+    /// The application protocol the client offers and the server accepts in the TLS
+    /// handshake (ALPN, RFC 7301; RFC 9001 §8.1), if any.
+    pub alpn: Option<&'static [u8]>,
 }
 
 /// The client's configuration: TLS trusting Tern's test CA, and its first destination
 /// connection id (RFC 9000 §7.2) from the flow's stream.
-pub fn client(
-    spec: &QuicSpec,
-    mtu: u32,
-    seed: u64,
-    flow: &str,
-    clock: Arc<SimClock>,
-    keys: Arc<KeyLogLines>,
-) -> ClientConfig {
-    let tls = QuicClientConfig::try_from(tls::client_config(clock, keys))
+pub fn client(s: &Setup, keys: Arc<KeyLogLines>) -> ClientConfig {
+    let tls = QuicClientConfig::try_from(tls::client_config(s.clock.clone(), keys, s.alpn))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
     let mut c = ClientConfig::new(Arc::new(tls));
-    let dcid = Mutex::new(stream(seed, flow, "client", "initial-dcid"));
-    c.transport_config(Arc::new(transport(spec, mtu)))
+    let dcid = Mutex::new(stream(s.seed, s.flow, "client", "initial-dcid"));
+    c.transport_config(Arc::new(transport(s.spec, s.mtu, s.qlog)))
         .initial_dst_cid_provider(Arc::new(move || {
             // RFC 9000 §7.2: at least 8 unpredictable bytes.
             let mut id = [0u8; CID_LEN];
@@ -145,18 +161,12 @@ pub fn client(
 }
 
 /// The server's configuration: the shipped certificate, a token key and the simulated clock.
-pub fn server(
-    spec: &QuicSpec,
-    mtu: u32,
-    seed: u64,
-    flow: &str,
-    clock: Arc<SimClock>,
-) -> ServerConfig {
-    let tls = QuicServerConfig::try_from(tls::server_config(clock.clone()))
+pub fn server(s: &Setup) -> ServerConfig {
+    let tls = QuicServerConfig::try_from(tls::server_config(s.clock.clone(), s.alpn))
         .expect("ring offers TLS_AES_128_GCM_SHA256 for Initial packets");
-    let key = TokenKey::new(&mut stream(seed, flow, "server", "token-key"));
+    let key = TokenKey::new(&mut stream(s.seed, s.flow, "server", "token-key"));
     let mut c = ServerConfig::new(Arc::new(tls), Arc::new(key));
-    c.transport_config(Arc::new(transport(spec, mtu)))
-        .time_source(clock);
+    c.transport_config(Arc::new(transport(s.spec, s.mtu, s.qlog)))
+        .time_source(s.clock.clone());
     c
 }

@@ -13,6 +13,9 @@
 
 mod app;
 mod config;
+mod h3;
+mod paths;
+mod qlog;
 mod tls;
 
 pub use app::QuicApp;
@@ -20,16 +23,19 @@ pub use app::QuicApp;
 use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram};
+use crate::scenario::QuicPathStatus;
 use crate::scenario::QuicSpec;
-use crate::summary::QuicSummary;
-use crate::trace::{DelayRecord, QuicRecord};
+use crate::summary::{QuicPathSummary, QuicSummary};
+use crate::trace::QuicRecord;
 use app::AppState;
 use bytes::BytesMut;
+use indexmap::IndexMap;
 use noq_proto::{
-    ClientConfig, Connection, ConnectionHandle, DatagramEvent, Endpoint, Event, FourTuple, PathId,
-    PathStats,
+    ClientConfig, Connection, ConnectionHandle, DatagramEvent, Endpoint, Event, FourTuple,
+    PathEvent, PathId, PathStats, PathStatus,
 };
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use paths::{client_addr, server_addr, Paths};
+use qlog::QlogBuffers;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,15 +57,6 @@ impl Epoch {
     }
 }
 
-/// The addresses the stack sees: they only name the two ends inside it (the IP headers on the
-/// wire come from the world's node addresses).
-fn addrs() -> [SocketAddr; 2] {
-    [
-        SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 49152),
-        SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), 443),
-    ]
-}
-
 /// One end of the flow: its QUIC endpoint, its connection once there is one, and its
 /// random stream for TLS.
 struct End {
@@ -67,13 +64,12 @@ struct End {
     conn: Option<(ConnectionHandle, Connection)>,
     wake: Wake,
     entropy: RngStream,
-    /// The stack's statistics of the connection's one path, as of its last input.
-    stats: Option<PathStats>,
 }
 
 /// What an endpoint is driven for.
 enum Input {
-    Datagram(Vec<u8>),
+    /// A datagram that came by path `.0`.
+    Datagram(u8, Vec<u8>),
     Wake,
     App,
 }
@@ -85,17 +81,21 @@ pub struct QuicTransport {
     client_config: Option<ClientConfig>,
     clock: Arc<SimClock>,
     keys: Arc<KeyLogLines>,
+    /// The endpoints' qlog, when the scenario records "qlog".
+    qlog: Option<QlogBuffers>,
     epoch: Epoch,
     app: AppState,
     start: SimTime,
     /// When the client's handshake completed (RFC 9001 §4.1.1).
     connected_at: Option<SimTime>,
+    paths: Paths,
     buf: Vec<u8>,
 }
 
 impl QuicTransport {
     /// The flow `name` on a path of MTU `mtu`, and its first commands: the source's first
-    /// message (message apps) and the client opening the connection at `start`.
+    /// message (message apps) and the client opening the connection at `start`. With `qlog`,
+    /// both endpoints keep a qlog.
     pub fn new(
         name: &str,
         spec: &QuicSpec,
@@ -103,7 +103,13 @@ impl QuicTransport {
         mtu: u32,
         start: SimTime,
         app: QuicApp,
+        qlog: bool,
     ) -> (QuicTransport, Vec<Cmd>) {
+        // The one reading of the machine's clock: an origin, never a decision's input.
+        let epoch = Epoch {
+            base: Instant::now(),
+        };
+        let qlog = qlog.then(|| QlogBuffers::new(name, epoch.base));
         let clock = Arc::new(SimClock::default());
         let max_udp = config::max_udp_payload(spec, mtu);
         let end = |side: &str, server| End {
@@ -115,39 +121,44 @@ impl QuicTransport {
             conn: None,
             wake: Wake::default(),
             entropy: config::stream(seed, name, side, "tls"),
-            stats: None,
         };
-        let server = config::server(spec, mtu, seed, name, clock.clone());
+        let setup = config::Setup {
+            spec,
+            mtu,
+            seed,
+            flow: name,
+            clock: clock.clone(),
+            qlog: qlog.as_ref(),
+            alpn: app.alpn(),
+        };
+        let server = config::server(&setup);
         let ends = [end("client", None), end("server", Some(Arc::new(server)))];
         let mut first = Vec::new();
-        if let QuicApp::Messages { source, .. } = &app {
-            first.extend(source.schedule.next().map(Cmd::Tick));
+        if let QuicApp::Messages(m) = &app {
+            first.extend(m.source.schedule.next().map(Cmd::Tick));
         }
-        first.push(Cmd::WakeAt {
-            at: start,
-            side: Side::Client,
-            key: 0,
-        });
+        let paths = Paths::new(&spec.paths);
+
+        for at in std::iter::once(start).chain(paths.wake_ups()) {
+            first.push(Cmd::WakeAt {
+                at,
+                side: Side::Client,
+                key: 0,
+            });
+        }
         let keys = Arc::new(KeyLogLines::default());
+        let client_config = Some(config::client(&setup, keys.clone()));
         let t = QuicTransport {
             ends,
-            client_config: Some(config::client(
-                spec,
-                mtu,
-                seed,
-                name,
-                clock.clone(),
-                keys.clone(),
-            )),
+            client_config,
             clock,
             keys,
-            // The one reading of the machine's clock: an origin, never a decision's input.
-            epoch: Epoch {
-                base: Instant::now(),
-            },
+            qlog,
+            epoch,
             app: AppState::new(app),
             start,
             connected_at: None,
+            paths,
             buf: Vec::new(),
         };
         (t, first)
@@ -157,40 +168,41 @@ impl QuicTransport {
     fn drive(&mut self, now: SimTime, side: Side, input: Input, io: &mut Io<'_>) {
         self.clock.set(now.as_nanos());
         let t = self.epoch.instant(now);
-        let [local, peer] = match side {
-            Side::Client => addrs(),
-            Side::Server => {
-                let [c, s] = addrs();
-                [s, c]
-            }
-        };
         let QuicTransport {
             ends,
             client_config,
             app,
             connected_at,
+            paths,
             buf,
+            start,
             ..
         } = self;
         let End {
             endpoint,
             conn,
             entropy,
-            stats,
             ..
         } = &mut ends[side.index()];
-        let mut out: Vec<Vec<u8>> = Vec::new();
+        // Datagrams to send, each with its path.
+        let mut out: Vec<(u8, Vec<u8>)> = Vec::new();
+        let client = side == Side::Client;
         let (traces, flow) = (&mut *io.traces, io.flow);
         tls::with_entropy(entropy, || {
             match input {
-                Input::Datagram(bytes) => {
-                    let path = FourTuple::new(peer, Some(local.ip()));
+                Input::Datagram(k, bytes) => {
+                    let path = match side {
+                        Side::Client => FourTuple::new(server_addr(), Some(client_addr(k).ip())),
+                        Side::Server => FourTuple::new(client_addr(k), Some(server_addr().ip())),
+                    };
                     let event = endpoint.handle(t, path, None, BytesMut::from(&bytes[..]), buf);
                     match event {
                         Some(DatagramEvent::NewConnection(incoming)) => {
                             match endpoint.accept(incoming, t, buf, None) {
                                 Ok(c) => *conn = Some(c),
-                                Err(e) => out.extend(e.response.map(|r| buf[..r.size].to_vec())),
+                                Err(e) => {
+                                    out.extend(e.response.map(|r| (k, buf[..r.size].to_vec())))
+                                }
                             }
                         }
                         Some(DatagramEvent::ConnectionEvent(_, event)) => {
@@ -198,48 +210,57 @@ impl QuicTransport {
                                 c.handle_event(event);
                             }
                         }
-                        Some(DatagramEvent::Response(r)) => out.push(buf[..r.size].to_vec()),
+                        Some(DatagramEvent::Response(r)) => out.push((k, buf[..r.size].to_vec())),
                         None => {}
                     }
                     buf.clear();
                 }
                 Input::Wake => match conn {
-                    Some((_, c)) => {
-                        if c.poll_timeout().is_some_and(|d| d <= t) {
-                            c.handle_timeout(t);
-                        }
+                    Some((_, c)) if c.poll_timeout().is_some_and(|d| d <= t) => {
+                        c.handle_timeout(t);
                     }
-                    None => {
+                    Some(_) => {}
+                    // The client connects at the flow's start (earlier wake-ups are for its
+                    // paths: `abandon_at`).
+                    None if now >= *start => {
                         if let Some(cfg) = client_config.take() {
                             let c = endpoint
-                                .connect(t, cfg, peer, tls::SERVER_NAME)
+                                .connect(t, cfg, server_addr(), tls::SERVER_NAME)
                                 .expect("a fresh endpoint can connect");
                             *conn = Some(c);
                         }
                     }
+                    None => {}
                 },
                 Input::App => {}
             }
             let Some((ch, c)) = conn else { return };
             while let Some(event) = c.poll() {
-                if let (Side::Client, Event::Connected) = (side, event) {
-                    connected_at.get_or_insert(now);
+                match event {
+                    Event::Connected if client => {
+                        connected_at.get_or_insert(now);
+                    }
+                    // The server adopts the client's status of a path (see `paths`).
+                    Event::Path(PathEvent::RemoteStatus { id, status, .. }) if !client => {
+                        paths.peer_status(id, status);
+                    }
+                    Event::Path(PathEvent::Discarded { id, path_stats, .. }) => {
+                        paths.discarded(side.index(), id, *path_stats);
+                    }
+                    _ => {}
                 }
+            }
+            if client && connected_at.is_some() && paths.multipath() {
+                paths.open(c, t);
+                paths.abandon(c, now, t);
+            }
+            if !client {
+                paths.adopt(c);
             }
             match side {
                 Side::Client if connected_at.is_some() => app.client_io(now, c),
                 Side::Client => {}
-                Side::Server => app.server_io(now, c, |d| {
-                    traces.record(&DelayRecord {
-                        time: now,
-                        flow,
-                        seq: d.seq,
-                        sent: d.sent_at,
-                        delay: now.saturating_sub(d.sent_at),
-                        size: d.len,
-                        conn: 1,
-                    });
-                }),
+                Side::Server => app.server_io(now, c, |d| traces.record(&d.record(now, flow, 1))),
             }
             loop {
                 let mut more = false;
@@ -250,25 +271,28 @@ impl QuicTransport {
                     }
                 }
                 while let Some(tx) = c.poll_transmit(t, NonZeroUsize::MIN, buf) {
-                    out.push(buf[..tx.size].to_vec());
+                    let k = match side {
+                        Side::Client => tx.src_ip.map_or(0, paths::index_of),
+                        Side::Server => paths::index_of(tx.destination.ip()),
+                    };
+                    out.push((k, buf[..tx.size].to_vec()));
                     buf.clear();
                 }
                 if !more {
                     break;
                 }
             }
-            let now_stats = c.path_stats(PathId::ZERO);
-            if let (true, Some(s)) = (traces.wants::<QuicRecord>(), &now_stats) {
-                let changed = stats.as_ref().is_none_or(|old| {
+            let wants = traces.wants::<QuicRecord>();
+            for (k, old, s) in paths.update_stats(side.index(), c) {
+                let changed = old.is_none_or(|old| {
                     (old.cwnd, old.rtt, old.lost_packets) != (s.cwnd, s.rtt, s.lost_packets)
                 });
-                if changed {
+                if wants && changed {
                     traces.record(&QuicRecord {
                         time: now,
                         flow,
                         endpoint: side.as_str(),
-                        // `PathId::ZERO`, the one path of single-path QUIC.
-                        path: 0,
+                        path: u64::from(k),
                         cwnd: s.cwnd,
                         srtt: SimTime::from_nanos(s.rtt.as_nanos() as u64),
                         sent_packets: s.sent_packets,
@@ -278,14 +302,14 @@ impl QuicTransport {
                     });
                 }
             }
-            *stats = now_stats;
         });
-        for bytes in out {
+        for (path, bytes) in out {
             io.cmds.push(Cmd::Send {
                 side,
-                key: 0,
+                key: path,
                 body: Body::Quic(QuicDatagram {
                     from_client: side == Side::Client,
+                    path,
                     bytes,
                 }),
             });
@@ -293,42 +317,100 @@ impl QuicTransport {
         io.cmds.push(Cmd::Arm { side, key: 0 });
     }
 
-    /// The end that sends the application's data: the server for a file transfer.
-    fn sender(&self) -> &End {
+    /// The client sets path `k`'s status to `status` (a multipath flow), signalled at once.
+    pub fn set_path_status(
+        &mut self,
+        now: SimTime,
+        statuses: &[(usize, QuicPathStatus)],
+        io: &mut Io<'_>,
+    ) {
+        for &(k, status) in statuses {
+            self.paths.want(k, status);
+        }
+        self.drive(now, Side::Client, Input::App, io);
+    }
+
+    /// The side that sends the application's data: the server for a file transfer.
+    fn sender(&self) -> Side {
         match self.app.app {
-            QuicApp::File { .. } => &self.ends[Side::Server.index()],
-            _ => &self.ends[Side::Client.index()],
+            QuicApp::File(_) => Side::Server,
+            _ => Side::Client,
         }
     }
 
     fn summary(&self) -> QuicSummary {
         let since = |t: Option<SimTime>| t.map(|t| t.saturating_sub(self.start).as_secs_f64());
         let sender = self.sender();
-        let st = sender.stats.as_ref();
-        let rtt = sender.conn.as_ref().and_then(|(_, c)| c.rtt(PathId::ZERO));
+        let last = &self.paths.last[sender.index()];
+        let sum = |f: fn(&PathStats) -> u64| last.iter().flatten().map(f).sum::<u64>();
+        let first = last[0].as_ref();
+        let conn = self.ends[sender.index()].conn.as_ref();
+        let rtt = conn.and_then(|(_, c)| c.rtt(PathId::ZERO));
         QuicSummary {
             handshake_time_s: since(self.connected_at),
             first_byte_time_s: since(self.app.first_byte_at),
             completion_time_s: self.app.completed_at.map(SimTime::as_secs_f64),
             transfer_time_s: since(self.app.completed_at),
-            packets_sent: st.map_or(0, |s| s.sent_packets),
-            packets_lost: st.map_or(0, |s| s.lost_packets),
-            bytes_lost: st.map_or(0, |s| s.lost_bytes),
-            datagrams_sent: st.map_or(0, |s| s.udp_tx.datagrams),
-            udp_bytes_sent: st.map_or(0, |s| s.udp_tx.bytes),
-            congestion_events: st.map_or(0, |s| s.congestion_events),
-            final_cwnd: st.map_or(0, |s| s.cwnd),
-            final_mtu: st.map_or(0, |s| u64::from(s.current_mtu)),
+            packets_sent: sum(|s| s.sent_packets),
+            packets_lost: sum(|s| s.lost_packets),
+            bytes_lost: sum(|s| s.lost_bytes),
+            datagrams_sent: sum(|s| s.udp_tx.datagrams),
+            udp_bytes_sent: sum(|s| s.udp_tx.bytes),
+            congestion_events: sum(|s| s.congestion_events),
+            final_cwnd: first.map_or(0, |s| s.cwnd),
+            final_mtu: first.map_or(0, |s| u64::from(s.current_mtu)),
             final_srtt_s: rtt.map(|r| r.as_secs_f64()),
+            paths: self.path_summaries(sender),
         }
+    }
+
+    /// Each path of a multipath flow, as its data's sender and receiver saw it.
+    fn path_summaries(&self, sender: Side) -> IndexMap<String, QuicPathSummary> {
+        if !self.paths.multipath() {
+            return IndexMap::new();
+        }
+        let receiver = 1 - sender.index();
+        let client = self.ends[Side::Client.index()].conn.as_ref();
+        self.paths
+            .specs
+            .iter()
+            .enumerate()
+            .map(|(k, spec)| {
+                let tx = self.paths.last[sender.index()][k].as_ref();
+                let rx = self.paths.last[receiver][k].as_ref();
+                let status = client
+                    .and_then(|(_, c)| {
+                        let id = c
+                            .paths()
+                            .into_iter()
+                            .find(|&id| paths::index(c, id, true) == Some(k as u8))?;
+                        c.path_status(id).ok()
+                    })
+                    .map_or("closed", |s| match s {
+                        PathStatus::Available => "available",
+                        PathStatus::Backup => "backup",
+                    });
+                let summary = QuicPathSummary {
+                    path: k as u64,
+                    status: status.to_owned(),
+                    udp_bytes_sent: tx.map_or(0, |s| s.udp_tx.bytes),
+                    udp_bytes_received: rx.map_or(0, |s| s.udp_rx.bytes),
+                    packets_sent: tx.map_or(0, |s| s.sent_packets),
+                    packets_lost: tx.map_or(0, |s| s.lost_packets),
+                    final_cwnd: tx.map_or(0, |s| s.cwnd),
+                    final_srtt_s: tx.map(|s| s.rtt.as_secs_f64()),
+                };
+                (spec.via.clone(), summary)
+            })
+            .collect()
     }
 }
 
 impl Transport for QuicTransport {
     fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         self.app.tick(now);
-        if let QuicApp::Messages { source, .. } = &self.app.app {
-            io.cmds.extend(source.schedule.next().map(Cmd::Tick));
+        if let QuicApp::Messages(m) = &self.app.app {
+            io.cmds.extend(m.source.schedule.next().map(Cmd::Tick));
         }
         self.drive(now, Side::Client, Input::App, io);
     }
@@ -337,7 +419,7 @@ impl Transport for QuicTransport {
         let Body::Quic(d) = body else {
             unreachable!("a QUIC flow carries QUIC datagrams")
         };
-        self.drive(now, side, Input::Datagram(d.bytes), io);
+        self.drive(now, side, Input::Datagram(d.path, d.bytes), io);
     }
 
     fn on_wake(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
@@ -353,6 +435,10 @@ impl Transport for QuicTransport {
 
     fn tls_key_log(&self) -> String {
         self.keys.text()
+    }
+
+    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
+        self.qlog.as_ref().map_or_else(Vec::new, QlogBuffers::files)
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {

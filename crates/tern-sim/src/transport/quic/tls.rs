@@ -194,9 +194,13 @@ impl rustls::KeyLog for KeyLogLines {
     }
 }
 
-/// The client's TLS 1.3 configuration: it trusts Tern's test CA only, and logs its secrets
-/// to `keys`.
-pub fn client_config(clock: Arc<SimClock>, keys: Arc<KeyLogLines>) -> rustls::ClientConfig {
+/// The client's TLS 1.3 configuration: it trusts Tern's test CA only, offers `alpn` (RFC
+/// 7301) if given, and logs its secrets to `keys`.
+pub fn client_config(
+    clock: Arc<SimClock>,
+    keys: Arc<KeyLogLines>,
+    alpn: Option<&[u8]>,
+) -> rustls::ClientConfig {
     let mut roots = RootCertStore::empty();
     roots
         .add(CertificateDer::from(CA_DER))
@@ -207,18 +211,22 @@ pub fn client_config(clock: Arc<SimClock>, keys: Arc<KeyLogLines>) -> rustls::Cl
         .with_root_certificates(roots)
         .with_no_client_auth();
     c.key_log = keys;
+    c.alpn_protocols.extend(alpn.map(<[u8]>::to_vec));
     c
 }
 
-/// The server's TLS 1.3 configuration: the shipped certificate and key.
-pub fn server_config(clock: Arc<SimClock>) -> rustls::ServerConfig {
+/// The server's TLS 1.3 configuration: the shipped certificate and key, accepting `alpn`
+/// (RFC 7301) if given.
+pub fn server_config(clock: Arc<SimClock>, alpn: Option<&[u8]>) -> rustls::ServerConfig {
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(SERVER_KEY_DER));
-    rustls::ServerConfig::builder_with_details(provider(), clock)
+    let mut c = rustls::ServerConfig::builder_with_details(provider(), clock)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("ring supports TLS 1.3")
         .with_no_client_auth()
         .with_single_cert(vec![CertificateDer::from(SERVER_CERT_DER)], key)
-        .expect("the shipped certificate and key match")
+        .expect("the shipped certificate and key match");
+    c.alpn_protocols.extend(alpn.map(<[u8]>::to_vec));
+    c
 }
 
 /// The key a server seals its address-validation tokens with (RFC 9000 §8.1.3–8.1.4), drawn

@@ -1,0 +1,105 @@
+//! A multipath QUIC flow steered by the [`RssiThresholdScheduler`] (mpquic-rssi): the
+//! scheduler reads the client's Wi-Fi RSSI every `period` and, at each change of class, sets
+//! path 0 (Wi-Fi) and path 1 (cellular) available or backup; everything else is the QUIC
+//! flow's own.
+
+use super::rssi_scheduler::{Class, Config, RssiThresholdScheduler};
+use crate::engine::SimTime;
+use crate::net::packet::Body;
+use crate::scenario::QuicPathStatus;
+use crate::trace::PathStatusRecord;
+use crate::transport::quic::QuicTransport;
+use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
+
+/// The flow: its QUIC transport and the client's scheduler.
+pub struct RssiScheduledQuic {
+    quic: QuicTransport,
+    scheduler: RssiThresholdScheduler,
+}
+
+impl RssiScheduledQuic {
+    /// The flow, and its first commands: the QUIC flow's, and the first RSSI sample at `start`.
+    pub fn new(
+        (quic, mut first): (QuicTransport, Vec<Cmd>),
+        config: Config,
+        start: SimTime,
+    ) -> (RssiScheduledQuic, Vec<Cmd>) {
+        first.push(Cmd::SampleRssi(start));
+        let scheduler = RssiThresholdScheduler::new(config);
+        (RssiScheduledQuic { quic, scheduler }, first)
+    }
+}
+
+/// A path's status as the trace names it.
+fn name(available: bool) -> &'static str {
+    if available {
+        "available"
+    } else {
+        "backup"
+    }
+}
+
+fn status(available: bool) -> QuicPathStatus {
+    if available {
+        QuicPathStatus::Available
+    } else {
+        QuicPathStatus::Backup
+    }
+}
+
+impl Transport for RssiScheduledQuic {
+    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+        self.quic.on_tick(now, io);
+    }
+
+    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
+        self.quic.on_packet(now, side, body, io);
+    }
+
+    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+        self.quic.on_wake(now, side, key, io);
+    }
+
+    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
+        self.quic.arm(now, side, key)
+    }
+
+    /// A sample of the client's Wi-Fi RSSI: a change of class is traced and sets the paths'
+    /// status.
+    fn on_rssi(&mut self, now: SimTime, rssi_dbm: Option<f64>, io: &mut Io<'_>) {
+        io.cmds
+            .push(Cmd::SampleRssi(now + self.scheduler.config().period));
+        let Some(change) = self.scheduler.sample(rssi_dbm) else {
+            return;
+        };
+        let (old_wifi, old_cell) = change.old.map_or(("none", "none"), |c| {
+            (name(c.available().0), name(c.available().1))
+        });
+        let (wifi, cell) = change.new.available();
+        io.traces.record(&PathStatusRecord {
+            time: now,
+            flow: io.flow,
+            rssi_dbm: rssi_dbm.unwrap_or(f64::NEG_INFINITY),
+            old_class: change.old.map_or("none", Class::as_str),
+            new_class: change.new.as_str(),
+            wifi_old: old_wifi,
+            wifi_new: name(wifi),
+            cell_old: old_cell,
+            cell_new: name(cell),
+        });
+        self.quic
+            .set_path_status(now, &[(0, status(wifi)), (1, status(cell))], io);
+    }
+
+    fn tls_key_log(&self) -> String {
+        self.quic.tls_key_log()
+    }
+
+    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
+        self.quic.qlog_files()
+    }
+
+    fn report(&self, start: SimTime) -> TransportReport {
+        self.quic.report(start)
+    }
+}

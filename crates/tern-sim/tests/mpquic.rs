@@ -1,0 +1,278 @@
+//! Multipath QUIC (draft-ietf-quic-multipath-21, noq-proto) over a client with two interfaces:
+//! what noq's scheduler does with available and backup paths, and abandoning a path.
+
+mod common;
+use common::*;
+use tern_sim::summary::QuicPathSummary;
+use tern_sim::RunOutput;
+
+/// `ue` reaches `router` by `wlan` and by `cell` (each `access`: rate, delay, queue), `router`
+/// reaches `server` over 1 Gbit/s, 1 ms; one QUIC file download (an HTTP/3 GET of `size`)
+/// over the two paths `paths`.
+fn two_paths(access: &str, size: &str, paths: &str, duration: &str) -> String {
+    let core =
+        "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"1000pkt\" }";
+    two_homed(
+        duration,
+        "\"quic\"",
+        [access, access, core],
+        &format!(
+            r#"[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = {{ kind = "file", size = "{size}" }}
+transport = {{ kind = "quic", paths = [{paths}] }}"#
+        ),
+    )
+}
+
+/// 10 Mbit/s, 10 ms, a queue of 50 packets: more than the bandwidth-delay product of a
+/// path (10 Mbit/s × 24 ms ≈ 30 000 B ≈ 20 packets), so each path can run at its rate.
+const ACCESS: &str = r#"rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = "50pkt" }"#;
+
+/// The download of `size` over `paths` in `duration` on [`ACCESS`] links: the run, its
+/// paths' summaries (in the order of `paths`) and the transfer time (s).
+fn get(size: &str, paths: &str, duration: &str) -> (RunOutput, Vec<QuicPathSummary>, f64) {
+    let out = run(&two_paths(ACCESS, size, paths, duration));
+    let q = out.summary.flows["get"].quic.clone().unwrap();
+    let paths = q.paths.values().cloned().collect();
+    (out, paths, q.transfer_time_s.expect("completed"))
+}
+
+/// Packets the server sent on path `k` before `before` (s), from the `quic` trace.
+fn server_packets_on(out: &RunOutput, k: u64, before: f64) -> u64 {
+    let q = table(out, "quic");
+    let sent: Vec<u64> = texts(q, "endpoint")
+        .into_iter()
+        .zip(u64s(q, "path"))
+        .zip(f64s(q, "time").into_iter().zip(u64s(q, "sent_packets")))
+        .filter_map(|((e, p), (time, n))| (e == "server" && p == k && time < before).then_some(n))
+        .collect();
+    sent.last().copied().unwrap_or(0)
+}
+
+/// The body's time at `rate` bit/s less nothing: a lower bound on any transfer.
+fn at_rate(bytes: f64, rate: f64) -> f64 {
+    bytes * 8.0 / rate
+}
+
+#[test]
+fn two_equal_available_paths_share_the_transfer() {
+    // noq sends each packet on the first path (by id) with room in its congestion window:
+    // with both paths window-limited in a bulk transfer, each carries about half.
+    let (out, p, t) = get("5MB", r#"{ via = "wlan" }, { via = "cell" }"#, "10s");
+    let keys: Vec<&String> = out.summary.flows["get"]
+        .quic
+        .as_ref()
+        .unwrap()
+        .paths
+        .keys()
+        .collect();
+    assert_eq!(keys, ["wlan", "cell"]);
+    let total: u64 = p.iter().map(|p| p.udp_bytes_received).sum();
+    for path in &p {
+        let share = path.udp_bytes_received as f64 / total as f64;
+        assert!((0.4..=0.6).contains(&share), "{path:?}: share {share}");
+        assert_eq!(path.status, "available");
+    }
+    assert_eq!(out.summary.flows["get"].bytes_delivered, 5_000_000);
+    // Faster than one path could carry the body (4 s at 10 Mbit/s), never faster than both
+    // (2 s); within 25 % of that bound (the handshake, slow start on each path and the losses
+    // of DropTail queues: about 150 of 3 600 packets here).
+    let both = at_rate(5e6, 20e6);
+    assert!(t > both && t < 1.25 * both, "transfer {t} s");
+}
+
+#[test]
+fn a_backup_path_carries_data_only_once_no_available_path_is_left() {
+    // cell is a backup path: while wlan (available) is open, noq sends no data on cell (only
+    // the path's validation, PATH_CHALLENGE/RESPONSE, and the status frames); once the
+    // client abandons wlan at 1 s, cell carries the rest.
+    let (out, p, t) = get(
+        "5MB",
+        r#"{ via = "wlan", abandon_at = "1s" }, { via = "cell", status = "backup" }"#,
+        "10s",
+    );
+    assert_eq!(
+        (p[0].status.as_str(), p[1].status.as_str()),
+        ("closed", "backup")
+    );
+    assert_eq!(out.summary.flows["get"].bytes_delivered, 5_000_000);
+    // The server's packets on cell before 1 s: path validation and acknowledgements only.
+    let early = server_packets_on(&out, 1, 1.0);
+    assert!(early <= 5, "{early} packets on the backup path before 1 s");
+    // Then the body's remainder: wlan carried at most 1 s at 10 Mbit/s (1.25 MB) before it
+    // was abandoned, so cell carries at least the rest of 5 MB.
+    let wlan_most = 10e6 / 8.0;
+    assert!(p[1].udp_bytes_received as f64 > 5e6 - wlan_most, "{p:?}");
+    assert!(t > at_rate(5e6, 10e6), "transfer {t} s");
+}
+
+#[test]
+fn a_backup_path_stays_idle_beside_an_available_one() {
+    let (_, p, t) = get(
+        "2MB",
+        r#"{ via = "wlan" }, { via = "cell", status = "backup" }"#,
+        "5s",
+    );
+    // Validation and status frames, no stream data: a handful of packets, those of path
+    // validation padded to at least 1200 B (RFC 9000 §8.2.1), none above the 1472-B
+    // datagrams of a 1500-B MTU.
+    assert!(
+        p[1].packets_sent <= 5 && p[1].udp_bytes_sent <= 5 * 1472,
+        "{p:?}"
+    );
+    // So the transfer takes at least what one path needs for the body (1.6 s).
+    assert!(t > at_rate(2e6, 10e6), "transfer {t} s");
+}
+
+#[test]
+fn same_seed_same_multipath_run() {
+    let text = two_paths(
+        ACCESS,
+        "1MB",
+        r#"{ via = "wlan", abandon_at = "0.5s" }, { via = "cell" }"#,
+        "3s",
+    );
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
+    assert_eq!(a.tables, b.tables);
+}
+
+/// Log-distance path loss with the test's parameters: 20 dBm, 40 dB at 1 m, exponent 3.
+fn rssi_at(d: f64) -> f64 {
+    20.0 - 40.0 - 30.0 * d.log10()
+}
+
+/// The mpquic-rssi set-up in small: `ue` is a station of the AP `ap` (802.11n, 5 GHz; 1 Gbit/s
+/// wire to `router`) and has a 10 Mbit/s, 20 ms `cell` link to `router`; it walks from 50 m to
+/// 250 m from the AP at 20 m/s while downloading from `server` over both paths, the RSSI
+/// scheduler setting their status with T1 = −75 dBm, T2 = −85 dBm.
+fn walking_away(hysteresis: f64) -> String {
+    format!(
+        r#"
+record = ["path_status", "quic"]
+[sim]
+duration = "6s"
+[[nodes]]
+name = "ap"
+position = [0, 0, 0]
+[[nodes]]
+name = "ue"
+position = [50, 0, 0]
+moves = [{{ walk_to = [250, 0, 0], speed = 20 }}]
+[[nodes]]
+name = "router"
+[[nodes]]
+name = "server"
+[[links]]
+name = "wire"
+ends = ["ap", "router"]
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+name = "cell"
+ends = ["ue", "router"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "50pkt" }}
+[[links]]
+name = "core"
+ends = ["router", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[wifi]]
+name = "wlan"
+ap = "ap"
+stations = ["ue"]
+standard = "802.11n"
+propagation = {{ exponent = 3, reference_loss = 40, tx_power = 20 }}
+[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = {{ kind = "file", size = "100MB" }}
+[flows.transport]
+kind = "quic"
+paths = [{{ via = "wlan" }}, {{ via = "cell" }}]
+rssi_scheduler = {{ t1 = -75, t2 = -85, hysteresis = {hysteresis} }}
+"#
+    )
+}
+
+#[test]
+fn the_rssi_scheduler_changes_class_at_the_first_sample_past_each_threshold() {
+    let out = run(&walking_away(0.0));
+    let t = table(&out, "path_status");
+    // Samples every beacon interval (102.4 ms) from 0; at sample k the station is at
+    // x = 50 + 20 t m from the AP.
+    let sample = |k: u32| f64::from(k) * 0.1024;
+    let x = |t: f64| (50.0 + 20.0 * t).min(250.0);
+    let first_below = |dbm: f64| {
+        let k = (0..).find(|&k| rssi_at(x(sample(k))) <= dbm).unwrap();
+        sample(k)
+    };
+    let times = f64s(t, "time");
+    assert_eq!(texts(t, "new_class"), ["strong", "middle", "weak"]);
+    assert_eq!(texts(t, "old_class"), ["none", "strong", "middle"]);
+    let expected = [0.0, first_below(-75.0), first_below(-85.0)];
+    for (got, want) in times.iter().zip(expected) {
+        assert!((got - want).abs() < 1e-9, "{times:?} vs {expected:?}");
+    }
+    for (got, want) in f64s(t, "rssi_dbm").iter().zip(&times) {
+        assert!((got - rssi_at(x(*want))).abs() < 1e-9);
+    }
+    assert_eq!(texts(t, "wifi_new"), ["available", "available", "backup"]);
+    assert_eq!(texts(t, "cell_new"), ["backup", "available", "available"]);
+    // While the class is strong the cellular path carries no data: the server's packets on
+    // it before the second change are the path's validation and acknowledgements only.
+    let cell_early = server_packets_on(&out, 1, times[1]);
+    assert!(cell_early <= 5, "{cell_early} packets on cell while strong");
+    let paths = &out.summary.flows["get"].quic.as_ref().unwrap().paths;
+    assert!(paths["cell"].udp_bytes_received > 1_000_000, "{paths:?}");
+    assert_eq!(
+        (paths["wlan"].status.as_str(), paths["cell"].status.as_str()),
+        ("backup", "available")
+    );
+}
+
+#[test]
+fn same_seed_same_rssi_scheduled_run() {
+    let text = walking_away(3.0);
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
+    assert_eq!(a.tables, b.tables);
+}
+
+#[test]
+fn a_multipath_flow_sends_datagrams_that_fit_its_smallest_interface() {
+    // cell carries IP packets of at most 1280 B: no path may be probed above 1280 − 28 B of
+    // IPv4 and UDP headers, though the routed path (wlan) takes 1500 B.
+    let cell = format!("{ACCESS}\nmtu = \"1280B\"");
+    let core = "rate = \"1Gbps\"\ndelay = \"1ms\"";
+    let text = two_homed(
+        "3s",
+        "\"quic\"",
+        [ACCESS, &cell, core],
+        r#"[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = { kind = "file", size = "2MB" }
+transport = { kind = "quic", paths = [{ via = "wlan" }, { via = "cell" }] }"#,
+    );
+    let out = run(&text);
+    let q = out.summary.flows["get"].quic.clone().unwrap();
+    assert_eq!(out.summary.flows["get"].bytes_delivered, 2_000_000);
+    // Path 0's discovered size (PMTUD, RFC 9000 §14.3) stops at the shared bound.
+    assert_eq!(q.final_mtu, 1252);
+}
