@@ -132,6 +132,7 @@ pub enum TableId {
     RlcSdu,
     Wifi,
     WifiRx,
+    RetryOut,
     Roaming,
     Rssi,
     Quic,
@@ -139,7 +140,7 @@ pub enum TableId {
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 17;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

@@ -4,13 +4,14 @@
 //! inside the device, which tells the world when a station's link goes down and comes back
 //! and when routes must follow it.
 
+use super::ap_rx::{ApAmpdu, ApRxStrategy, SeenMpdu};
 use super::bss::{self, Bss, Refused};
 use super::roaming::{Membership, Roam, Roamer, BEACON_INTERVAL};
 use crate::engine::{SimTime, Wake};
 use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
-use crate::net::packet::{NodeId, Packet, PacketRef};
+use crate::net::packet::{Body, NodeId, Packet, PacketRef};
 use crate::summary::{Summary, WifiSummary};
-use crate::trace::{RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
+use crate::trace::{RetryOutRecord, RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
 
 /// The device's wake-ups: `kind | index << 2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,8 @@ pub struct WifiDevice {
     /// The first interface (association 0's uplink).
     first: IfaceId,
     bsses: Vec<Bss>,
+    /// Per BSS, the AP's receive strategy, if any ([`super::ap_rx`]).
+    ap_rx: Vec<Option<Box<dyn ApRxStrategy>>>,
     wakes: Vec<Wake>,
     /// Per BSS, the member names and nodes (AP first).
     names: Vec<Vec<String>>,
@@ -68,6 +71,9 @@ pub struct WifiDevice {
 pub struct WifiSetup {
     pub first: IfaceId,
     pub bsses: Vec<Bss>,
+    /// Per BSS, the AP's receive strategy, if any (its BSS must observe what it receives:
+    /// [`Bss::observe_rx`]).
+    pub ap_rx: Vec<Option<Box<dyn ApRxStrategy>>>,
     pub names: Vec<Vec<String>>,
     pub nodes: Vec<Vec<NodeId>>,
     pub associations: Vec<(usize, usize)>,
@@ -111,6 +117,7 @@ impl WifiDevice {
             first: setup.first,
             wakes: vec![Wake::default(); bsses.len()],
             bsses,
+            ap_rx: setup.ap_rx,
             names: setup.names,
             nodes: setup.nodes,
             base,
@@ -128,9 +135,59 @@ impl WifiDevice {
         IfaceId(self.first.0 + 2 * a + u32::from(from == 0))
     }
 
-    /// Acts on what a BSS did: MAC-acknowledged packets free their sender's TCP Small
-    /// Queues budget, received ones go on from the receiver, dropped ones are dropped.
-    fn outcome(&mut self, now: SimTime, b: usize, out: bss::Outcome, cx: &mut DeviceCx<'_>) {
+    /// The AP's receive strategy of BSS `b` looks at the A-MPDUs its stations sent; each
+    /// MPDU it declares lost is given up (traced), and what that releases is delivered
+    /// after what the BSS delivered.
+    fn ap_receive(
+        &mut self,
+        now: SimTime,
+        b: usize,
+        out: &mut bss::Outcome,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        let Some(strategy) = self.ap_rx[b].as_mut() else {
+            return;
+        };
+        let bss = &mut self.bsses[b];
+        for a in out.received.iter().filter(|a| a.to == 0) {
+            let Some(win_start) = bss.reorder_start(0, a.from) else {
+                continue;
+            };
+            let mpdus: Vec<SeenMpdu> = a
+                .mpdus
+                .iter()
+                .map(|m| SeenMpdu {
+                    sn: m.sn,
+                    fcs_ok: m.fcs_ok,
+                    tcp: matches!(cx.pool.get(m.packet).body, Body::Tcp(_)),
+                })
+                .collect();
+            let declared = strategy.on_ampdu(&ApAmpdu {
+                station: a.from,
+                rate_bps: a.rate_bps,
+                win_start,
+                mpdus: &mpdus,
+            });
+            for d in declared {
+                cx.traces.record(&RetryOutRecord {
+                    time: now,
+                    bss: &bss.name,
+                    station: &self.names[b][a.from],
+                    sn: u32::from(d.sn),
+                    failures: d.failures,
+                    index: d.index,
+                    ewma_mbps: d.ewma_bps / 1e6,
+                });
+                out.delivered.extend(bss.give_up(0, a.from, d.sn).delivered);
+            }
+        }
+    }
+
+    /// Acts on what a BSS did: the AP's receive strategy first, then MAC-acknowledged
+    /// packets free their sender's TCP Small Queues budget, received ones go on from the
+    /// receiver, dropped ones are dropped.
+    fn outcome(&mut self, now: SimTime, b: usize, mut out: bss::Outcome, cx: &mut DeviceCx<'_>) {
+        self.ap_receive(now, b, &mut out, cx);
         for (from, to, p) in out.acked {
             let iface = self.iface(b, from, to);
             cx.push(Action::LeftFirstHop { iface, p });

@@ -33,11 +33,27 @@ pub const PAPER_WEIGHT: f64 = 0.25;
 
 /// One row of the index table: smoothed rates below `below_bps` (and at or above the
 /// previous row's) get `index`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
-    pub below_bps: f64,
+    pub below_bps: u64,
     pub index: u32,
 }
+
+/// Table 1 of the paper: < 25 Mbit/s → 2, 25–50 → 5, 50–100 → 8, ≥ 100 → not applied.
+pub const PAPER_TABLE: [Step; 3] = [
+    Step {
+        below_bps: 25_000_000,
+        index: 2,
+    },
+    Step {
+        below_bps: 50_000_000,
+        index: 5,
+    },
+    Step {
+        below_bps: 100_000_000,
+        index: 8,
+    },
+];
 
 /// How the index follows the smoothed rate.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,29 +66,19 @@ pub enum IndexRule {
 }
 
 impl IndexRule {
-    /// Table 1 of the paper: < 25 Mbit/s → 2, 25–50 → 5, 50–100 → 8, ≥ 100 → not applied.
+    /// Table 1 of the paper ([`PAPER_TABLE`]).
     pub fn paper() -> IndexRule {
-        IndexRule::Table(vec![
-            Step {
-                below_bps: 25e6,
-                index: 2,
-            },
-            Step {
-                below_bps: 50e6,
-                index: 5,
-            },
-            Step {
-                below_bps: 100e6,
-                index: 8,
-            },
-        ])
+        IndexRule::Table(PAPER_TABLE.to_vec())
     }
 
     /// The index at smoothed rate `bps`, if one applies.
     pub fn index(&self, bps: f64) -> Option<u32> {
         match self {
             IndexRule::Fixed(i) => Some(*i),
-            IndexRule::Table(steps) => steps.iter().find(|s| bps < s.below_bps).map(|s| s.index),
+            IndexRule::Table(steps) => steps
+                .iter()
+                .find(|s| bps < s.below_bps as f64)
+                .map(|s| s.index),
         }
     }
 }
