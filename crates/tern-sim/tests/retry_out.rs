@@ -227,3 +227,13 @@ fn the_schema_gives_the_papers_defaults() {
     let paper = [("25Mbps", 2), ("50Mbps", 5), ("100Mbps", 8)].map(|(b, i)| (b.to_owned(), i));
     assert_eq!(table, paper);
 }
+
+/// `enabled = false` is the standard receiver: the same run as without `retry_out`.
+#[test]
+fn a_disabled_index_is_the_standard_receiver() {
+    let run = |retry_out| common::run(&upload("4s", 0.2, retry_out, "\"rtt\""));
+    let (off, none) = (run("[wifi.retry_out]\nenabled = false"), run(""));
+    let json = |o: &RunOutput| serde_json::to_string(&o.summary).unwrap();
+    assert_eq!(json(&off), json(&none));
+    assert_eq!(off.tables, none.tables);
+}

@@ -107,7 +107,7 @@ pub fn dsss_rate(bps: u64) -> Option<DsssRate> {
 
 /// The AP's receive strategy of `spec`: its retry-out index, if it has one.
 pub fn ap_rx(spec: &WifiSpec) -> Option<Box<dyn ApRxStrategy>> {
-    let r = spec.retry_out.as_ref()?;
+    let r = spec.retry_out.as_ref().filter(|r| r.enabled)?;
     let rule = match r.fixed {
         Some(index) => IndexRule::Fixed(index),
         None => IndexRule::Table(

@@ -78,6 +78,11 @@ pub struct WifiSpec {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RetryOutSpec {
+    /// Whether the AP applies it (default true); false keeps the table but makes the AP the
+    /// standard receiver, so that a sweep can turn the scheme on and off
+    /// (`--set wifi.<bss>.retry_out.enabled=false`).
+    #[serde(default = "yes")]
+    pub enabled: bool,
     /// Weight of each new A-MPDU's data rate in the EWMA, in (0, 1] (default 0.25, §3.2 (1)).
     #[serde(default = "retry_out_weight")]
     pub weight: f64,
