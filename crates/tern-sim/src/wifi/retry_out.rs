@@ -1,6 +1,7 @@
 //! The retry-out index: an access point's receiver-side countermeasure to bufferbloat in
-//! 802.11n upload TCP (Nomoto, Kim, Ohzahata, Kato, "AP-side countermeasure to bufferbloat
-//! in IEEE 802.11n upload TCP", IPSJ Journal 58(2), 2017; the wlan-bufferbloat study).
+//! 802.11n upload TCP ("AP-side countermeasure to bufferbloat in IEEE 802.11n upload TCP",
+//! University of Electro-Communications, IPSJ Journal 58(2), 2017; the wlan-bufferbloat
+//! study, `scenarios/wlan-bufferbloat/`).
 //!
 //! A station's MAC retries an MPDU up to its own limit (30 in ath9k), so at a low data rate
 //! TCP sees no loss and its window fills the station's send queue. The AP cannot change

@@ -69,11 +69,12 @@ pub struct WifiSpec {
     pub retry_out: Option<RetryOutSpec>,
 }
 
-/// The retry-out index of an 802.11n AP (Nomoto et al., "AP-side countermeasure to
-/// bufferbloat in IEEE 802.11n upload TCP", IPSJ Journal 58(2), 2017, §3): per station, an
-/// EWMA of the data rate of the A-MPDUs received picks an index; an MPDU carrying TCP whose
-/// receptions with a bad FCS exceed it is declared lost (the reordering window moves past
-/// it, what was held behind it goes up, a later intact copy is acknowledged but dropped).
+/// The retry-out index of an 802.11n AP ("AP-side countermeasure to bufferbloat in IEEE
+/// 802.11n upload TCP", IPSJ Journal 58(2), 2017, §3; the wlan-bufferbloat study): per
+/// station, an EWMA of the data rate of the A-MPDUs received picks an index; an MPDU carrying
+/// TCP whose receptions with a bad FCS exceed it is declared lost (the reordering window
+/// moves past it, what was held behind it goes up, a later intact copy is acknowledged but
+/// dropped).
 /// `{}` turns it on with the paper's parameters.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
