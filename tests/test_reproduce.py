@@ -221,6 +221,7 @@ def test_wlan_bufferbloat_quick_checks_every_claim_and_draws_the_figures(wlan_qu
         "rate-error",
         "ping-rtt",
         "throughput",
+        "cwnd",
         "fixed-index",
     }
-    assert (out / "report.html").read_text().count("<svg") >= 4
+    assert (out / "report.html").read_text().count("<svg") >= 5

@@ -94,6 +94,31 @@ def throughput(con: duckdb.DuckDBPyConnection) -> Figure:
     return _by_scheme(con, "upload", "goodput_mbps", "TCP throughput (Mbit/s)")
 
 
+#: Figs. 11-12: the farthest station of the quick and full grids (about 16 Mbit/s), seed 1.
+LOW_RATE_POSITION = "[95, 0, 0]"
+
+
+def cwnd_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Figs. 11-12: linux-none's cwnd over time at a low rate, without and with the scheme."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for i, (scheme, label) in enumerate((("false", "without"), ("true", "with"))):
+        c = con.sql(
+            f"""SELECT c.time, c.cwnd / 1448 AS segments FROM cwnd c JOIN runs r USING (key)
+                WHERE r.flow = 'upload' AND c.flow = 'upload' AND c.endpoint = 'client'
+                  AND r.seed = 1 AND r."nodes.sta.position" = ? AND {TSQ} = '1GB'
+                  AND {ENABLED} = ? ORDER BY c.time""",
+            params=[LOW_RATE_POSITION, scheme],
+        ).pl()
+        ax.step(c["time"], c["segments"], where="post", color=f"C{i}", label=f"{label} the index")
+    ax.set_yscale("log")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments of 1448 B, log)")
+    ax.set_title("linux-none at about 16 Mbit/s (95 m)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def fixed_index(con: duckdb.DuckDBPyConnection) -> Figure:
     """Figs. 16-17: mean ping RTT and TCP throughput by fixed retry-out index."""
     rows = per_run(con, f"{FIXED} AS fixed")
@@ -131,6 +156,14 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         "throughput",
         throughput(location),
         "Study Fig. 8: TCP throughput against average MAC data rate, without and with.",
+    )
+    yield (
+        "cwnd",
+        cwnd_over_time(location),
+        "Study Figs. 11-12: linux-none's congestion window over time at about 16 Mbit/s, "
+        "without and with the index. The paper's Linux caps it near 1000 segments; Tern's TCP "
+        "keeps growing it while the 1000-segment send buffer bounds what is in flight (no "
+        "cwnd validation, RFC 7661).",
     )
     yield (
         "fixed-index",
