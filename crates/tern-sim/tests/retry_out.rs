@@ -85,6 +85,7 @@ fn mean_rtt(out: &RunOutput, warm: f64) -> f64 {
 /// * TCP throughput is kept: the paper measures 97.6 % of the throughput without the
 ///   scheme for this station kind (Table 4); allowed: 90 % (one 20 s run, not a fit over
 ///   many 60 s runs);
+/// * the ping's RTT without the index is the station's queueing delay (Little's law, below);
 /// * every decision is the third bad reception of an MPDU at index 2 and the 13 Mbit/s
 ///   rate, and there are as many as theory says: each MPDU fails three attempts in a row
 ///   with probability `fer`³, so about `fer`³ of the segments sent are declared lost
@@ -104,6 +105,18 @@ fn the_index_cuts_the_ping_rtt_of_a_lossy_upload() {
         "goodput {g_with} with, {g_none} without"
     );
     check_declarations(&with, fer);
+    // Queueing delay = queue length × time per packet: by Little's law the station's mean
+    // send queue L (time average) divided by the packets it takes per second λ is the wait
+    // of a ping arriving at a random time. The rest of the RTT is the ping's own PPDU and the
+    // reply's (at most 5.484 ms each, the HT-mixed L-SIG limit); 5 % more is allowed for
+    // the run's end (the queue is not empty then) and for periodic rather than random pings.
+    let up = &none.summary.links["wlan-sta"]["forward"];
+    let little = up.queue_mean_packets / (up.tx_packets as f64 / 20.0);
+    let ping = none.summary.flows["ping"].rtt_s.as_ref().unwrap().mean;
+    assert!(
+        (ping - little).abs() < 0.05 * ping + 2.0 * 5.484e-3,
+        "ping RTT {ping} s, L/λ {little} s"
+    );
 }
 
 /// At a MAC frame error rate of 0.1 three failures in a row are 8 times rarer (0.1³ against

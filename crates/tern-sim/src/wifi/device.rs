@@ -8,7 +8,7 @@ use super::ap_rx::{ApAmpdu, ApRxStrategy, SeenMpdu};
 use super::bss::{self, Bss, Refused};
 use super::roaming::{Membership, Roam, Roamer, BEACON_INTERVAL};
 use crate::engine::{SimTime, Wake};
-use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
+use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueMeter, QueueStats};
 use crate::net::packet::{Body, NodeId, Packet, PacketRef};
 use crate::summary::{Summary, WifiSummary};
 use crate::trace::{RetryOutRecord, RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
@@ -64,6 +64,9 @@ pub struct WifiDevice {
     active: Vec<bool>,
     roamers: Vec<Roamer>,
     roams: Vec<Roam>,
+    /// Per interface (port), what its sender's MAC holds for that peer: queued, or held by
+    /// its Block Ack originator until acknowledged or dropped.
+    queues: Vec<QueueMeter>,
 }
 
 /// Where the device starts: its BSSs, their member names, the associations in interface
@@ -107,6 +110,7 @@ impl WifiDevice {
                 token: Token::Beacon.encode(),
             });
         }
+        let setup_associations = setup.associations.len();
         let mut bsses = setup.bsses;
         for (&(b, k), &starts_here) in setup.associations.iter().zip(&setup.active) {
             if !starts_here {
@@ -125,6 +129,7 @@ impl WifiDevice {
             active: setup.active,
             roamers: setup.roamers,
             roams,
+            queues: vec![QueueMeter::default(); 2 * setup_associations],
         };
         (device, actions)
     }
@@ -133,6 +138,29 @@ impl WifiDevice {
     fn iface(&self, b: usize, from: usize, to: usize) -> IfaceId {
         let a = self.base[b] + (from.max(to) as u32 - 1);
         IfaceId(self.first.0 + 2 * a + u32::from(from == 0))
+    }
+
+    /// What the sender of interface `iface` holds for its peer.
+    fn queue_mut(&mut self, iface: IfaceId) -> &mut QueueMeter {
+        &mut self.queues[(iface.0 - self.first.0) as usize]
+    }
+
+    /// Packet `p` left the MAC of interface `iface` at `now` (acknowledged, dropped or moved
+    /// away); `changed` collects the interfaces whose queue trace must hear of it.
+    fn left_mac(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        p: PacketRef,
+        changed: &mut Vec<IfaceId>,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        let bytes = u64::from(cx.pool.get(p).size());
+        self.queue_mut(iface).remove(now, 1, bytes);
+        if !changed.contains(&iface) {
+            changed.push(iface);
+        }
+        cx.push(Action::LeftFirstHop { iface, p });
     }
 
     /// The AP's receive strategy of BSS `b` looks at the A-MPDUs its stations sent; each
@@ -188,9 +216,10 @@ impl WifiDevice {
     /// receiver, dropped ones are dropped.
     fn outcome(&mut self, now: SimTime, b: usize, mut out: bss::Outcome, cx: &mut DeviceCx<'_>) {
         self.ap_receive(now, b, &mut out, cx);
+        let mut changed = Vec::new();
         for (from, to, p) in out.acked {
             let iface = self.iface(b, from, to);
-            cx.push(Action::LeftFirstHop { iface, p });
+            self.left_mac(now, iface, p, &mut changed, cx);
         }
         for (from, to, p) in out.delivered {
             let iface = self.iface(b, from, to);
@@ -204,7 +233,7 @@ impl WifiDevice {
         for (packets, reason) in drops {
             for (from, to, p) in packets {
                 let iface = self.iface(b, from, to);
-                cx.push(Action::LeftFirstHop { iface, p });
+                self.left_mac(now, iface, p, &mut changed, cx);
                 cx.push(Action::Drop {
                     iface,
                     p,
@@ -212,6 +241,9 @@ impl WifiDevice {
                     kind: DropKind::Loss,
                 });
             }
+        }
+        for iface in changed {
+            cx.push(Action::QueueChanged { iface });
         }
         let names = &self.names[b];
         let bss = &self.bsses[b];
@@ -293,8 +325,20 @@ impl WifiDevice {
             (roamer.memberships[left], roamer.memberships[to]);
         roamer.current = to;
         let frames = self.bsses[old.bss].take_frames(old.entity);
+        let size = |p: PacketRef| u64::from(cx.pool.get(p).size());
+        let (moved, moved_bytes) = (frames.len(), frames.iter().map(|f| size(f.packet())).sum());
         let overflow = self.bsses[new.bss].associate(now, new.entity, frames);
-        let iface = self.iface(new.bss, new.entity, 0);
+        let overflow_bytes: u64 = overflow.iter().map(|f| size(f.packet())).sum();
+        let (old_iface, iface) = (
+            self.iface(old.bss, old.entity, 0),
+            self.iface(new.bss, new.entity, 0),
+        );
+        // The frames leave the old association's queue; those kept join the new one's.
+        self.queue_mut(old_iface).remove(now, moved, moved_bytes);
+        self.queue_mut(iface)
+            .add(now, moved - overflow.len(), moved_bytes - overflow_bytes);
+        cx.push(Action::QueueChanged { iface: old_iface });
+        cx.push(Action::QueueChanged { iface });
         for f in overflow {
             cx.push(Action::LeftFirstHop {
                 iface,
@@ -412,6 +456,8 @@ impl Device for WifiDevice {
                 Refused::QueueFull => "queue",
                 Refused::NotAssociated => "disassociated",
             })?;
+        self.queues[port as usize].add(now, 1, u64::from(pkt.size()));
+        cx.push(Action::QueueChanged { iface });
         cx.push(Action::Transmit { iface, p });
         self.arm(now, b, cx);
         Ok(())
@@ -429,6 +475,21 @@ impl Device for WifiDevice {
             Token::RoamStart(i) => self.roam_start(now, i, cx),
             Token::RoamEnd(r) => self.roam_end(now, r as usize, cx),
             Token::Beacon => self.beacon(now, cx),
+        }
+    }
+
+    fn queue_len(&self, port: u32) -> (usize, u64) {
+        let q = &self.queues[port as usize];
+        (q.packets, q.bytes)
+    }
+
+    fn queue_stats(&self, port: u32) -> QueueStats {
+        self.queues[port as usize].stats.clone()
+    }
+
+    fn close(&mut self, end: SimTime) {
+        for q in &mut self.queues {
+            q.account(end);
         }
     }
 
