@@ -197,3 +197,32 @@ def test_spare_connection_floor_is_the_target_cells_one_way_delay(quick):
     assert spare.floor == pytest.approx(wire / 5e6 + 0.670 + wire / 1e9 + 0.030, abs=1e-6)
     assert spare.source_floor == pytest.approx(wire / 5e6 + 0.020 + wire / 1e9 + 0.030, abs=1e-6)
     assert spare.max_excess >= 0
+
+
+@pytest.fixture(scope="module")
+def wlan_quick(tmp_path_factory):
+    """`tern reproduce wlan-bufferbloat --quick`, run once for the tests of this module."""
+    out = tmp_path_factory.mktemp("wlan-bufferbloat-quick")
+    return reproduce("wlan-bufferbloat", quick=True, out=out, jobs=2)
+
+
+def test_wlan_bufferbloat_quick_checks_every_claim_and_draws_the_figures(wlan_quick):
+    rep, out = wlan_quick, wlan_quick.out
+    assert all(r.error is None and r.value is not None for r in rep.results)
+    by_id = {r.claim.id: r for r in rep.results}
+    # The mechanism's headline (paper Fig. 6 (b)): with the AP's index every run at 50 Mbit/s
+    # and below keeps its mean ping RTT under 100 ms, where without it linux-none's exceeds
+    # 500 ms below 20 Mbit/s (Fig. 6 (a)).
+    assert by_id["scheme-rtt-under-100ms-to-50mbps"].passed
+    assert by_id["none-rtt-over-500ms-below-20mbps"].passed
+    md = (out / "report.md").read_text()
+    for claim in load_study("wlan-bufferbloat").claims:
+        assert claim.claim[:40] in md
+    assert {name for name, _, _ in rep.figures} == {
+        "rate-error",
+        "ping-rtt",
+        "throughput",
+        "cwnd",
+        "fixed-index",
+    }
+    assert (out / "report.html").read_text().count("<svg") >= 5

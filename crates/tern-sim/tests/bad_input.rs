@@ -5,15 +5,6 @@ mod common;
 
 const QUEUE: &str = "{ kind = \"droptail\", limit = \"10pkt\" }";
 
-/// The error `text` gets, as the user sees it.
-fn error_of(text: &str) -> String {
-    match std::panic::catch_unwind(|| tern_sim::load("bad.toml", text, &[], None)) {
-        Ok(Ok(_)) => panic!("accepted:\n{text}"),
-        Ok(Err(e)) => e.to_string(),
-        Err(_) => panic!("panicked on:\n{text}"),
-    }
-}
-
 #[test]
 fn a_roaming_station_and_a_link_to_an_unknown_node() {
     let text = r#"
@@ -47,7 +38,7 @@ at = "0.5s"
 to = "b2"
 disconnect = "50ms"
 "#;
-    let msg = error_of(text);
+    let msg = common::error_of(text);
     assert!(
         msg.contains("links[0].ends") && msg.contains("\"nowhere\""),
         "{msg}"
@@ -57,7 +48,7 @@ disconnect = "50ms"
 #[test]
 fn numbers_are_described_in_words_not_rust_types() {
     let text = common::p2p("10Mbps", "1ms", QUEUE, "1s", "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"periodic\", size = \"100B\", interval = \"1s\", count = -1 }\ntransport = { kind = \"udp\" }");
-    let msg = error_of(&text);
+    let msg = common::error_of(&text);
     assert!(msg.contains("flows[0].app"), "{msg}");
     assert!(!msg.contains("u64") && !msg.contains("u32"), "{msg}");
     assert!(msg.contains("whole number"), "{msg}");
@@ -76,7 +67,7 @@ fn a_seed_that_toml_cannot_hold_is_refused() {
 fn a_cbr_faster_than_one_message_per_nanosecond_is_refused() {
     // 1 B every 8e-9 ns would never let simulated time advance.
     let flow = "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"cbr\", rate = \"10000Gbps\", size = \"1B\" }\ntransport = { kind = \"udp\" }";
-    let msg = error_of(&common::p2p("10Mbps", "1ms", QUEUE, "1s", flow));
+    let msg = common::error_of(&common::p2p("10Mbps", "1ms", QUEUE, "1s", flow));
     assert!(msg.contains("flows[0].app.rate"), "{msg}");
 }
 
@@ -86,7 +77,7 @@ fn rlc_errors_name_the_rlc_key_and_the_value() {
         "[[links]]\nname = \"l\"",
         "[[links]]\nname = \"l\"\nrlc = { pdu_size = \"300B\" }",
     );
-    let msg = error_of(&text);
+    let msg = common::error_of(&text);
     assert!(msg.contains("links[0].rlc.pdu_size"), "{msg}");
     assert!(msg.contains("300"), "{msg}");
 }
@@ -97,7 +88,7 @@ fn positions_are_shown_as_coordinates() {
         "[[nodes]]\nname = \"a\"",
         "[[nodes]]\nname = \"a\"\nmoves = [{ walk_to = [nan, 0, 0], speed = 1 }]",
     );
-    let msg = error_of(&text);
+    let msg = common::error_of(&text);
     assert!(!msg.contains("Position"), "{msg}");
     assert!(msg.contains("[NaN, 0, 0] m"), "{msg}");
     assert!(msg.contains("nodes[0].moves"), "{msg}");

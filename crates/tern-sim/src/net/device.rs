@@ -62,6 +62,42 @@ pub struct QueueStats {
     pub byte_ns: u128,
 }
 
+/// A transmit queue's length and its [`QueueStats`], for devices that count what they hold
+/// themselves.
+#[derive(Clone, Debug, Default)]
+pub struct QueueMeter {
+    pub packets: usize,
+    pub bytes: u64,
+    pub stats: QueueStats,
+    last_change: SimTime,
+}
+
+impl QueueMeter {
+    /// `packets` packets of `bytes` bytes in all join the queue at `now`.
+    pub fn add(&mut self, now: SimTime, packets: usize, bytes: u64) {
+        self.account(now);
+        self.packets += packets;
+        self.bytes += bytes;
+        self.stats.max_packets = self.stats.max_packets.max(self.packets);
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+    }
+
+    /// `packets` packets of `bytes` bytes in all leave the queue at `now`.
+    pub fn remove(&mut self, now: SimTime, packets: usize, bytes: u64) {
+        self.account(now);
+        self.packets -= packets;
+        self.bytes -= bytes;
+    }
+
+    /// Integrates the length up to `now` (before a change, and at the end of the run).
+    pub fn account(&mut self, now: SimTime) {
+        let dt = u128::from(now.saturating_sub(self.last_change).as_nanos());
+        self.stats.packet_ns += self.packets as u128 * dt;
+        self.stats.byte_ns += u128::from(self.bytes) * dt;
+        self.last_change = now;
+    }
+}
+
 /// One direction out of a node: what the world knows of it whatever its device.
 #[derive(Clone, Debug)]
 pub struct Iface {

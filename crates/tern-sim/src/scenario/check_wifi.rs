@@ -2,7 +2,9 @@
 //! standard it belongs to, values are in range.
 
 use super::rules::{at, check_probability, duplicate, key};
-use super::{PathSeg, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard};
+use super::{
+    PathSeg, RetryOutSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
+};
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, n) in s.nodes.iter().enumerate() {
@@ -78,6 +80,48 @@ fn check_roaming(
     Ok(())
 }
 
+/// The retry-out index: a weight in (0, 1], a table of increasing rates, or a fixed index.
+fn check_retry_out(src: &Source, i: usize, r: &RetryOutSpec) -> Result<(), ScenarioError> {
+    let sub = |inner: &str| {
+        let mut p = at("wifi", i, "retry_out");
+        p.push(key(inner));
+        p
+    };
+    if !(r.weight > 0.0 && r.weight <= 1.0) {
+        return Err(src.error(
+            &sub("weight"),
+            format!("expected a weight above 0 and at most 1, got {}", r.weight),
+        ));
+    }
+    if r.fixed.is_some() && r.table != RetryOutSpec::default_table() {
+        return Err(src.error(
+            &sub("fixed"),
+            "expected either `fixed` or `table`, not both",
+        ));
+    }
+    if r.fixed.is_none() && r.table.is_empty() {
+        return Err(src.error(
+            &sub("table"),
+            "expected at least one row { below = \"25Mbps\", index = 2 }",
+        ));
+    }
+    for (k, pair) in r.table.windows(2).enumerate() {
+        if pair[1].below.0 <= pair[0].below.0 {
+            let mut p = sub("table");
+            p.push(PathSeg::Index(k + 1));
+            p.push(key("below"));
+            return Err(src.error(
+                &p,
+                format!(
+                    "expected rows in increasing `below`, got {} after {}",
+                    pair[1].below, pair[0].below
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), ScenarioError> {
     let path = |field: &str| at("wifi", i, field);
     let sub = |field: &str, inner: &str| {
@@ -119,6 +163,7 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
             ("streams", w.streams.is_some()),
             ("rate_control", w.rate_control.is_some()),
             ("ampdu", w.ampdu.is_some()),
+            ("retry_out", w.retry_out.is_some()),
         ],
         WifiStandard::Dot11n => &[
             ("rate", w.rate.is_some()),
@@ -163,6 +208,9 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
             &path("mpdu_error"),
             "expected below 1 (nothing would arrive)",
         ));
+    }
+    if let Some(r) = &w.retry_out {
+        check_retry_out(src, i, r)?;
     }
     let p = &w.propagation;
     for (field, v) in [

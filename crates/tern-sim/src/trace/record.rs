@@ -132,6 +132,7 @@ pub enum TableId {
     RlcSdu,
     Wifi,
     WifiRx,
+    RetryOut,
     Roaming,
     Rssi,
     Quic,
@@ -141,7 +142,7 @@ pub enum TableId {
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = 19;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

@@ -201,6 +201,24 @@ record! {
 }
 
 record! {
+    /// An 802.11n AP's driver declared an MPDU from a station lost: it failed its FCS more
+    /// times than the retry-out index allows (the wlan-bufferbloat study's mechanism,
+    /// [`crate::wifi::retry_out`]).
+    RetryOutRecord<'a> => RetryOut, "retry_out" {
+        time: SimTime,
+        bss: &'a str,
+        station: &'a str,
+        sn: u32,
+        /// Receptions with a bad FCS counted for the MPDU.
+        failures: u32,
+        /// The retry-out index in force.
+        index: u32,
+        /// The station's smoothed A-MPDU data rate the index came from.
+        ewma_mbps: f64,
+    }
+}
+
+record! {
     /// An 802.11 station left an AP or joined one.
     RoamingRecord<'a> => Roaming, "roaming" {
         time: SimTime,
@@ -278,6 +296,7 @@ pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<RlcSduRecord>(),
     Schema::of::<WifiRecord>(),
     Schema::of::<WifiRxRecord>(),
+    Schema::of::<RetryOutRecord>(),
     Schema::of::<RoamingRecord>(),
     Schema::of::<RssiRecord>(),
     Schema::of::<QuicRecord>(),

@@ -86,6 +86,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Rlc => &[TableId::Rlc, TableId::RlcSdu],
         RecordKind::Wifi => &[TableId::Wifi],
         RecordKind::WifiRx => &[TableId::WifiRx],
+        RecordKind::RetryOut => &[TableId::RetryOut],
         RecordKind::Roaming => &[TableId::Roaming],
         RecordKind::Rssi => &[TableId::Rssi],
         RecordKind::Quic => &[TableId::Quic],

@@ -169,6 +169,18 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
         ],
     ),
     (
+        "retry_out",
+        &[
+            ("time", req(F64)),
+            ("bss", req(Text)),
+            ("station", req(Text)),
+            ("sn", req(U64)),
+            ("failures", req(U64)),
+            ("index", req(U64)),
+            ("ewma_mbps", req(F64)),
+        ],
+    ),
+    (
         "roaming",
         &[
             ("time", req(F64)),
@@ -233,7 +245,7 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 17] = [
+const ALL: [RecordKind; 18] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -246,6 +258,7 @@ const ALL: [RecordKind; 17] = [
     RecordKind::Rlc,
     RecordKind::Wifi,
     RecordKind::WifiRx,
+    RecordKind::RetryOut,
     RecordKind::Roaming,
     RecordKind::Rssi,
     RecordKind::Quic,
@@ -369,6 +382,15 @@ fn record_all(traces: &mut Traces, i: u64) {
         sn: 4095,
         fcs_ok: !odd,
         rate_mbps: 65.0,
+    });
+    traces.record(&RetryOutRecord {
+        time: now,
+        bss: "wlan",
+        station: "sta",
+        sn: 4095,
+        failures: 3,
+        index: 2,
+        ewma_mbps: 13.0,
     });
     traces.record(&RoamingRecord {
         time: now,

@@ -1,11 +1,13 @@
 //! A [`Bss`] from its scenario table.
 
+use super::ap_rx::ApRxStrategy;
 use super::bss::{Bss, Config, Phy};
 use super::frames::AmpduLimits;
 use super::phy::{
     ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
 };
 use super::rate::{HtRateSet, MinstrelConfig, RateControl};
+use super::retry_out::{IndexRule, RetryOutConfig, RetryOutIndex, Step};
 use crate::engine::RngStream;
 use crate::radio::mobility::{Leg, Mobility, Position};
 use crate::radio::propagation::{
@@ -101,6 +103,27 @@ pub fn top_mcs(spec: &WifiSpec) -> HtMcs {
 /// The DSSS rate of `bps` bit/s, if there is one.
 pub fn dsss_rate(bps: u64) -> Option<DsssRate> {
     DsssRate::ALL.into_iter().find(|r| r.bps() == bps)
+}
+
+/// The AP's receive strategy of `spec`: its retry-out index, if it has one.
+pub fn ap_rx(spec: &WifiSpec) -> Option<Box<dyn ApRxStrategy>> {
+    let r = spec.retry_out.as_ref().filter(|r| r.enabled)?;
+    let rule = match r.fixed {
+        Some(index) => IndexRule::Fixed(index),
+        None => IndexRule::Table(
+            r.table
+                .iter()
+                .map(|s| Step {
+                    below_bps: s.below.0,
+                    index: s.index,
+                })
+                .collect(),
+        ),
+    };
+    Some(Box::new(RetryOutIndex::new(RetryOutConfig {
+        weight: r.weight,
+        rule,
+    })))
 }
 
 /// The BSS of `spec`; `nodes` are the scenario's nodes (for positions).

@@ -4,13 +4,14 @@
 //! inside the device, which tells the world when a station's link goes down and comes back
 //! and when routes must follow it.
 
+use super::ap_rx::{ApAmpdu, ApRxStrategy, SeenMpdu};
 use super::bss::{self, Bss, Refused};
 use super::roaming::{Membership, Roam, Roamer, BEACON_INTERVAL};
 use crate::engine::{SimTime, Wake};
-use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
-use crate::net::packet::{NodeId, Packet, PacketRef};
+use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueMeter, QueueStats};
+use crate::net::packet::{Body, NodeId, Packet, PacketRef};
 use crate::summary::{Summary, WifiSummary};
-use crate::trace::{RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
+use crate::trace::{RetryOutRecord, RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
 
 /// The device's wake-ups: `kind | index << 2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,8 @@ pub struct WifiDevice {
     /// The first interface (association 0's uplink).
     first: IfaceId,
     bsses: Vec<Bss>,
+    /// Per BSS, the AP's receive strategy, if any ([`super::ap_rx`]).
+    ap_rx: Vec<Option<Box<dyn ApRxStrategy>>>,
     wakes: Vec<Wake>,
     /// Per BSS, the member names and nodes (AP first).
     names: Vec<Vec<String>>,
@@ -61,6 +64,9 @@ pub struct WifiDevice {
     active: Vec<bool>,
     roamers: Vec<Roamer>,
     roams: Vec<Roam>,
+    /// Per interface (port), what its sender's MAC holds for that peer: queued, or held by
+    /// its Block Ack originator until acknowledged or dropped.
+    queues: Vec<QueueMeter>,
 }
 
 /// Where the device starts: its BSSs, their member names, the associations in interface
@@ -68,6 +74,9 @@ pub struct WifiDevice {
 pub struct WifiSetup {
     pub first: IfaceId,
     pub bsses: Vec<Bss>,
+    /// Per BSS, the AP's receive strategy, if any (its BSS must observe what it receives:
+    /// [`Bss::observe_rx`]).
+    pub ap_rx: Vec<Option<Box<dyn ApRxStrategy>>>,
     pub names: Vec<Vec<String>>,
     pub nodes: Vec<Vec<NodeId>>,
     pub associations: Vec<(usize, usize)>,
@@ -101,6 +110,7 @@ impl WifiDevice {
                 token: Token::Beacon.encode(),
             });
         }
+        let setup_associations = setup.associations.len();
         let mut bsses = setup.bsses;
         for (&(b, k), &starts_here) in setup.associations.iter().zip(&setup.active) {
             if !starts_here {
@@ -111,6 +121,7 @@ impl WifiDevice {
             first: setup.first,
             wakes: vec![Wake::default(); bsses.len()],
             bsses,
+            ap_rx: setup.ap_rx,
             names: setup.names,
             nodes: setup.nodes,
             base,
@@ -118,6 +129,7 @@ impl WifiDevice {
             active: setup.active,
             roamers: setup.roamers,
             roams,
+            queues: vec![QueueMeter::default(); 2 * setup_associations],
         };
         (device, actions)
     }
@@ -128,12 +140,86 @@ impl WifiDevice {
         IfaceId(self.first.0 + 2 * a + u32::from(from == 0))
     }
 
-    /// Acts on what a BSS did: MAC-acknowledged packets free their sender's TCP Small
-    /// Queues budget, received ones go on from the receiver, dropped ones are dropped.
-    fn outcome(&mut self, now: SimTime, b: usize, out: bss::Outcome, cx: &mut DeviceCx<'_>) {
+    /// What the sender of interface `iface` holds for its peer.
+    fn queue_mut(&mut self, iface: IfaceId) -> &mut QueueMeter {
+        &mut self.queues[(iface.0 - self.first.0) as usize]
+    }
+
+    /// Packet `p` left the MAC of interface `iface` at `now` (acknowledged, dropped or moved
+    /// away); `changed` collects the interfaces whose queue trace must hear of it.
+    fn left_mac(
+        &mut self,
+        now: SimTime,
+        iface: IfaceId,
+        p: PacketRef,
+        changed: &mut Vec<IfaceId>,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        let bytes = u64::from(cx.pool.get(p).size());
+        self.queue_mut(iface).remove(now, 1, bytes);
+        if !changed.contains(&iface) {
+            changed.push(iface);
+        }
+        cx.push(Action::LeftFirstHop { iface, p });
+    }
+
+    /// The AP's receive strategy of BSS `b` looks at the A-MPDUs its stations sent; each
+    /// MPDU it declares lost is given up (traced), and what that releases is delivered
+    /// after what the BSS delivered.
+    fn ap_receive(
+        &mut self,
+        now: SimTime,
+        b: usize,
+        out: &mut bss::Outcome,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        let Some(strategy) = self.ap_rx[b].as_mut() else {
+            return;
+        };
+        let bss = &mut self.bsses[b];
+        for a in out.received.iter().filter(|a| a.to == 0) {
+            let Some(win_start) = bss.reorder_start(0, a.from) else {
+                continue;
+            };
+            let mpdus: Vec<SeenMpdu> = a
+                .mpdus
+                .iter()
+                .map(|m| SeenMpdu {
+                    sn: m.sn,
+                    fcs_ok: m.fcs_ok,
+                    tcp: matches!(cx.pool.get(m.packet).body, Body::Tcp(_)),
+                })
+                .collect();
+            let declared = strategy.on_ampdu(&ApAmpdu {
+                station: a.from,
+                rate_bps: a.rate_bps,
+                win_start,
+                mpdus: &mpdus,
+            });
+            for d in declared {
+                cx.traces.record(&RetryOutRecord {
+                    time: now,
+                    bss: &bss.name,
+                    station: &self.names[b][a.from],
+                    sn: u32::from(d.sn),
+                    failures: d.failures,
+                    index: d.index,
+                    ewma_mbps: d.ewma_bps / 1e6,
+                });
+                out.delivered.extend(bss.give_up(0, a.from, d.sn).delivered);
+            }
+        }
+    }
+
+    /// Acts on what a BSS did: the AP's receive strategy first, then MAC-acknowledged
+    /// packets free their sender's TCP Small Queues budget, received ones go on from the
+    /// receiver, dropped ones are dropped.
+    fn outcome(&mut self, now: SimTime, b: usize, mut out: bss::Outcome, cx: &mut DeviceCx<'_>) {
+        self.ap_receive(now, b, &mut out, cx);
+        let mut changed = Vec::new();
         for (from, to, p) in out.acked {
             let iface = self.iface(b, from, to);
-            cx.push(Action::LeftFirstHop { iface, p });
+            self.left_mac(now, iface, p, &mut changed, cx);
         }
         for (from, to, p) in out.delivered {
             let iface = self.iface(b, from, to);
@@ -147,7 +233,7 @@ impl WifiDevice {
         for (packets, reason) in drops {
             for (from, to, p) in packets {
                 let iface = self.iface(b, from, to);
-                cx.push(Action::LeftFirstHop { iface, p });
+                self.left_mac(now, iface, p, &mut changed, cx);
                 cx.push(Action::Drop {
                     iface,
                     p,
@@ -155,6 +241,9 @@ impl WifiDevice {
                     kind: DropKind::Loss,
                 });
             }
+        }
+        for iface in changed {
+            cx.push(Action::QueueChanged { iface });
         }
         let names = &self.names[b];
         let bss = &self.bsses[b];
@@ -236,8 +325,20 @@ impl WifiDevice {
             (roamer.memberships[left], roamer.memberships[to]);
         roamer.current = to;
         let frames = self.bsses[old.bss].take_frames(old.entity);
+        let size = |p: PacketRef| u64::from(cx.pool.get(p).size());
+        let (moved, moved_bytes) = (frames.len(), frames.iter().map(|f| size(f.packet())).sum());
         let overflow = self.bsses[new.bss].associate(now, new.entity, frames);
-        let iface = self.iface(new.bss, new.entity, 0);
+        let overflow_bytes: u64 = overflow.iter().map(|f| size(f.packet())).sum();
+        let (old_iface, iface) = (
+            self.iface(old.bss, old.entity, 0),
+            self.iface(new.bss, new.entity, 0),
+        );
+        // The frames leave the old association's queue; those kept join the new one's.
+        self.queue_mut(old_iface).remove(now, moved, moved_bytes);
+        self.queue_mut(iface)
+            .add(now, moved - overflow.len(), moved_bytes - overflow_bytes);
+        cx.push(Action::QueueChanged { iface: old_iface });
+        cx.push(Action::QueueChanged { iface });
         for f in overflow {
             cx.push(Action::LeftFirstHop {
                 iface,
@@ -355,6 +456,8 @@ impl Device for WifiDevice {
                 Refused::QueueFull => "queue",
                 Refused::NotAssociated => "disassociated",
             })?;
+        self.queues[port as usize].add(now, 1, u64::from(pkt.size()));
+        cx.push(Action::QueueChanged { iface });
         cx.push(Action::Transmit { iface, p });
         self.arm(now, b, cx);
         Ok(())
@@ -372,6 +475,21 @@ impl Device for WifiDevice {
             Token::RoamStart(i) => self.roam_start(now, i, cx),
             Token::RoamEnd(r) => self.roam_end(now, r as usize, cx),
             Token::Beacon => self.beacon(now, cx),
+        }
+    }
+
+    fn queue_len(&self, port: u32) -> (usize, u64) {
+        let q = &self.queues[port as usize];
+        (q.packets, q.bytes)
+    }
+
+    fn queue_stats(&self, port: u32) -> QueueStats {
+        self.queues[port as usize].stats.clone()
+    }
+
+    fn close(&mut self, end: SimTime) {
+        for q in &mut self.queues {
+            q.account(end);
         }
     }
 

@@ -13,6 +13,7 @@
 //! Not covered: HT-greenfield, STBC, LDPC, MCS 32–76, PBCC, VHT and later.
 
 pub mod analytic;
+pub mod ap_rx;
 pub mod blockack;
 pub mod bss;
 pub mod build;
@@ -21,4 +22,5 @@ pub mod error_model;
 pub mod frames;
 pub mod phy;
 pub mod rate;
+pub mod retry_out;
 pub mod roaming;

@@ -314,8 +314,9 @@ fn wifi(s: &Scenario, nodes: &Nodes, seed: u64, first: IfaceId) -> (WifiDevice, 
         .iter()
         .map(|w| crate::wifi::build::bss(w, &s.nodes, seed))
         .collect();
-    for bss in &mut bsses {
-        bss.observe_rx = s.record.contains(&RecordKind::WifiRx);
+    let ap_rx: Vec<_> = s.wifi.iter().map(crate::wifi::build::ap_rx).collect();
+    for (bss, strategy) in bsses.iter_mut().zip(&ap_rx) {
+        bss.observe_rx = s.record.contains(&RecordKind::WifiRx) || strategy.is_some();
         bss.observe_tx = s.record.contains(&RecordKind::Wifi);
     }
     let members = |w: &crate::scenario::WifiSpec| -> Vec<String> {
@@ -324,6 +325,7 @@ fn wifi(s: &Scenario, nodes: &Nodes, seed: u64, first: IfaceId) -> (WifiDevice, 
     WifiDevice::new(WifiSetup {
         first,
         bsses,
+        ap_rx,
         names: s.wifi.iter().map(members).collect(),
         nodes: s
             .wifi

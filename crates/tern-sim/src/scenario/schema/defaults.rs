@@ -1,7 +1,7 @@
 //! Defaults of the scenario format's fields, each named after its value (serde needs a
 //! function per default).
 
-use super::super::units::{Bytes, Duration, QueueLimit};
+use super::super::units::{Bytes, DataRate, Duration, QueueLimit};
 
 pub(super) fn default_seed() -> u64 {
     1
@@ -9,6 +9,22 @@ pub(super) fn default_seed() -> u64 {
 
 pub(super) fn msdu_lifetime() -> Duration {
     Duration(tern_proto::time::SimTime::from_micros(500 * 1024))
+}
+
+/// The retry-out index's EWMA weight (wlan-bufferbloat paper §3.2 (1)).
+pub(super) fn retry_out_weight() -> f64 {
+    crate::wifi::retry_out::PAPER_WEIGHT
+}
+
+/// The retry-out index table (wlan-bufferbloat paper Table 1).
+pub(super) fn retry_out_table() -> Vec<super::RetryOutStep> {
+    crate::wifi::retry_out::PAPER_TABLE
+        .iter()
+        .map(|s| super::RetryOutStep {
+            below: DataRate(s.below_bps),
+            index: s.index,
+        })
+        .collect()
 }
 
 pub(super) fn wifi_queue() -> u32 {

@@ -315,6 +315,10 @@ pub enum RecordKind {
     /// sequence number (what a receiver's driver sees).
     #[serde(rename = "wifi_rx")]
     WifiRx,
+    /// 802.11n: every MPDU an AP's retry-out index declared lost (`wifi.retry_out`), with
+    /// its failed receptions, the index and the station's smoothed data rate.
+    #[serde(rename = "retry_out")]
+    RetryOut,
     /// 802.11 roaming: every time a station leaves an AP or joins one.
     Roaming,
     /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
@@ -354,6 +358,7 @@ impl RecordKind {
             RecordKind::Rlc => "rlc",
             RecordKind::Wifi => "wifi",
             RecordKind::WifiRx => "wifi_rx",
+            RecordKind::RetryOut => "retry_out",
             RecordKind::Roaming => "roaming",
             RecordKind::Rssi => "rssi",
             RecordKind::Quic => "quic",

@@ -63,6 +63,55 @@ pub struct WifiSpec {
     /// How the SNR between members follows from their positions.
     #[serde(default)]
     pub propagation: PropagationSpec,
+    /// 802.11n only: the AP's retry-out index (the wlan-bufferbloat study's AP-side
+    /// countermeasure to upload bufferbloat). Default: none (the standard receiver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_out: Option<RetryOutSpec>,
+}
+
+/// The retry-out index of an 802.11n AP ("AP-side countermeasure to bufferbloat in IEEE
+/// 802.11n upload TCP", IPSJ Journal 58(2), 2017, §3; the wlan-bufferbloat study): per
+/// station, an EWMA of the data rate of the A-MPDUs received picks an index; an MPDU carrying
+/// TCP whose receptions with a bad FCS exceed it is declared lost (the reordering window
+/// moves past it, what was held behind it goes up, a later intact copy is acknowledged but
+/// dropped).
+/// `{}` turns it on with the paper's parameters.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetryOutSpec {
+    /// Whether the AP applies it (default true); false keeps the table but makes the AP the
+    /// standard receiver, so that a sweep can turn the scheme on and off
+    /// (`--set wifi.<bss>.retry_out.enabled=false`).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Weight of each new A-MPDU's data rate in the EWMA, in (0, 1] (default 0.25, §3.2 (1)).
+    #[serde(default = "retry_out_weight")]
+    pub weight: f64,
+    /// The index by smoothed rate: rows in increasing `below`; at or above the last row's
+    /// `below` the index is not applied. Default Table 1 of the paper: below 25 Mbit/s 2,
+    /// below 50 Mbit/s 5, below 100 Mbit/s 8.
+    #[serde(default = "retry_out_table")]
+    pub table: Vec<RetryOutStep>,
+    /// One index at every rate instead of `table` (§4.4 runs 2, 5 and 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<u32>,
+}
+
+impl RetryOutSpec {
+    /// The default `table` (the paper's Table 1).
+    pub fn default_table() -> Vec<RetryOutStep> {
+        retry_out_table()
+    }
+}
+
+/// A row of the retry-out index table.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetryOutStep {
+    /// Smoothed rates below this (and at or above the previous row's) get `index`.
+    pub below: DataRate,
+    /// Bad-FCS receptions an MPDU may have before it is declared lost.
+    pub index: u32,
 }
 
 /// A station's moves between the BSSs it is listed in. A station starts associated with

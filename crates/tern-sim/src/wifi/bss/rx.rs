@@ -113,6 +113,14 @@ impl Bss {
         out
     }
 
+    /// WinStartB of entity `at`'s reordering buffer for MPDUs from entity `from`, if the
+    /// two have a Block Ack agreement.
+    pub fn reorder_start(&self, at: usize, from: usize) -> Option<u16> {
+        self.entities[at].recipients[from]
+            .as_ref()
+            .map(|r| r.win_start())
+    }
+
     /// Delivers the packets entity `to`'s recipient released, by uid, to the world.
     pub(super) fn pass_up(&mut self, from: usize, to: usize, uids: Vec<u64>, out: &mut Outcome) {
         for uid in uids {
