@@ -347,16 +347,28 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
-    fn fb(at_ms: u64, rtt_ms: u64, x_recv: f64, p: f64) -> (SimTime, FeedbackIn) {
-        let now = SimTime(at_ms * MS);
-        let t_recvdata = SimTime((at_ms - rtt_ms) * MS);
+    /// A sender of 1000-byte segments starting at 0.
+    fn sender(profile: Profile) -> TfrcSender {
+        TfrcSender::new(SenderConfig::new(profile, 1000), SimTime::ZERO)
+    }
+
+    /// Feedback at `at_ms` echoing the data packet sent 100 ms before (R_sample = 100 ms).
+    fn feed(tx: &mut TfrcSender, at_ms: u64, x_recv: f64, p: f64) {
         let info = FeedbackIn {
-            t_recvdata,
+            t_recvdata: SimTime((at_ms - 100) * MS),
             t_delay: SimTime::ZERO,
             x_recv,
             p,
         };
-        (now, info)
+        tx.on_feedback(SimTime(at_ms * MS), info);
+    }
+
+    /// A sender after its first feedback (R = 100 ms) and a first loss report of p = 1 %.
+    fn after_first_loss(profile: Profile) -> TfrcSender {
+        let mut tx = sender(profile);
+        feed(&mut tx, 100, 0.0, 0.0);
+        feed(&mut tx, 200, 1e6, 0.01);
+        tx
     }
 
     /// §4.2: one packet per second before any feedback, the no-feedback timer at 2 s
@@ -364,39 +376,34 @@ mod tests {
     /// 4000 B / 0.1 s = 40 000 B/s for s = 1000.
     #[test]
     fn starts_slowly_then_at_the_initial_window() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc5348, 1000), SimTime::ZERO);
+        let mut tx = sender(Profile::Rfc5348);
         assert_eq!(tx.rate(), 1000.0);
         tx.on_send(SimTime::ZERO);
         assert_eq!(tx.next_send(), SimTime::from_secs(1));
         assert_eq!(tx.nofeedback_at(), SimTime::from_secs(2));
-        let (now, f) = fb(100, 100, 0.0, 0.0);
-        tx.on_feedback(now, f);
+        feed(&mut tx, 100, 0.0, 0.0);
         assert_eq!(tx.rtt(), Some(SimTime(100 * MS)));
         assert_eq!(tx.rate(), 40_000.0);
         // RFC 3448: s/R = 10 000 B/s.
-        let mut old = TfrcSender::new(SenderConfig::new(Profile::Rfc3448, 1000), SimTime::ZERO);
-        old.on_feedback(now, f);
+        let mut old = sender(Profile::Rfc3448);
+        feed(&mut old, 100, 0.0, 0.0);
         assert_eq!(old.rate(), 10_000.0);
     }
 
     /// §4.3: slow start doubles X at most once per RTT, up to twice the receive rate.
     #[test]
     fn slow_start_doubles_per_rtt_up_to_twice_x_recv() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc5348, 1000), SimTime::ZERO);
-        let (now, f) = fb(100, 100, 0.0, 0.0);
-        tx.on_feedback(now, f);
-        let (now, f) = fb(150, 100, 40_000.0, 0.0);
-        tx.on_feedback(now, f);
+        let mut tx = sender(Profile::Rfc5348);
+        feed(&mut tx, 100, 0.0, 0.0);
+        feed(&mut tx, 150, 40_000.0, 0.0);
         assert_eq!(
             tx.rate(),
             40_000.0,
             "less than one RTT since the last doubling"
         );
-        let (now, f) = fb(200, 100, 40_000.0, 0.0);
-        tx.on_feedback(now, f);
+        feed(&mut tx, 200, 40_000.0, 0.0);
         assert_eq!(tx.rate(), 80_000.0);
-        let (now, f) = fb(300, 100, 30_000.0, 0.0);
-        tx.on_feedback(now, f);
+        feed(&mut tx, 300, 30_000.0, 0.0);
         // X_recv_set holds 40 000 (from 200 ms, within 2 RTTs): the limit is 80 000.
         assert_eq!(tx.rate(), 80_000.0);
     }
@@ -405,14 +412,9 @@ mod tests {
     /// p = 1 %, t_RTO = 4R is 112 332 B/s.
     #[test]
     fn rate_follows_the_equation() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc3448, 1000), SimTime::ZERO);
-        let (now, f) = fb(100, 100, 0.0, 0.0);
-        tx.on_feedback(now, f);
-        let (now, f) = fb(200, 100, 1e6, 0.01);
-        tx.on_feedback(now, f);
+        let mut tx = after_first_loss(Profile::Rfc3448);
         assert!((tx.rate() - 112_332.2).abs() < 0.1, "{}", tx.rate());
-        let (now, f) = fb(300, 100, 40_000.0, 0.01);
-        tx.on_feedback(now, f);
+        feed(&mut tx, 300, 40_000.0, 0.01);
         assert_eq!(tx.rate(), 80_000.0, "capped at 2·X_recv");
     }
 
@@ -420,11 +422,7 @@ mod tests {
     /// after max(4R, 2s/X).
     #[test]
     fn nofeedback_timer_halves_the_rate() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc3448, 1000), SimTime::ZERO);
-        let (now, f) = fb(100, 100, 0.0, 0.0);
-        tx.on_feedback(now, f);
-        let (now, f) = fb(200, 100, 1e6, 0.01);
-        tx.on_feedback(now, f);
+        let mut tx = after_first_loss(Profile::Rfc3448);
         let x = tx.rate();
         // 4R = 0.4 s > 2s/X = 17.8 ms.
         assert_eq!(tx.nofeedback_at(), SimTime(600 * MS));
@@ -442,11 +440,7 @@ mod tests {
     /// §4.4 in RFC 5348, the same halving through update_limits(X_calc/2).
     #[test]
     fn nofeedback_timer_rfc5348() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc5348, 1000), SimTime::ZERO);
-        let (now, f) = fb(100, 100, 0.0, 0.0);
-        tx.on_feedback(now, f);
-        let (now, f) = fb(200, 100, 1e6, 0.01);
-        tx.on_feedback(now, f);
+        let mut tx = after_first_loss(Profile::Rfc5348);
         let x = tx.rate();
         tx.on_send(SimTime(210 * MS));
         tx.on_nofeedback(SimTime(600 * MS));
@@ -456,7 +450,7 @@ mod tests {
     /// Before any feedback the timer halves the 1 packet/s rate (§4.2, §4.4).
     #[test]
     fn nofeedback_before_any_feedback() {
-        let mut tx = TfrcSender::new(SenderConfig::new(Profile::Rfc5348, 1000), SimTime::ZERO);
+        let mut tx = sender(Profile::Rfc5348);
         tx.on_nofeedback(SimTime::from_secs(2));
         assert_eq!(tx.rate(), 500.0);
         // 2s/X = 4 s now exceeds 2 s.
