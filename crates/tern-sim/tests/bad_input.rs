@@ -2,17 +2,9 @@
 //! file, the line and the key, in the user's words — never a panic.
 
 mod common;
+use common::error_of;
 
 const QUEUE: &str = "{ kind = \"droptail\", limit = \"10pkt\" }";
-
-/// The error `text` gets, as the user sees it.
-fn error_of(text: &str) -> String {
-    match std::panic::catch_unwind(|| tern_sim::load("bad.toml", text, &[], None)) {
-        Ok(Ok(_)) => panic!("accepted:\n{text}"),
-        Ok(Err(e)) => e.to_string(),
-        Err(_) => panic!("panicked on:\n{text}"),
-    }
-}
 
 #[test]
 fn a_roaming_station_and_a_link_to_an_unknown_node() {

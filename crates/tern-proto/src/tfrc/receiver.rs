@@ -10,7 +10,7 @@ use crate::time::SimTime;
 
 /// Packets with a higher sequence number that must arrive before a missing one counts as
 /// lost (RFC 5348 §5.1, NDUPACK = 3, as in TCP).
-pub const NDUPACK: usize = 3;
+pub const NDUPACK: u32 = 3;
 
 /// What the receiver reads from a data packet's header (RFC 5348 §3.2.1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,6 +46,9 @@ pub struct ReceiverConfig {
     pub s: f64,
     /// History discounting of §5.5.
     pub discounting: bool,
+    /// Later arrivals that make a missing packet lost: [`NDUPACK`] in the RFC (ns-2's
+    /// receiver uses 1, its `numPkts_`).
+    pub ndupack: u32,
 }
 
 /// The open loss event: the sequence number and estimated time of its first loss.
@@ -104,7 +107,8 @@ impl TfrcReceiver {
     }
 
     /// A data packet arrived. Feedback is sent at once for the first packet (§6.3), on a
-    /// new loss event (§6.1), and without an RTT estimate for every packet.
+    /// new loss event (§6.1), and while the feedback timer does not run (no RTT estimate
+    /// from the sender yet) for every packet.
     pub fn on_data(&mut self, now: SimTime, d: DataInfo) -> Option<Feedback> {
         if d.rtt.is_some() {
             self.rtt = d.rtt;
@@ -134,7 +138,7 @@ impl TfrcReceiver {
         }
         let new_event = self.detect_losses(now);
         self.prune();
-        if first || new_event || self.rtt.is_none() {
+        if first || new_event || self.feedback_at.is_none() {
             Some(self.feedback(now))
         } else {
             None
@@ -148,7 +152,7 @@ impl TfrcReceiver {
     fn detect_losses(&mut self, now: SimTime) -> bool {
         let mut new_event = false;
         while let Some(&gap) = self.gaps.first() {
-            if self.arrivals.range(gap + 1..).count() < NDUPACK {
+            if self.arrivals.range(gap + 1..).count() < self.cfg.ndupack as usize {
                 break;
             }
             self.gaps.pop_first();
@@ -183,7 +187,7 @@ impl TfrcReceiver {
                 tb + SimTime(part as u64)
             }
             (None, Some((_, &ta))) => ta,
-            _ => unreachable!("a gap has NDUPACK later arrivals"),
+            _ => unreachable!("a gap has later arrivals"),
         }
     }
 
@@ -231,6 +235,11 @@ impl TfrcReceiver {
             (Some(e), Some(h)) => (h - e.seq + 1) as f64,
             _ => 0.0,
         }
+    }
+
+    /// The highest sequence number received.
+    pub fn highest(&self) -> Option<u64> {
+        self.highest
     }
 
     /// The current loss event rate p (§5.4).
@@ -294,6 +303,7 @@ mod tests {
         TfrcReceiver::new(ReceiverConfig {
             s: 1000.0,
             discounting: false,
+            ndupack: NDUPACK,
         })
     }
 

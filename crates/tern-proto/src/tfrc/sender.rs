@@ -83,8 +83,9 @@ pub struct TfrcSender {
     r_sample: f64,
     /// When X was last doubled in slow start (tld).
     tld: Option<SimTime>,
-    /// When the next packet may go (t_nom of §4.6).
+    /// When the next packet may go (t_nom of §4.6), and when the last one went.
     next_send: SimTime,
+    last_sent: Option<SimTime>,
     /// When the no-feedback timer expires.
     nofeedback_at: SimTime,
     /// Feedback ever received.
@@ -110,6 +111,7 @@ impl TfrcSender {
             r_sample: 0.0,
             tld: None,
             next_send: now,
+            last_sent: None,
             nofeedback_at: now + FIRST_NOFEEDBACK,
             had_feedback: false,
             limited_since_feedback: false,
@@ -119,6 +121,11 @@ impl TfrcSender {
 
     fn s(&self) -> f64 {
         self.cfg.s as f64
+    }
+
+    /// The sender's settings.
+    pub fn config(&self) -> SenderConfig {
+        self.cfg
     }
 
     /// The allowed sending rate X in bytes per second.
@@ -150,19 +157,27 @@ impl TfrcSender {
     }
 
     /// A packet goes out at `now` (no earlier than [`TfrcSender::next_send`]): the next may
-    /// go one inter-packet interval t_ipi = s/X later (§4.6); after idleness no credit
-    /// is kept, so there is no burst.
+    /// go one inter-packet interval t_ipi = s/X later (§4.6). A sender that was idle sends
+    /// at once and keeps no credit, so there is no burst.
     pub fn on_send(&mut self, now: SimTime) {
-        let t_ipi = self.s() / self.instantaneous_rate();
-        self.next_send = now.max(self.next_send) + SimTime((t_ipi * 1e9).round() as u64);
+        self.last_sent = Some(now);
+        self.reschedule();
         self.sent_since_timer = true;
     }
 
+    /// The next send time from the last one and the current rate: t_ipi follows every
+    /// change of X (§4.6: t_ipi = s/X, recomputed with X).
+    fn reschedule(&mut self) {
+        if let Some(last) = self.last_sent {
+            let t_ipi = self.s() / self.instantaneous_rate();
+            self.next_send = last + SimTime(((t_ipi * 1e9).round() as u64).max(1));
+        }
+    }
+
     /// The sender was allowed to send at `now` but had no data (data-limited, §4.3 and
-    /// §8.2.1); its pacing restarts from the next packet.
-    pub fn on_no_data(&mut self, now: SimTime) {
+    /// §8.2.1).
+    pub fn on_no_data(&mut self) {
         self.limited_since_feedback = true;
-        self.next_send = self.next_send.max(now);
     }
 
     /// §4.5: X_inst = X·R_sqmean/sqrt(R_sample) when oscillation prevention is on.
@@ -229,6 +244,7 @@ impl TfrcSender {
             self.update_rate(now, r, limit);
         }
         self.limited_since_feedback = false;
+        self.reschedule();
         // (5) the no-feedback timer restarts (§4.3 step 6).
         self.restart_nofeedback(now, r);
     }
@@ -302,6 +318,7 @@ impl TfrcSender {
                     FIRST_NOFEEDBACK.max(SimTime((2.0 * self.s() / self.x * 1e9).round() as u64));
                 self.nofeedback_at = now + t;
                 self.sent_since_timer = false;
+                self.reschedule();
                 return;
             }
             (Some(_), _) if self.p == 0.0 => {
@@ -329,14 +346,17 @@ impl TfrcSender {
                     } else {
                         self.x_calc / 2.0
                     };
-                    // update_limits(): at least s/t_mbi; X_recv_set = {timer_limit/2}.
+                    // update_limits(): at least s/t_mbi; X_recv_set = {timer_limit/2},
+                    // which is X_recv at the next expiry.
                     let timer_limit = timer_limit.max(floor);
-                    self.x_recv_set = vec![(now, timer_limit / 2.0)];
+                    self.x_recv = timer_limit / 2.0;
+                    self.x_recv_set = vec![(now, self.x_recv)];
                     self.update_rate(now, r, 2.0 * self.set_max());
                 }
             }
         }
         let r = self.r.expect("the no-RTT case returned");
+        self.reschedule();
         self.restart_nofeedback(now, r);
     }
 }
@@ -384,6 +404,8 @@ mod tests {
         feed(&mut tx, 100, 0.0, 0.0);
         assert_eq!(tx.rtt(), Some(SimTime(100 * MS)));
         assert_eq!(tx.rate(), 40_000.0);
+        // The next packet follows the new rate: 1000 B at 40 000 B/s, 25 ms after the first.
+        assert_eq!(tx.next_send(), SimTime(25 * MS));
         // RFC 3448: s/R = 10 000 B/s.
         let mut old = sender(Profile::Rfc3448);
         feed(&mut old, 100, 0.0, 0.0);
@@ -445,6 +467,16 @@ mod tests {
         tx.on_send(SimTime(210 * MS));
         tx.on_nofeedback(SimTime(600 * MS));
         assert!((tx.rate() - x / 2.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+        // A sender that kept sending is halved again at the next expiry (X_recv is now
+        // X_calc/4, below X_calc/2)…
+        tx.on_send(SimTime(700 * MS));
+        let next = tx.nofeedback_at();
+        tx.on_nofeedback(next);
+        assert!((tx.rate() - x / 4.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+        // …but an idle one whose X_recv is below 4 packets per RTT (40 000 B/s) is not.
+        let next = tx.nofeedback_at();
+        tx.on_nofeedback(next);
+        assert!((tx.rate() - x / 4.0).abs() < 1e-6, "{} vs {x}", tx.rate());
     }
 
     /// Before any feedback the timer halves the 1 packet/s rate (§4.2, §4.4).

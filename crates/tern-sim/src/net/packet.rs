@@ -72,6 +72,7 @@ pub enum Body {
     Udp(UdpMessage),
     Tcp(Segment),
     Quic(QuicDatagram),
+    Tfrc(super::tfrc::TfrcPacket),
 }
 
 impl Body {
@@ -81,6 +82,7 @@ impl Body {
             Body::Udp(m) => UDP_HEADER + m.len,
             Body::Tcp(s) => s.wire_len(),
             Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
+            Body::Tfrc(t) => t.transport_len(),
         }
     }
 }

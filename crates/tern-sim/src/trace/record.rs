@@ -135,11 +135,12 @@ pub enum TableId {
     Roaming,
     Rssi,
     Quic,
+    Tfrc,
 }
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 17;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

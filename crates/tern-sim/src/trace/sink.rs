@@ -89,6 +89,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Roaming => &[TableId::Roaming],
         RecordKind::Rssi => &[TableId::Rssi],
         RecordKind::Quic => &[TableId::Quic],
+        RecordKind::Tfrc => &[TableId::Tfrc],
         // Captures are files, not tables: see `World`.
         RecordKind::Pcap => &[],
     }

@@ -204,10 +204,22 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("mtu", req(U64)),
         ],
     ),
+    (
+        "tfrc",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("event", req(Text)),
+            ("x_bps", req(F64)),
+            ("x_recv_bps", req(F64)),
+            ("p", req(F64)),
+            ("rtt", opt(F64)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 15] = [
+const ALL: [RecordKind; 16] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -223,6 +235,7 @@ const ALL: [RecordKind; 15] = [
     RecordKind::Roaming,
     RecordKind::Rssi,
     RecordKind::Quic,
+    RecordKind::Tfrc,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -368,6 +381,15 @@ fn record_all(traces: &mut Traces, i: u64) {
         lost_packets: i / 2,
         congestion_events: i / 3,
         mtu: 1452,
+    });
+    traces.record(&TfrcRecord {
+        time: now,
+        flow,
+        event: "feedback",
+        x_bps: 1e6 + i as f64,
+        x_recv_bps: 5e5,
+        p: 0.01,
+        rtt: odd.then(|| t(40)),
     });
 }
 

@@ -575,6 +575,7 @@ impl Transport for TcpTransport {
             reliable: true,
             tcp: Some(self.conn.summary(start)),
             quic: None,
+            tfrc: None,
             switcher: None,
         }
     }
