@@ -113,7 +113,6 @@ impl TfrcReceiver {
         if d.rtt.is_some() {
             self.rtt = d.rtt;
         }
-        self.bytes_since_feedback += d.size as u64;
         let first = self.highest.is_none();
         let duplicate = self.arrivals.contains_key(&d.seq)
             || self
@@ -122,6 +121,7 @@ impl TfrcReceiver {
         if duplicate {
             return None;
         }
+        self.bytes_since_feedback += d.size as u64;
         if self.last.is_none_or(|(sent, _)| d.sent >= sent) {
             self.last = Some((d.sent, now));
         }
@@ -332,6 +332,9 @@ mod tests {
             let (t, d) = data(seq);
             assert_eq!(r.on_data(t, d), None, "no feedback between timers");
         }
+        // A duplicate is neither data received nor news.
+        let (_, d) = data(50);
+        assert_eq!(r.on_data(SimTime(149 * MS), d), None);
         // 99 packets of 1000 B arrived in the 100 ms since the first feedback.
         let fb = r.on_timeout(SimTime(150 * MS)).expect("timer feedback");
         assert_eq!(fb.x_recv, 990_000.0);
