@@ -88,8 +88,6 @@ pub struct TfrcSender {
     last_sent: Option<SimTime>,
     /// When the no-feedback timer expires.
     nofeedback_at: SimTime,
-    /// Feedback ever received.
-    had_feedback: bool,
     /// The sender had nothing to send at a moment it was allowed to, since the last
     /// feedback (data-limited, §4.3), and since the no-feedback timer was set (idle, §4.4).
     limited_since_feedback: bool,
@@ -113,10 +111,25 @@ impl TfrcSender {
             next_send: now,
             last_sent: None,
             nofeedback_at: now + FIRST_NOFEEDBACK,
-            had_feedback: false,
             limited_since_feedback: false,
             sent_since_timer: false,
         }
+    }
+
+    /// A sender starting at `now` with an RTT sample from the connection set-up (DCCP's
+    /// Request/Response): RFC 5348 §4.2 starts it at once at the initial rate W_init/R.
+    /// RFC 3448 has no such rule; its profile starts at 1 packet per second all the same.
+    pub fn with_rtt(cfg: SenderConfig, now: SimTime, rtt: SimTime) -> Self {
+        let mut tx = TfrcSender::new(cfg, now);
+        if cfg.profile == Profile::Rfc5348 {
+            let r = rtt.as_secs_f64().max(1e-9);
+            tx.r = Some(r);
+            tx.r_sample = r;
+            tx.r_sqmean = r.sqrt();
+            tx.x = tx.initial_rate(r);
+            tx.tld = Some(now);
+        }
+        tx
     }
 
     fn s(&self) -> f64 {
@@ -218,13 +231,11 @@ impl TfrcSender {
         };
         self.r = Some(r);
         self.r_sample = sample;
-        self.r_sqmean = if self.had_feedback {
+        self.r_sqmean = if self.r_sqmean > 0.0 {
             Q * self.r_sqmean + (1.0 - Q) * sample.sqrt()
         } else {
             sample.sqrt()
         };
-        let first = !self.had_feedback;
-        self.had_feedback = true;
         let loss_up = fb.p > self.p;
         self.p = fb.p;
         self.x_recv = fb.x_recv;
@@ -236,13 +247,9 @@ impl TfrcSender {
             Profile::Rfc5348 => self.recv_limit(now, r, loss_up),
             Profile::Rfc3448 => 2.0 * fb.x_recv,
         };
-        if first && fb.p == 0.0 {
-            // §4.2: the first feedback gives R, and the initial rate.
-            self.x = self.initial_rate(r);
-            self.tld = Some(now);
-        } else {
-            self.update_rate(now, r, limit);
-        }
+        // Without an earlier RTT the first feedback gives R, and with it the initial rate
+        // (§4.2: slow start from 1 packet/s lands on max(2X, initial_rate)).
+        self.update_rate(now, r, limit);
         self.limited_since_feedback = false;
         self.reschedule();
         // (5) the no-feedback timer restarts (§4.3 step 6).
@@ -477,6 +484,25 @@ mod tests {
         let next = tx.nofeedback_at();
         tx.on_nofeedback(next);
         assert!((tx.rate() - x / 4.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+    }
+
+    /// §4.2: with an RTT from the set-up the sender starts at W_init/R at once (4000 B over
+    /// 40 ms = 100 000 B/s); the first feedback averages R (0.9·40 + 0.1·100 = 46 ms) and,
+    /// reporting X_recv = 0 while the initial +∞ of X_recv_set is older than 2R, limits slow
+    /// start to the initial rate of the new R: X = max(min(2X, 0), W_init/R) (§4.3).
+    /// RFC 3448 starts at 1 packet/s.
+    #[test]
+    fn starts_at_the_initial_window_with_a_setup_rtt() {
+        let cfg = SenderConfig::new(Profile::Rfc5348, 1000);
+        let mut tx = TfrcSender::with_rtt(cfg, SimTime::ZERO, SimTime(40 * MS));
+        assert_eq!(tx.rate(), 100_000.0);
+        assert_eq!(tx.rtt(), Some(SimTime(40 * MS)));
+        feed(&mut tx, 100, 0.0, 0.0);
+        assert_eq!(tx.rtt(), Some(SimTime(46 * MS)));
+        assert!((tx.rate() - 4000.0 / 0.046).abs() < 1e-6, "{}", tx.rate());
+        let cfg = SenderConfig::new(Profile::Rfc3448, 1000);
+        let old = TfrcSender::with_rtt(cfg, SimTime::ZERO, SimTime(40 * MS));
+        assert_eq!(old.rate(), 1000.0);
     }
 
     /// Before any feedback the timer halves the 1 packet/s rate (§4.2, §4.4).

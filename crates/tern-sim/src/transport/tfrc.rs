@@ -47,10 +47,12 @@ pub enum TfrcApp {
 /// The client's connection state (RFC 4340 §8: REQUEST, then OPEN).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Client {
-    /// A DCCP-Request is out; the next goes at `retry`, after `backoff`.
+    /// A DCCP-Request is out; the next goes at `retry`, after `backoff`. `first` is when the
+    /// first Request went (its Response is an RTT sample if no Request was repeated).
     Requesting {
         retry: SimTime,
         backoff: SimTime,
+        first: Option<SimTime>,
     },
     Open,
 }
@@ -115,6 +117,7 @@ impl TfrcTransport {
                 Wire::Dccp => Client::Requesting {
                     retry: start,
                     backoff: REQUEST_TIMEOUT,
+                    first: None,
                 },
                 Wire::Udp => Client::Open,
             },
@@ -229,11 +232,18 @@ impl TfrcTransport {
                 seq,
                 ..
             } => {
-                if self.client != Client::Open {
+                if let Client::Requesting { first, backoff, .. } = self.client {
                     self.client = Client::Open;
                     self.opened = Some(now);
-                    // TFRC starts with the connection (RFC 4342 §5: the initial rate).
-                    self.sender = TfrcSender::new(self.sender.config(), now);
+                    // TFRC starts with the connection; a Request answered without a repeat
+                    // gives the first RTT sample (RFC 5348 §4.2; Karn's rule otherwise).
+                    let cfg = self.sender.config();
+                    self.sender = match first {
+                        Some(sent) if backoff == REQUEST_TIMEOUT + REQUEST_TIMEOUT => {
+                            TfrcSender::with_rtt(cfg, now, now - sent)
+                        }
+                        _ => TfrcSender::new(cfg, now),
+                    };
                 }
                 self.control(Side::Client, DccpType::Ack, seq, io);
             }
@@ -315,11 +325,16 @@ impl TfrcTransport {
     /// The client's wake-up: a Request to repeat, the no-feedback timer, or the next packet.
     fn client_wake(&mut self, now: SimTime, io: &mut Io<'_>) {
         match self.client {
-            Client::Requesting { retry, backoff } if retry <= now => {
+            Client::Requesting {
+                retry,
+                backoff,
+                first,
+            } if retry <= now => {
                 self.control(Side::Client, DccpType::Request, 0, io);
                 self.client = Client::Requesting {
                     retry: now + backoff,
                     backoff: (backoff + backoff).min(REQUEST_TIMEOUT_MAX),
+                    first: first.or(Some(now)),
                 };
             }
             Client::Requesting { .. } => {}
