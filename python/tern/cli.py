@@ -146,6 +146,8 @@ def _print_summary(summary: dict) -> None:
             loss = f"{retx} retx, {tcp['rto_expiries']} RTO"
         elif quic := f.get("quic"):
             loss = f"{quic['packets_lost']} pkts lost"
+        elif tfrc := f.get("tfrc"):
+            loss = f"{f['messages_lost']} lost, p {tfrc['final_p']:.4f}"
         else:
             loss = f"{f['messages_lost']} ({100 * f['loss_rate']:.2f} %)"
         kind = "rtt" if "rtt_s" in f else "delay"

@@ -10,4 +10,5 @@ pub mod cc;
 pub mod rlc;
 pub mod seq;
 pub mod tcp;
+pub mod tfrc;
 pub mod time;

@@ -2,6 +2,7 @@
 //! file, the line and the key, in the user's words — never a panic.
 
 mod common;
+use common::error_of;
 
 const QUEUE: &str = "{ kind = \"droptail\", limit = \"10pkt\" }";
 

@@ -220,7 +220,7 @@ impl Transport for SwitchedTcp {
                 };
                 self.at_ue(now, Some(notice), io);
             }
-            Body::Quic(_) => unreachable!("a switched flow carries TCP and UDP"),
+            Body::Quic(_) | Body::Tfrc(_) => unreachable!("a switched flow carries TCP and UDP"),
         }
     }
 
@@ -292,6 +292,7 @@ impl Transport for SwitchedTcp {
             reliable: true,
             tcp: Some(self.conns[0].summary(start)),
             quic: None,
+            tfrc: None,
             switcher: Some(SwitcherSummary {
                 switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
                 notices_sent: self.mech.notices_sent,

@@ -6,3 +6,4 @@ pub mod p2p;
 pub mod packet;
 pub mod qdisc;
 pub mod route;
+pub mod tfrc;

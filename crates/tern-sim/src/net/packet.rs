@@ -75,6 +75,7 @@ pub enum Body {
     Udp(UdpMessage),
     Tcp(Segment),
     Quic(QuicDatagram),
+    Tfrc(super::tfrc::TfrcPacket),
 }
 
 impl Body {
@@ -84,6 +85,7 @@ impl Body {
             Body::Udp(m) => UDP_HEADER + m.len,
             Body::Tcp(s) => s.wire_len(),
             Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
+            Body::Tfrc(t) => t.transport_len(),
         }
     }
 }

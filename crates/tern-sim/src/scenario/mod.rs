@@ -10,12 +10,14 @@ mod overrides;
 pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
+pub mod tfrc;
 pub mod units;
 mod validate;
 
 pub use error::{Origin, ScenarioError};
 pub use quic::{QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicSpec, RssiSchedulerSpec};
 pub use schema::*;
+pub use tfrc::{TfrcProfileSpec, TfrcSpec, TfrcWireSpec};
 
 use toml_edit::{ImDocument, Item, Value};
 

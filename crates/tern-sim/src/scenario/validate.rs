@@ -421,11 +421,18 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             AppSpec::Bulk { bytes } => vec![("bytes", bytes.map_or(1, |b| b.0))],
             AppSpec::File { size, request } => vec![("size", size.0), ("request", request.0)],
         };
-        match (&f.app, f.transport.is_stream()) {
+        let rated = f.transport.tfrc().is_some();
+        match (&f.app, f.transport.is_stream() || rated) {
             (AppSpec::Bulk { .. }, false) => {
                 return Err(src.error(
                     &at("flows", i, "transport"),
-                    "a bulk transfer runs over TCP or QUIC: add transport = { kind = \"tcp\" }",
+                    "a bulk transfer runs over TCP, QUIC or TFRC: add transport = { kind = \"tcp\" }",
+                ))
+            }
+            (AppSpec::File { .. }, true) if rated => {
+                return Err(src.error(
+                    &at("flows", i, "app"),
+                    "a file download needs a reliable transport (TCP or QUIC); TFRC carries periodic, cbr and bulk applications",
                 ))
             }
             (AppSpec::Ping { .. }, true) => {

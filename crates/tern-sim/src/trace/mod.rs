@@ -20,6 +20,7 @@ mod error;
 mod file;
 mod kind;
 pub mod pcap;
+mod pcap_tfrc;
 #[macro_use]
 mod record;
 pub mod records;

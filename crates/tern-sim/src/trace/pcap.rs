@@ -36,6 +36,7 @@ use std::path::Path;
 
 use crate::engine::SimTime;
 use crate::net::packet::{Body, FlowId, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
+use crate::net::tfrc::Wire;
 use tern_proto::tcp::{Segment, TcpOptions};
 
 /// Magic number of a classic pcap file with nanosecond timestamps.
@@ -51,6 +52,8 @@ pub const APP_HEADER_LEN: usize = 20;
 /// IPv4 protocol numbers (IANA).
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
+/// DCCP's IP protocol number (RFC 4340 §19.1).
+const PROTO_DCCP: u8 = 33;
 /// Largest TCP header: the data offset is a 4-bit count of 32-bit words.
 const TCP_MAX_HEADER: u32 = 60;
 
@@ -139,6 +142,19 @@ pub fn quic_ports(flow: FlowId, from_client: bool) -> (u16, u16) {
     } else {
         (443, client)
     }
+}
+
+/// The (source, destination) ports of a TFRC packet of `flow`: the sender's 49152 + f,
+/// the receiver's 5000 + f, as for UDP messages.
+pub fn tfrc_ports(flow: FlowId, from_sender: bool) -> (u16, u16) {
+    udp_ports(
+        flow,
+        if from_sender {
+            UdpKind::Data
+        } else {
+            UdpKind::EchoReply
+        },
+    )
 }
 
 /// Tern's application header, big-endian:
@@ -255,6 +271,10 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     let proto = match packet.body {
         Body::Tcp(_) => PROTO_TCP,
         Body::Udp(_) | Body::Quic(_) => PROTO_UDP,
+        Body::Tfrc(t) => match t.wire {
+            Wire::Udp => PROTO_UDP,
+            Wire::Dccp => PROTO_DCCP,
+        },
     };
     let mut ip = [0u8; IPV4_HEADER as usize];
     ip[0] = 0x45; // version 4, IHL 5 words
@@ -292,12 +312,13 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
             out.extend_from_slice(&[0, 0]);
             out.extend_from_slice(&d.bytes);
         }
+        Body::Tfrc(t) => super::pcap_tfrc::encode(t, packet.flow, transport_len, out),
     }
     let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);
     let at = seg_start
         + match packet.body {
             Body::Tcp(_) => 16,
-            Body::Udp(_) | Body::Quic(_) => 6,
+            Body::Udp(_) | Body::Quic(_) | Body::Tfrc(_) => 6,
         };
     // RFC 768: a computed UDP checksum of zero is sent as all ones.
     let sum = if proto == PROTO_UDP && sum == 0 {

@@ -138,11 +138,12 @@ pub enum TableId {
     Quic,
     Segments,
     PathStatus,
+    Tfrc,
 }
 
 impl TableId {
     /// How many tables there are.
-    pub const COUNT: usize = 19;
+    pub const COUNT: usize = 20;
 }
 
 /// One kind of trace record: a row of table [`Record::NAME`].

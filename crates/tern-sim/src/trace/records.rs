@@ -281,6 +281,25 @@ record! {
     }
 }
 
+record! {
+    /// A TFRC sender's state after every feedback packet and every no-feedback timeout
+    /// (RFC 5348 §4.3–4.4).
+    TfrcRecord<'a> => Tfrc, "tfrc" {
+        time: SimTime,
+        flow: &'a str,
+        /// "feedback" or "nofeedback".
+        event: &'a str,
+        /// The allowed sending rate X, bit/s.
+        x_bps: f64,
+        /// The receive rate X_recv the receiver reported last, bit/s.
+        x_recv_bps: f64,
+        /// The loss event rate p reported last.
+        p: f64,
+        /// The RTT estimate R (§4.3), once there is one.
+        rtt: Option<SimTime>,
+    }
+}
+
 /// Every table's schema, in [`TableId`] order (the order a run lists its tables).
 pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<QueueRecord>(),
@@ -302,4 +321,5 @@ pub const SCHEMAS: [Schema; TableId::COUNT] = [
     Schema::of::<QuicRecord>(),
     Schema::of::<SegmentRecord>(),
     Schema::of::<PathStatusRecord>(),
+    Schema::of::<TfrcRecord>(),
 ];

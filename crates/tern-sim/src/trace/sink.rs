@@ -92,6 +92,7 @@ fn tables_of(kind: RecordKind) -> &'static [TableId] {
         RecordKind::Quic => &[TableId::Quic],
         RecordKind::Segments => &[TableId::Segments],
         RecordKind::PathStatus => &[TableId::PathStatus],
+        RecordKind::Tfrc => &[TableId::Tfrc],
         // Captures are files, not tables: see `World`.
         RecordKind::Pcap | RecordKind::Qlog => &[],
     }

@@ -242,10 +242,22 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("cell_new", req(Text)),
         ],
     ),
+    (
+        "tfrc",
+        &[
+            ("time", req(F64)),
+            ("flow", req(Text)),
+            ("event", req(Text)),
+            ("x_bps", req(F64)),
+            ("x_recv_bps", req(F64)),
+            ("p", req(F64)),
+            ("rtt", opt(F64)),
+        ],
+    ),
 ];
 
 /// Every record kind the scenario can ask for (captures are not tables).
-const ALL: [RecordKind; 18] = [
+const ALL: [RecordKind; 19] = [
     RecordKind::Queue,
     RecordKind::Delay,
     RecordKind::Drops,
@@ -264,6 +276,7 @@ const ALL: [RecordKind; 18] = [
     RecordKind::Quic,
     RecordKind::Segments,
     RecordKind::PathStatus,
+    RecordKind::Tfrc,
 ];
 
 fn t(ms: u64) -> SimTime {
@@ -438,6 +451,15 @@ fn record_all(traces: &mut Traces, i: u64) {
         wifi_new: "available",
         cell_old: "backup",
         cell_new: "available",
+    });
+    traces.record(&TfrcRecord {
+        time: now,
+        flow,
+        event: "feedback",
+        x_bps: 1e6 + i as f64,
+        x_recv_bps: 5e5,
+        p: 0.01,
+        rtt: odd.then(|| t(40)),
     });
 }
 

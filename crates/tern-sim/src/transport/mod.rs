@@ -11,13 +11,14 @@
 
 pub mod quic;
 pub mod tcp;
+pub mod tfrc;
 pub mod udp;
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
-use crate::net::packet::Body;
-use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary};
-use crate::trace::Traces;
+use crate::net::packet::{Body, UdpMessage};
+use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary, TfrcSummary};
+use crate::trace::{DelayRecord, Traces};
 
 /// Which end of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +67,21 @@ pub struct Io<'a> {
     pub flow: &'a str,
 }
 
+/// The receiving application gets datagram message `msg` at `now`: its sink keeps it, and
+/// the delay table gets its one-way delay.
+pub(crate) fn deliver(sink: &mut MessageSink, now: SimTime, msg: &UdpMessage, io: &mut Io<'_>) {
+    sink.receive(now, msg);
+    io.traces.record(&DelayRecord {
+        time: now,
+        flow: io.flow,
+        seq: msg.seq,
+        sent: msg.sent_at,
+        delay: now.saturating_sub(msg.sent_at),
+        size: msg.len,
+        conn: 0,
+    });
+}
+
 /// What a flow's transport reports at the end of a run.
 pub struct TransportReport {
     pub kind: &'static str,
@@ -80,6 +96,7 @@ pub struct TransportReport {
     pub reliable: bool,
     pub tcp: Option<TcpSummary>,
     pub quic: Option<QuicSummary>,
+    pub tfrc: Option<TfrcSummary>,
     pub switcher: Option<SwitcherSummary>,
 }
 

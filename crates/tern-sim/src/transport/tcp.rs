@@ -566,6 +566,7 @@ impl Transport for TcpTransport {
             reliable: true,
             tcp: Some(self.conn.summary(start)),
             quic: None,
+            tfrc: None,
             switcher: None,
         }
     }

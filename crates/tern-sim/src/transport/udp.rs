@@ -1,11 +1,11 @@
 //! UDP (RFC 768) carrying Tern's application messages: a message source at the client, and
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
-use super::{Cmd, Io, Side, Transport, TransportReport};
+use super::{deliver, Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
-use crate::trace::{DelayRecord, RttRecord};
+use crate::trace::RttRecord;
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -44,18 +44,7 @@ impl Transport for UdpTransport {
             unreachable!("a UDP flow carries datagrams")
         };
         match msg.kind {
-            UdpKind::Data => {
-                self.sink.receive(now, &msg);
-                io.traces.record(&DelayRecord {
-                    time: now,
-                    flow: io.flow,
-                    seq: msg.seq,
-                    sent: msg.sent_at,
-                    delay: now.saturating_sub(msg.sent_at),
-                    size: msg.len,
-                    conn: 0,
-                });
-            }
+            UdpKind::Data => deliver(&mut self.sink, now, &msg, io),
             UdpKind::EchoRequest => {
                 // The far end answers with the same payload (RFC 792 echo semantics).
                 let reply = UdpMessage {
@@ -97,6 +86,7 @@ impl Transport for UdpTransport {
             reliable: false,
             tcp: None,
             quic: None,
+            tfrc: None,
             switcher: None,
         }
     }

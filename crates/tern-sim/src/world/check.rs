@@ -10,6 +10,7 @@ use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
 use crate::scenario::{AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source};
+use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 
 /// Checks `s` (which passed the scenario's own checks) against the models.
@@ -125,24 +126,47 @@ fn flows(
             check_quic(spec, src, i, path_mtu)?;
             continue;
         }
-        // A datagram transport: each message is one IPv4/UDP datagram.
-        let size = match &f.app {
-            AppSpec::Periodic { size, .. }
-            | AppSpec::Cbr { size, .. }
-            | AppSpec::Ping { size, .. } => size.0,
-            AppSpec::Bulk { .. } | AppSpec::File { .. } => 1,
+        // A datagram transport: each message (each TFRC segment) is one IPv4 datagram.
+        let tfrc = f.transport.tfrc();
+        let size = match (&f.app, tfrc) {
+            (
+                AppSpec::Periodic { size, .. }
+                | AppSpec::Cbr { size, .. }
+                | AppSpec::Ping { size, .. },
+                _,
+            ) => size.0,
+            (AppSpec::Bulk { .. }, Some(spec)) => spec.segment.map_or(1, |b| b.0),
+            (AppSpec::Bulk { .. } | AppSpec::File { .. }, _) => 1,
         };
-        let headers = u64::from(IPV4_HEADER + UDP_HEADER);
+        let (headers, names) = match tfrc {
+            Some(spec) => (
+                IPV4_HEADER + tfrc_wire(spec.wire).data_header(),
+                "IPv4 and TFRC",
+            ),
+            None => (IPV4_HEADER + UDP_HEADER, "IPv4/UDP"),
+        };
+        let headers = u64::from(headers);
         if size == 0 || size + headers > path_mtu {
-            let mut p = at("flows", i, "app");
-            p.push(key("size"));
+            let segment = tfrc.is_some() && matches!(f.app, AppSpec::Bulk { .. });
+            let mut p = at("flows", i, if segment { "transport" } else { "app" });
+            p.push(key(if segment { "segment" } else { "size" }));
             return Err(src.error(
                 &p,
                 format!(
-                    "expected 1 to {} bytes: {size} B plus {headers} B of IPv4/UDP headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
+                    "expected 1 to {} bytes: {size} B plus {headers} B of {names} headers must fit the path MTU of {path_mtu} B (IP fragmentation is not modelled)",
                     path_mtu.saturating_sub(headers)
                 ),
             ));
+        }
+        let zero = tfrc.and_then(|spec| {
+            [("send_buffer", spec.send_buffer), ("ndupack", spec.ndupack)]
+                .into_iter()
+                .find(|&(_, v)| v == 0)
+        });
+        if let Some((field, _)) = zero {
+            let mut p = at("flows", i, "transport");
+            p.push(key(field));
+            return Err(src.error(&p, "expected at least 1 packet, got 0"));
         }
     }
     Ok(())

@@ -6,9 +6,11 @@ use crate::mech::rssi_quic::RssiScheduledQuic;
 use crate::mech::rssi_scheduler::Config as RssiConfig;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
+use crate::net::packet::IPV4_HEADER;
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
 use crate::transport::quic::{QuicApp, QuicTransport};
 use crate::transport::tcp::{self, TcpApp, TcpConn, TcpTransport};
+use crate::transport::tfrc::{tfrc_wire, TfrcApp, TfrcTransport};
 use crate::transport::udp::UdpTransport;
 use crate::transport::{Cmd, Transport};
 
@@ -49,6 +51,21 @@ pub fn build(
                     boxed(RssiScheduledQuic::new(quic, config, start))
                 }
             }
+        }
+        TransportSpec::Tfrc(spec) => {
+            let app = match (&f.app, source) {
+                (AppSpec::Bulk { bytes }, _) => TfrcApp::Bulk {
+                    total: bytes.map(|b| b.0),
+                    // Path MTU less IPv4 and the data header (checked to fit).
+                    segment: spec.segment.map_or_else(
+                        || mtu - IPV4_HEADER - tfrc_wire(spec.wire).data_header(),
+                        |b| b.0 as u32,
+                    ),
+                },
+                (_, Some(source)) => TfrcApp::Messages(source),
+                (_, None) => unreachable!("validated: TFRC carries bulk or messages"),
+            };
+            boxed(TfrcTransport::new(spec, app, start))
         }
         TransportSpec::Tcp(spec) => {
             let conn = tcp_conn(f, spec, index, seed, mtu, source);

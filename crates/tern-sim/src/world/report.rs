@@ -45,6 +45,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         rtt_s: if echo { dist } else { None },
         tcp: r.tcp,
         quic: r.quic,
+        tfrc: r.tfrc,
         switcher: r.switcher,
     }
 }
@@ -54,8 +55,10 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
     let end = w.end();
     let mut in_flight = vec![0u64; w.flows.len()];
     for p in w.pool.live() {
-        if let Body::Udp(_) = p.body {
-            in_flight[p.flow.0 as usize] += 1;
+        match &p.body {
+            Body::Udp(_) => in_flight[p.flow.0 as usize] += 1,
+            Body::Tfrc(t) if t.is_data() => in_flight[p.flow.0 as usize] += 1,
+            _ => {}
         }
     }
     let flows = w

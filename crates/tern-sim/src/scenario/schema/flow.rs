@@ -132,6 +132,9 @@ pub enum TransportSpec {
     Tcp(TcpSpec),
     /// QUIC (RFC 9000/9001/9002) over UDP, with TLS 1.3.
     Quic(super::super::quic::QuicSpec),
+    /// TFRC (RFC 5348) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342): rate-controlled
+    /// datagrams, no retransmission.
+    Tfrc(super::super::tfrc::TfrcSpec),
 }
 
 impl TransportSpec {
@@ -151,9 +154,17 @@ impl TransportSpec {
         }
     }
 
+    /// The TFRC settings, for a TFRC or DCCP flow.
+    pub fn tfrc(&self) -> Option<&super::super::tfrc::TfrcSpec> {
+        match self {
+            TransportSpec::Tfrc(spec) => Some(spec),
+            _ => None,
+        }
+    }
+
     /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than datagrams.
     pub fn is_stream(&self) -> bool {
-        !matches!(self, TransportSpec::Udp)
+        matches!(self, TransportSpec::Tcp(_) | TransportSpec::Quic(_))
     }
 }
 
@@ -324,6 +335,9 @@ pub enum RecordKind {
     /// 802.11: the RSSI of every AP's beacons at each of its stations, every beacon
     /// interval (102.4 ms).
     Rssi,
+    /// TFRC: the sender's allowed rate X, the reported receive rate X_recv, the loss event
+    /// rate p and the RTT estimate, at every feedback and no-feedback timeout.
+    Tfrc,
     /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
     /// per path, at every change.
     Quic,
@@ -365,6 +379,7 @@ impl RecordKind {
             RecordKind::Segments => "segments",
             RecordKind::PathStatus => "path_status",
             RecordKind::Qlog => "qlog",
+            RecordKind::Tfrc => "tfrc",
             RecordKind::Pcap => "pcap",
         }
     }

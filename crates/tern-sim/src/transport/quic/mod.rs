@@ -451,6 +451,7 @@ impl Transport for QuicTransport {
             reliable: true,
             tcp: None,
             quic: Some(self.summary()),
+            tfrc: None,
             switcher: None,
         }
     }

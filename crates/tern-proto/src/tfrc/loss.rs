@@ -1,0 +1,190 @@
+//! The receiver's loss interval history and the average loss interval (RFC 5348 §5.4,
+//! history discounting §5.5; unchanged from RFC 3448 §5.4–5.5).
+
+use std::collections::VecDeque;
+
+/// Loss intervals averaged, n of RFC 5348 §5.4.
+pub const N: usize = 8;
+
+/// The weights w_0 … w_{n-1} of RFC 5348 §5.4: w_i = 1 for i < n/2, and
+/// w_i = 2·(n−i)/(n+2) after, giving 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2 for n = 8.
+pub fn weight(i: usize) -> f64 {
+    if i < N / 2 {
+        1.0
+    } else {
+        2.0 * (N - i) as f64 / (N + 2) as f64
+    }
+}
+
+/// The lower bound of the discount factor, THRESHOLD of RFC 5348 §5.5.
+const DISCOUNT_FLOOR: f64 = 0.5;
+
+/// Closed loss intervals I_1 … I_n, newest first, in packets, each with the discount
+/// factor DF_i it carries (RFC 5348 §5.5; 1 without history discounting).
+#[derive(Clone, Debug, Default)]
+pub struct LossIntervals {
+    closed: VecDeque<(f64, f64)>,
+    /// History discounting of §5.5 on (ns-2's `discount_ 1`).
+    discounting: bool,
+}
+
+impl LossIntervals {
+    pub fn new(discounting: bool) -> Self {
+        LossIntervals {
+            closed: VecDeque::with_capacity(N + 1),
+            discounting,
+        }
+    }
+
+    /// How many closed intervals are kept (at most n).
+    pub fn len(&self) -> usize {
+        self.closed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.closed.is_empty()
+    }
+
+    /// A loss event closes the open interval I_0 of `closed` packets: it becomes I_1, and with discounting every older interval keeps the discount in
+    /// force at that moment (§5.5: "the discount factors … are retained").
+    pub fn close(&mut self, closed: f64) {
+        if self.discounting {
+            let df = self.discount(closed);
+            for (_, d) in self.closed.iter_mut() {
+                *d *= df;
+            }
+        }
+        self.closed.push_front((closed, 1.0));
+        self.closed.truncate(N);
+    }
+
+    /// The history's own mean, I_1 … I_k with their weights w_0 … w_{k-1} and DF_i.
+    fn history_mean(&self) -> f64 {
+        let (i_tot, w_tot) = self
+            .closed
+            .iter()
+            .enumerate()
+            .fold((0.0, 0.0), |(i, w), (k, &(len, df))| {
+                (i + len * weight(k) * df, w + weight(k) * df)
+            });
+        i_tot / w_tot
+    }
+
+    /// The general discount factor DF of §5.5 for an open interval of `i0` packets:
+    /// 2·I_mean/I_0 when I_0 > 2·I_mean, at least THRESHOLD = 0.5; 1 otherwise.
+    fn discount(&self, i0: f64) -> f64 {
+        if !self.discounting || self.closed.is_empty() {
+            return 1.0;
+        }
+        let mean = self.history_mean();
+        if i0 > 2.0 * mean {
+            (2.0 * mean / i0).max(DISCOUNT_FLOOR)
+        } else {
+            1.0
+        }
+    }
+
+    /// The average loss interval I_mean with the open interval I_0 of `i0` packets
+    /// (§5.4): the larger of the weighted means with and without I_0, so that a long
+    /// interval since the last loss raises it but a short one cannot lower it; `None`
+    /// before the first loss event.
+    pub fn mean(&self, i0: f64) -> Option<f64> {
+        if self.closed.is_empty() {
+            return None;
+        }
+        let df = self.discount(i0);
+        let k = self.closed.len();
+        // With I_0: I_0·w_0 + Σ_{i=1}^{k-1} I_i·w_i·DF_i·DF.
+        let (mut i_tot0, mut w_tot0) = (i0 * weight(0), weight(0));
+        for (i, &(len, d)) in self.closed.iter().take(k - 1).enumerate() {
+            i_tot0 += len * weight(i + 1) * d * df;
+            w_tot0 += weight(i + 1) * d * df;
+        }
+        let mean0 = i_tot0 / w_tot0;
+        Some(mean0.max(self.history_mean()))
+    }
+
+    /// The loss event rate p = 1/I_mean (§5.4), 0 before the first loss event.
+    pub fn loss_event_rate(&self, i0: f64) -> f64 {
+        self.mean(i0).map_or(0.0, |m| 1.0 / m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// §5.4's weights for n = 8.
+    #[test]
+    fn weights_of_section_5_4() {
+        let w: Vec<f64> = (0..N).map(weight).collect();
+        assert_eq!(w, [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]);
+    }
+
+    /// Eight equal intervals of 100 packets give I_mean = 100 whatever the (shorter) I_0;
+    /// a long I_0 of 1000 raises it: (1000 + 100·(1+1+1+0.8+0.6+0.4+0.2)) / 6 = 250.
+    #[test]
+    fn mean_takes_the_open_interval_only_when_it_raises_it() {
+        let mut h = LossIntervals::new(false);
+        for _ in 0..8 {
+            h.close(100.0);
+        }
+        assert_eq!(h.mean(10.0), Some(100.0));
+        assert_eq!(h.mean(1000.0), Some(250.0));
+        assert_eq!(h.loss_event_rate(10.0), 0.01);
+    }
+
+    /// The newest interval weighs most: intervals (newest first) 10, 20, …, 80 give
+    /// I_tot1 = 10+20+30+40 + 0.8·50 + 0.6·60 + 0.4·70 + 0.2·80 = 220, W_tot = 6,
+    /// I_mean = 36.67 (an I_0 of 0 is ignored).
+    #[test]
+    fn weighted_by_age() {
+        let mut h = LossIntervals::new(false);
+        for len in [80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 20.0, 10.0] {
+            h.close(len);
+        }
+        let m = h.mean(0.0).unwrap();
+        assert!((m - 220.0 / 6.0).abs() < 1e-12, "{m}");
+    }
+
+    /// Only n intervals are kept: a ninth pushes the oldest out.
+    #[test]
+    fn keeps_n_intervals() {
+        let mut h = LossIntervals::new(false);
+        h.close(1e6);
+        for _ in 0..8 {
+            h.close(100.0);
+        }
+        assert_eq!(h.len(), 8);
+        assert_eq!(h.mean(0.0), Some(100.0));
+    }
+
+    /// §5.5: with I_mean = 100 and I_0 = 1000, DF = max(0.5, 200/1000) = 0.5, so the
+    /// older intervals count half: (1000 + 0.5·100·5) / (1 + 0.5·5) = 1250/3.5 = 357.1
+    /// (against 250 without discounting).
+    #[test]
+    fn history_discounting_halves_old_intervals() {
+        let mut h = LossIntervals::new(true);
+        for _ in 0..8 {
+            h.close(100.0);
+        }
+        let m = h.mean(1000.0).unwrap();
+        assert!((m - 1250.0 / 3.5).abs() < 1e-9, "{m}");
+        // An I_0 below 2·I_mean is not discounted: (150 + 100·5) / 6.
+        assert_eq!(h.mean(150.0), Some(650.0 / 6.0));
+    }
+
+    /// The discount in force when a loss event closes a long interval stays on the older
+    /// intervals: after closing 1000 over eight 100s (DF 0.5), I_mean =
+    /// (1000 + 0.5·100·(1+1+1+0.8+0.6+0.4+0.2)) / (1 + 0.5·5) = 1250/3.5.
+    #[test]
+    fn discount_is_retained() {
+        let mut h = LossIntervals::new(true);
+        for _ in 0..8 {
+            h.close(100.0);
+        }
+        h.close(1000.0);
+        let m = h.mean(0.0).unwrap();
+        assert!((m - 1250.0 / 3.5).abs() < 1e-9, "{m}");
+    }
+}

@@ -1,0 +1,517 @@
+//! The TFRC sender (RFC 5348 §4, and the rules of RFC 3448 §4 as a profile): the allowed
+//! rate X from the equation and the receiver's feedback, slow start to the first loss,
+//! the no-feedback timer, and the inter-packet interval.
+
+use super::equation;
+use crate::time::SimTime;
+
+/// Which TFRC specification the sender follows where they differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// RFC 5348: initial rate W_init/R (§4.2), the X_recv_set and data-limited rules of
+    /// §4.3, the no-feedback timer of §4.4.
+    Rfc5348,
+    /// RFC 3448 (the text RFC 4342 and the tfrc-handover study refer to): 1 packet/s until
+    /// the first feedback, slow start X = max(min(2X, 2X_recv), s/R) (§4.3), the limit
+    /// 2·X_recv of the newest feedback, and §4.4's X_recv halving.
+    Rfc3448,
+}
+
+/// Sender settings; every default is the RFC's.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderConfig {
+    pub profile: Profile,
+    /// Segment size s in bytes (§4.1).
+    pub s: u32,
+    /// t_mbi, the longest interval between packets (§4.3: 64 s).
+    pub t_mbi: SimTime,
+    /// Packets per TCP acknowledgement b of the equation (§3.1: 1).
+    pub b: f64,
+    /// Lower bound of t_RTO in the equation: §3.1 says t_RTO = 4R (0 here) and allows
+    /// max(4R, 1 s).
+    pub min_rto: SimTime,
+    /// The oscillation prevention of §4.5 (optional; ns-2's `ca_ 1`): packets are spaced
+    /// by sqrt(R_sample)/R_sqmean around the allowed rate.
+    pub oscillation_prevention: bool,
+}
+
+impl SenderConfig {
+    pub fn new(profile: Profile, s: u32) -> Self {
+        SenderConfig {
+            profile,
+            s,
+            t_mbi: SimTime::from_secs(64),
+            b: 1.0,
+            min_rto: SimTime::ZERO,
+            oscillation_prevention: false,
+        }
+    }
+}
+
+/// The sender's reading of a feedback packet (RFC 5348 §3.2.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FeedbackIn {
+    pub t_recvdata: SimTime,
+    pub t_delay: SimTime,
+    pub x_recv: f64,
+    pub p: f64,
+}
+
+/// Filter constant of the RTT average (§4.3: q = 0.9) and of §4.5's R_sqmean (q2 = 0.9).
+const Q: f64 = 0.9;
+/// The first no-feedback timeout, before any RTT is known (§4.2: 2 seconds).
+const FIRST_NOFEEDBACK: SimTime = SimTime::from_secs(2);
+
+/// A TFRC sender.
+#[derive(Debug)]
+pub struct TfrcSender {
+    cfg: SenderConfig,
+    /// The allowed sending rate X, bytes per second.
+    x: f64,
+    /// The equation's rate at the last feedback (X_calc).
+    x_calc: f64,
+    /// The newest receive rate reported (X_recv).
+    x_recv: f64,
+    /// RFC 5348's X_recv_set: (time, X_recv) of the last two RTTs, +∞ at first.
+    x_recv_set: Vec<(SimTime, f64)>,
+    /// The newest loss event rate reported.
+    p: f64,
+    /// RTT estimate R in seconds, and §4.5's R_sqmean.
+    r: Option<f64>,
+    r_sqmean: f64,
+    /// The newest RTT sample, for §4.5's spacing.
+    r_sample: f64,
+    /// When X was last doubled in slow start (tld).
+    tld: Option<SimTime>,
+    /// When the next packet may go (t_nom of §4.6), and when the last one went.
+    next_send: SimTime,
+    last_sent: Option<SimTime>,
+    /// When the no-feedback timer expires.
+    nofeedback_at: SimTime,
+    /// The sender had nothing to send at a moment it was allowed to, since the last
+    /// feedback (data-limited, §4.3), and since the no-feedback timer was set (idle, §4.4).
+    limited_since_feedback: bool,
+    sent_since_timer: bool,
+}
+
+impl TfrcSender {
+    /// A sender starting at `now`: 1 packet per second (§4.2), no-feedback timer at 2 s.
+    pub fn new(cfg: SenderConfig, now: SimTime) -> Self {
+        TfrcSender {
+            cfg,
+            x: cfg.s as f64,
+            x_calc: f64::INFINITY,
+            x_recv: 0.0,
+            x_recv_set: vec![(now, f64::INFINITY)],
+            p: 0.0,
+            r: None,
+            r_sqmean: 0.0,
+            r_sample: 0.0,
+            tld: None,
+            next_send: now,
+            last_sent: None,
+            nofeedback_at: now + FIRST_NOFEEDBACK,
+            limited_since_feedback: false,
+            sent_since_timer: false,
+        }
+    }
+
+    /// A sender starting at `now` with an RTT sample from the connection set-up (DCCP's
+    /// Request/Response): RFC 5348 §4.2 starts it at once at the initial rate W_init/R.
+    /// RFC 3448 has no such rule; its profile starts at 1 packet per second all the same.
+    pub fn with_rtt(cfg: SenderConfig, now: SimTime, rtt: SimTime) -> Self {
+        let mut tx = TfrcSender::new(cfg, now);
+        if cfg.profile == Profile::Rfc5348 {
+            let r = rtt.as_secs_f64().max(1e-9);
+            tx.r = Some(r);
+            tx.r_sample = r;
+            tx.r_sqmean = r.sqrt();
+            tx.x = tx.initial_rate(r);
+            tx.tld = Some(now);
+        }
+        tx
+    }
+
+    fn s(&self) -> f64 {
+        self.cfg.s as f64
+    }
+
+    /// The sender's settings.
+    pub fn config(&self) -> SenderConfig {
+        self.cfg
+    }
+
+    /// The allowed sending rate X in bytes per second.
+    pub fn rate(&self) -> f64 {
+        self.x
+    }
+
+    /// The RTT estimate R, once a feedback gave one.
+    pub fn rtt(&self) -> Option<SimTime> {
+        self.r.map(|r| SimTime((r * 1e9).round() as u64))
+    }
+
+    /// The newest reported receive rate and loss event rate.
+    pub fn x_recv(&self) -> f64 {
+        self.x_recv
+    }
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    /// The earliest time the next packet may be sent (§4.6).
+    pub fn next_send(&self) -> SimTime {
+        self.next_send
+    }
+
+    /// When the no-feedback timer expires (§4.4).
+    pub fn nofeedback_at(&self) -> SimTime {
+        self.nofeedback_at
+    }
+
+    /// A packet goes out at `now` (no earlier than [`TfrcSender::next_send`]): the next may
+    /// go one inter-packet interval t_ipi = s/X later (§4.6). A sender that was idle sends
+    /// at once and keeps no credit, so there is no burst.
+    pub fn on_send(&mut self, now: SimTime) {
+        self.last_sent = Some(now);
+        self.reschedule();
+        self.sent_since_timer = true;
+    }
+
+    /// The next send time from the last one and the current rate: t_ipi follows every
+    /// change of X (§4.6: t_ipi = s/X, recomputed with X).
+    fn reschedule(&mut self) {
+        if let Some(last) = self.last_sent {
+            let t_ipi = self.s() / self.instantaneous_rate();
+            self.next_send = last + SimTime(((t_ipi * 1e9).round() as u64).max(1));
+        }
+    }
+
+    /// The sender was allowed to send at `now` but had no data (data-limited, §4.3 and
+    /// §8.2.1).
+    pub fn on_no_data(&mut self) {
+        self.limited_since_feedback = true;
+    }
+
+    /// §4.5: X_inst = X·R_sqmean/sqrt(R_sample) when oscillation prevention is on.
+    fn instantaneous_rate(&self) -> f64 {
+        if self.cfg.oscillation_prevention && self.r_sample > 0.0 {
+            self.x * self.r_sqmean / self.r_sample.sqrt()
+        } else {
+            self.x
+        }
+    }
+
+    /// t_RTO of the equation: max(4R, min_rto) (§3.1).
+    fn t_rto(&self, r: f64) -> f64 {
+        (4.0 * r).max(self.cfg.min_rto.as_secs_f64())
+    }
+
+    /// The initial rate of §4.2 after the first RTT is known: W_init/R with
+    /// W_init = min(4s, max(2s, 4380)) (RFC 3390's window) in RFC 5348; s/R in RFC 3448.
+    fn initial_rate(&self, r: f64) -> f64 {
+        let s = self.s();
+        match self.cfg.profile {
+            Profile::Rfc5348 => (4.0 * s).min((2.0 * s).max(4380.0)) / r,
+            Profile::Rfc3448 => s / r,
+        }
+    }
+
+    /// A feedback packet arrived (§4.3).
+    pub fn on_feedback(&mut self, now: SimTime, fb: FeedbackIn) {
+        // (1)–(2) RTT sample and its moving average.
+        let sample = now
+            .saturating_sub(fb.t_recvdata)
+            .saturating_sub(fb.t_delay)
+            .as_secs_f64()
+            .max(1e-9);
+        let r = match self.r {
+            None => sample,
+            Some(r) => Q * r + (1.0 - Q) * sample,
+        };
+        self.r = Some(r);
+        self.r_sample = sample;
+        self.r_sqmean = if self.r_sqmean > 0.0 {
+            Q * self.r_sqmean + (1.0 - Q) * sample.sqrt()
+        } else {
+            sample.sqrt()
+        };
+        let loss_up = fb.p > self.p;
+        self.p = fb.p;
+        self.x_recv = fb.x_recv;
+        // (3) the equation, (4) the allowed rate.
+        if fb.p > 0.0 {
+            self.x_calc = equation::throughput(self.s(), r, fb.p, self.t_rto(r), self.cfg.b);
+        }
+        let limit = match self.cfg.profile {
+            Profile::Rfc5348 => self.recv_limit(now, r, loss_up),
+            Profile::Rfc3448 => 2.0 * fb.x_recv,
+        };
+        // Without an earlier RTT the first feedback gives R, and with it the initial rate
+        // (§4.2: slow start from 1 packet/s lands on max(2X, initial_rate)).
+        self.update_rate(now, r, limit);
+        self.limited_since_feedback = false;
+        self.reschedule();
+        // (5) the no-feedback timer restarts (§4.3 step 6).
+        self.restart_nofeedback(now, r);
+    }
+
+    /// §4.3 step (4), RFC 5348: the receive limit from X_recv_set, with the data-limited
+    /// and loss rules.
+    fn recv_limit(&mut self, now: SimTime, r: f64, loss_up: bool) -> f64 {
+        if self.limited_since_feedback {
+            if loss_up {
+                for e in self.x_recv_set.iter_mut() {
+                    e.1 /= 2.0;
+                }
+                self.x_recv *= 0.85;
+                self.maximize_set(now);
+                self.set_max()
+            } else {
+                self.maximize_set(now);
+                2.0 * self.set_max()
+            }
+        } else {
+            self.x_recv_set.push((now, self.x_recv));
+            let horizon = SimTime(((2.0 * r) * 1e9) as u64);
+            self.x_recv_set
+                .retain(|&(t, _)| now.saturating_sub(t) <= horizon);
+            2.0 * self.set_max()
+        }
+    }
+
+    /// Maximize X_recv_set (§4.3): the set becomes the one entry max(set ∪ {X_recv}),
+    /// the initial +∞ aside.
+    fn maximize_set(&mut self, now: SimTime) {
+        self.x_recv_set.retain(|e| e.1.is_finite());
+        let max = self.x_recv_set.iter().fold(self.x_recv, |m, e| m.max(e.1));
+        self.x_recv_set = vec![(now, max)];
+    }
+
+    fn set_max(&self) -> f64 {
+        self.x_recv_set.iter().fold(0.0, |m, e| m.max(e.1))
+    }
+
+    /// §4.3 step (4): X = max(min(X_calc, limit), s/t_mbi) after a loss event; in slow
+    /// start X doubles once per RTT up to the limit.
+    fn update_rate(&mut self, now: SimTime, r: f64, limit: f64) {
+        let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
+        if self.p > 0.0 {
+            self.x = self.x_calc.min(limit).max(floor);
+        } else if self
+            .tld
+            .is_none_or(|t| now.saturating_sub(t).as_secs_f64() >= r)
+        {
+            self.x = (2.0 * self.x).min(limit).max(self.initial_rate(r));
+            self.tld = Some(now);
+        }
+    }
+
+    fn restart_nofeedback(&mut self, now: SimTime, r: f64) {
+        let t = (4.0 * r).max(2.0 * self.s() / self.x);
+        self.nofeedback_at = now + SimTime((t * 1e9).round() as u64);
+        self.sent_since_timer = false;
+    }
+
+    /// The no-feedback timer expired (§4.4): the allowed rate is halved.
+    pub fn on_nofeedback(&mut self, now: SimTime) {
+        let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
+        match (self.r, self.cfg.profile) {
+            // No feedback yet: halve X; the timer restarts after max(2 s·…, 2s/X)
+            // as before the first RTT.
+            (None, _) => {
+                self.x = (self.x / 2.0).max(floor);
+                let t =
+                    FIRST_NOFEEDBACK.max(SimTime((2.0 * self.s() / self.x * 1e9).round() as u64));
+                self.nofeedback_at = now + t;
+                self.sent_since_timer = false;
+                self.reschedule();
+                return;
+            }
+            (Some(_), _) if self.p == 0.0 => {
+                self.x = (self.x / 2.0).max(floor);
+                self.x_recv = (self.x_recv / 2.0).max(floor / 2.0);
+                for e in self.x_recv_set.iter_mut() {
+                    e.1 = (e.1 / 2.0).max(floor / 2.0);
+                }
+            }
+            (Some(r), Profile::Rfc3448) => {
+                // RFC 3448 §4.4.
+                self.x_recv = if self.x_calc > 2.0 * self.x_recv {
+                    (self.x_recv / 2.0).max(floor / 2.0)
+                } else {
+                    self.x_calc / 4.0
+                };
+                self.update_rate(now, r, 2.0 * self.x_recv);
+            }
+            (Some(r), Profile::Rfc5348) => {
+                // §4.4: an idle sender whose X_recv is below four packets per RTT keeps it.
+                let idle = !self.sent_since_timer;
+                if !(idle && self.x_recv < 4.0 * self.s() / r) {
+                    let timer_limit = if self.x_calc > 2.0 * self.x_recv {
+                        self.x_recv
+                    } else {
+                        self.x_calc / 2.0
+                    };
+                    // update_limits(): at least s/t_mbi; X_recv_set = {timer_limit/2},
+                    // which is X_recv at the next expiry.
+                    let timer_limit = timer_limit.max(floor);
+                    self.x_recv = timer_limit / 2.0;
+                    self.x_recv_set = vec![(now, self.x_recv)];
+                    self.update_rate(now, r, 2.0 * self.set_max());
+                }
+            }
+        }
+        let r = self.r.expect("the no-RTT case returned");
+        self.reschedule();
+        self.restart_nofeedback(now, r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// A sender of 1000-byte segments starting at 0.
+    fn sender(profile: Profile) -> TfrcSender {
+        TfrcSender::new(SenderConfig::new(profile, 1000), SimTime::ZERO)
+    }
+
+    /// Feedback at `at_ms` echoing the data packet sent 100 ms before (R_sample = 100 ms).
+    fn feed(tx: &mut TfrcSender, at_ms: u64, x_recv: f64, p: f64) {
+        let info = FeedbackIn {
+            t_recvdata: SimTime((at_ms - 100) * MS),
+            t_delay: SimTime::ZERO,
+            x_recv,
+            p,
+        };
+        tx.on_feedback(SimTime(at_ms * MS), info);
+    }
+
+    /// A sender after its first feedback (R = 100 ms) and a first loss report of p = 1 %.
+    fn after_first_loss(profile: Profile) -> TfrcSender {
+        let mut tx = sender(profile);
+        feed(&mut tx, 100, 0.0, 0.0);
+        feed(&mut tx, 200, 1e6, 0.01);
+        tx
+    }
+
+    /// §4.2: one packet per second before any feedback, the no-feedback timer at 2 s
+    /// halving it, and W_init/R = min(4s, max(2s, 4380))/R at the first feedback:
+    /// 4000 B / 0.1 s = 40 000 B/s for s = 1000.
+    #[test]
+    fn starts_slowly_then_at_the_initial_window() {
+        let mut tx = sender(Profile::Rfc5348);
+        assert_eq!(tx.rate(), 1000.0);
+        tx.on_send(SimTime::ZERO);
+        assert_eq!(tx.next_send(), SimTime::from_secs(1));
+        assert_eq!(tx.nofeedback_at(), SimTime::from_secs(2));
+        feed(&mut tx, 100, 0.0, 0.0);
+        assert_eq!(tx.rtt(), Some(SimTime(100 * MS)));
+        assert_eq!(tx.rate(), 40_000.0);
+        // The next packet follows the new rate: 1000 B at 40 000 B/s, 25 ms after the first.
+        assert_eq!(tx.next_send(), SimTime(25 * MS));
+        // RFC 3448: s/R = 10 000 B/s.
+        let mut old = sender(Profile::Rfc3448);
+        feed(&mut old, 100, 0.0, 0.0);
+        assert_eq!(old.rate(), 10_000.0);
+    }
+
+    /// §4.3: slow start doubles X at most once per RTT, up to twice the receive rate.
+    #[test]
+    fn slow_start_doubles_per_rtt_up_to_twice_x_recv() {
+        let mut tx = sender(Profile::Rfc5348);
+        feed(&mut tx, 100, 0.0, 0.0);
+        feed(&mut tx, 150, 40_000.0, 0.0);
+        assert_eq!(
+            tx.rate(),
+            40_000.0,
+            "less than one RTT since the last doubling"
+        );
+        feed(&mut tx, 200, 40_000.0, 0.0);
+        assert_eq!(tx.rate(), 80_000.0);
+        feed(&mut tx, 300, 30_000.0, 0.0);
+        // X_recv_set holds 40 000 (from 200 ms, within 2 RTTs): the limit is 80 000.
+        assert_eq!(tx.rate(), 80_000.0);
+    }
+
+    /// §4.3 after a loss: X = min(X_calc, 2·X_recv); X_calc by §3.1 for R = 100 ms,
+    /// p = 1 %, t_RTO = 4R is 112 332 B/s.
+    #[test]
+    fn rate_follows_the_equation() {
+        let mut tx = after_first_loss(Profile::Rfc3448);
+        assert!((tx.rate() - 112_332.2).abs() < 0.1, "{}", tx.rate());
+        feed(&mut tx, 300, 40_000.0, 0.01);
+        assert_eq!(tx.rate(), 80_000.0, "capped at 2·X_recv");
+    }
+
+    /// §4.4: without feedback the timer halves X each time, down to s/t_mbi, restarting
+    /// after max(4R, 2s/X).
+    #[test]
+    fn nofeedback_timer_halves_the_rate() {
+        let mut tx = after_first_loss(Profile::Rfc3448);
+        let x = tx.rate();
+        // 4R = 0.4 s > 2s/X = 17.8 ms.
+        assert_eq!(tx.nofeedback_at(), SimTime(600 * MS));
+        tx.on_send(SimTime(210 * MS));
+        tx.on_nofeedback(SimTime(600 * MS));
+        // X_calc (112 332) < 2·X_recv (2e6): RFC 3448 sets X_recv = X_calc/4, X = 2·X_recv.
+        assert!((tx.rate() - x / 2.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+        assert_eq!(tx.nofeedback_at(), SimTime(1000 * MS));
+        for k in 0..40 {
+            tx.on_nofeedback(SimTime((1400 + 400 * k) * MS));
+        }
+        assert_eq!(tx.rate(), 1000.0 / 64.0, "s/t_mbi");
+    }
+
+    /// §4.4 in RFC 5348, the same halving through update_limits(X_calc/2).
+    #[test]
+    fn nofeedback_timer_rfc5348() {
+        let mut tx = after_first_loss(Profile::Rfc5348);
+        let x = tx.rate();
+        tx.on_send(SimTime(210 * MS));
+        tx.on_nofeedback(SimTime(600 * MS));
+        assert!((tx.rate() - x / 2.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+        // A sender that kept sending is halved again at the next expiry (X_recv is now
+        // X_calc/4, below X_calc/2)…
+        tx.on_send(SimTime(700 * MS));
+        let next = tx.nofeedback_at();
+        tx.on_nofeedback(next);
+        assert!((tx.rate() - x / 4.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+        // …but an idle one whose X_recv is below 4 packets per RTT (40 000 B/s) is not.
+        let next = tx.nofeedback_at();
+        tx.on_nofeedback(next);
+        assert!((tx.rate() - x / 4.0).abs() < 1e-6, "{} vs {x}", tx.rate());
+    }
+
+    /// §4.2: with an RTT from the set-up the sender starts at W_init/R at once (4000 B over
+    /// 40 ms = 100 000 B/s); the first feedback averages R (0.9·40 + 0.1·100 = 46 ms) and,
+    /// reporting X_recv = 0 while the initial +∞ of X_recv_set is older than 2R, limits slow
+    /// start to the initial rate of the new R: X = max(min(2X, 0), W_init/R) (§4.3).
+    /// RFC 3448 starts at 1 packet/s.
+    #[test]
+    fn starts_at_the_initial_window_with_a_setup_rtt() {
+        let cfg = SenderConfig::new(Profile::Rfc5348, 1000);
+        let mut tx = TfrcSender::with_rtt(cfg, SimTime::ZERO, SimTime(40 * MS));
+        assert_eq!(tx.rate(), 100_000.0);
+        assert_eq!(tx.rtt(), Some(SimTime(40 * MS)));
+        feed(&mut tx, 100, 0.0, 0.0);
+        assert_eq!(tx.rtt(), Some(SimTime(46 * MS)));
+        assert!((tx.rate() - 4000.0 / 0.046).abs() < 1e-6, "{}", tx.rate());
+        let cfg = SenderConfig::new(Profile::Rfc3448, 1000);
+        let old = TfrcSender::with_rtt(cfg, SimTime::ZERO, SimTime(40 * MS));
+        assert_eq!(old.rate(), 1000.0);
+    }
+
+    /// Before any feedback the timer halves the 1 packet/s rate (§4.2, §4.4).
+    #[test]
+    fn nofeedback_before_any_feedback() {
+        let mut tx = sender(Profile::Rfc5348);
+        tx.on_nofeedback(SimTime::from_secs(2));
+        assert_eq!(tx.rate(), 500.0);
+        // 2s/X = 4 s now exceeds 2 s.
+        assert_eq!(tx.nofeedback_at(), SimTime::from_secs(6));
+    }
+}

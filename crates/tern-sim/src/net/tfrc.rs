@@ -1,0 +1,239 @@
+//! TFRC packets on the wire: over UDP with the header fields of RFC 5348 §3.2, or as DCCP
+//! packets (RFC 4340) of CCID 3 (RFC 4342). Only their sizes count on links; the fields a
+//! TFRC endpoint reads travel as plain values.
+
+use super::packet::{UdpMessage, UDP_HEADER};
+use crate::engine::SimTime;
+
+/// How a TFRC flow's packets are framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// UDP carrying the TFRC header fields of RFC 5348 §3.2.
+    Udp,
+    /// DCCP with CCID 3 (RFC 4340, RFC 4342).
+    Dccp,
+}
+
+/// TFRC data header over UDP, RFC 5348 §3.2.1: sequence number, timestamp and the
+/// sender's RTT estimate, 32 bits each.
+pub const TFRC_DATA_HEADER: u32 = 12;
+/// TFRC feedback over UDP, RFC 5348 §3.2.2: timestamp echo (t_recvdata), t_delay,
+/// X_recv and p, 32 bits each.
+pub const TFRC_FEEDBACK: u32 = 16;
+
+/// DCCP generic header with 48-bit sequence numbers (X = 1), RFC 4340 §5.1.
+pub const DCCP_GENERIC: u32 = 16;
+/// Acknowledgement Number subheader with X = 1, RFC 4340 §5.3.
+pub const DCCP_ACK_SUB: u32 = 8;
+/// Service Code of DCCP-Request and DCCP-Response, RFC 4340 §5.5–5.6.
+pub const DCCP_SERVICE_CODE: u32 = 4;
+/// Reset Code and Data 1–3 of DCCP-Reset, RFC 4340 §5.6.
+pub const DCCP_RESET_FIELDS: u32 = 4;
+/// A Change L/R or Confirm L/R option with a one-byte value (the CCID), RFC 4340 §6.1.
+pub const DCCP_FEATURE_OPTION: u32 = 4;
+/// Elapsed Time with its 4-byte form (t_delay in 10 µs units past 0.65 s), RFC 4340 §13.2.
+pub const DCCP_ELAPSED_TIME: u32 = 6;
+/// Receive Rate option, RFC 4342 §8.3.
+pub const CCID3_RECEIVE_RATE: u32 = 6;
+/// Loss Event Rate option, RFC 4342 §8.5.
+pub const CCID3_LOSS_EVENT_RATE: u32 = 6;
+/// Loss Intervals option header (type, length, Skip Length), RFC 4342 §8.6.
+pub const CCID3_LOSS_INTERVALS_HEAD: u32 = 3;
+/// One loss interval of the Loss Intervals option (Lossless Length, E + Loss Length, Data
+/// Length), RFC 4342 §8.6.1.
+pub const CCID3_LOSS_INTERVAL: u32 = 9;
+
+/// Options are padded to a multiple of 32 bits (RFC 4340 §5.8: Data Offset counts words).
+fn padded(options: u32) -> u32 {
+    options.div_ceil(4) * 4
+}
+
+/// The DCCP packet types a CCID 3 half-connection uses (RFC 4340 §5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DccpType {
+    Request,
+    Response,
+    Data,
+    Ack,
+    Close,
+    Reset,
+}
+
+impl DccpType {
+    /// The Type field (RFC 4340 §5.1, Table 1).
+    pub fn code(self) -> u8 {
+        match self {
+            DccpType::Request => 0,
+            DccpType::Response => 1,
+            DccpType::Data => 2,
+            DccpType::Ack => 3,
+            DccpType::Close => 6,
+            DccpType::Reset => 7,
+        }
+    }
+}
+
+/// The Loss Event Rate option's value for "no loss event yet" (RFC 4342 §8.5: 2^32 − 1).
+pub const NO_LOSS: u32 = u32::MAX;
+
+impl Wire {
+    /// Transport header bytes in front of a data packet's payload: UDP and RFC 5348
+    /// §3.2.1's fields, or DCCP-Data's generic header (CCVal carrying the window counter,
+    /// RFC 4342 §8.1; no options).
+    pub fn data_header(self) -> u32 {
+        match self {
+            Wire::Udp => UDP_HEADER + TFRC_DATA_HEADER,
+            Wire::Dccp => DCCP_GENERIC,
+        }
+    }
+}
+
+/// What a TFRC packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TfrcBody {
+    /// A data packet (RFC 5348 §3.2.1) with one application message.
+    Data {
+        seq: u64,
+        /// The sender's timestamp and RTT estimate.
+        ts: SimTime,
+        rtt: Option<SimTime>,
+        msg: UdpMessage,
+    },
+    /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
+    Feedback {
+        /// The newest data sequence number received (DCCP's Acknowledgement Number).
+        ack: u64,
+        t_recvdata: SimTime,
+        t_delay: SimTime,
+        /// X_recv in bytes per second, as RFC 4342 §8.3's Receive Rate option carries it.
+        x_recv: u32,
+        /// 1/p rounded, as RFC 4342 §8.5's Loss Event Rate option carries it
+        /// ([`NO_LOSS`] for p = 0).
+        p_inv: u32,
+        /// Closed loss intervals the receiver reports (RFC 4342 §8.6), open one aside.
+        intervals: u32,
+    },
+    /// A DCCP control packet (handshake, close); never sent over UDP.
+    Control { kind: DccpType, seq: u64, ack: u64 },
+}
+
+/// A TFRC packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TfrcPacket {
+    pub wire: Wire,
+    pub body: TfrcBody,
+}
+
+impl TfrcPacket {
+    /// Transport header, options and payload in bytes: what the packet adds to IPv4.
+    pub fn transport_len(&self) -> u32 {
+        match (self.wire, &self.body) {
+            (wire, TfrcBody::Data { msg, .. }) => wire.data_header() + msg.len,
+            (Wire::Udp, TfrcBody::Feedback { .. }) => UDP_HEADER + TFRC_FEEDBACK,
+            (Wire::Udp, TfrcBody::Control { .. }) => {
+                unreachable!("TFRC over UDP has no connection set-up")
+            }
+            // DCCP-Ack with the options RFC 4342 §8 makes the receiver send: Elapsed Time,
+            // Receive Rate, Loss Event Rate and Loss Intervals (the open interval and the
+            // closed ones). The Send Ack Vector feature stays off (RFC 4342 §5).
+            (Wire::Dccp, TfrcBody::Feedback { intervals, .. }) => {
+                let options = DCCP_ELAPSED_TIME
+                    + CCID3_RECEIVE_RATE
+                    + CCID3_LOSS_EVENT_RATE
+                    + CCID3_LOSS_INTERVALS_HEAD
+                    + CCID3_LOSS_INTERVAL * (intervals + 1);
+                DCCP_GENERIC + DCCP_ACK_SUB + padded(options)
+            }
+            (Wire::Dccp, TfrcBody::Control { kind, .. }) => dccp_control_len(*kind),
+        }
+    }
+
+    /// Whether this is a data packet (an application message on its way).
+    pub fn is_data(&self) -> bool {
+        matches!(self.body, TfrcBody::Data { .. })
+    }
+}
+
+/// Sizes of DCCP's control packets (RFC 4340 §5.5–5.6). The Request asks for CCID 3 in
+/// both directions (Change R(CCID), Change L(CCID), §10), the Response confirms them.
+fn dccp_control_len(kind: DccpType) -> u32 {
+    match kind {
+        DccpType::Request => DCCP_GENERIC + DCCP_SERVICE_CODE + padded(2 * DCCP_FEATURE_OPTION),
+        DccpType::Response => {
+            DCCP_GENERIC + DCCP_ACK_SUB + DCCP_SERVICE_CODE + padded(2 * DCCP_FEATURE_OPTION)
+        }
+        DccpType::Ack | DccpType::Close => DCCP_GENERIC + DCCP_ACK_SUB,
+        DccpType::Reset => DCCP_GENERIC + DCCP_ACK_SUB + DCCP_RESET_FIELDS,
+        DccpType::Data => unreachable!("data packets carry a message"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::UdpKind;
+
+    fn msg(len: u32) -> UdpMessage {
+        UdpMessage {
+            kind: UdpKind::Data,
+            seq: 0,
+            sent_at: SimTime::ZERO,
+            len,
+        }
+    }
+
+    /// RFC 4340 §5.1 (16 B with X = 1) and §5.3 (8 B acknowledgement subheader); RFC 4342
+    /// §8: 6 + 6 + 6 + 3 + 9·(k+1) bytes of options, padded to words.
+    #[test]
+    fn dccp_sizes_follow_rfc_4340_and_4342() {
+        let data = TfrcPacket {
+            wire: Wire::Dccp,
+            body: TfrcBody::Data {
+                seq: 1,
+                ts: SimTime::ZERO,
+                rtt: None,
+                msg: msg(629),
+            },
+        };
+        assert_eq!(data.transport_len(), 16 + 629);
+        let fb = |intervals| TfrcPacket {
+            wire: Wire::Dccp,
+            body: TfrcBody::Feedback {
+                ack: 1,
+                t_recvdata: SimTime::ZERO,
+                t_delay: SimTime::ZERO,
+                x_recv: 0,
+                p_inv: NO_LOSS,
+                intervals,
+            },
+        };
+        // 18 + 3 + 9 = 30 B of options → 32.
+        assert_eq!(fb(0).transport_len(), 16 + 8 + 32);
+        // 18 + 3 + 81 = 102 → 104.
+        assert_eq!(fb(8).transport_len(), 16 + 8 + 104);
+        let req = TfrcPacket {
+            wire: Wire::Dccp,
+            body: TfrcBody::Control {
+                kind: DccpType::Request,
+                seq: 0,
+                ack: 0,
+            },
+        };
+        assert_eq!(req.transport_len(), 16 + 4 + 8);
+    }
+
+    /// RFC 5348 §3.2: three 32-bit fields on data, four on feedback, over an 8-byte UDP header.
+    #[test]
+    fn udp_sizes_follow_rfc_5348() {
+        let data = TfrcPacket {
+            wire: Wire::Udp,
+            body: TfrcBody::Data {
+                seq: 1,
+                ts: SimTime::ZERO,
+                rtt: None,
+                msg: msg(1000),
+            },
+        };
+        assert_eq!(data.transport_len(), 8 + 12 + 1000);
+    }
+}

@@ -1,0 +1,139 @@
+//! Capture bytes of TFRC packets: over UDP, the UDP header and RFC 5348 §3.2's fields;
+//! as DCCP, the real DCCP header (RFC 4340 §5) with CCID 3's options (RFC 4342 §8), so that
+//! Wireshark decodes them. Checksums are filled in by [`super::pcap::encode`] (DCCP's sits
+//! at the same offset as UDP's, RFC 4340 §9).
+
+use super::pcap::tfrc_ports;
+use crate::engine::SimTime;
+use crate::net::packet::FlowId;
+use crate::net::tfrc::{DccpType, TfrcBody, TfrcPacket, Wire};
+
+/// DCCP options of RFC 4340 §5.8 and RFC 4342 §8, by type.
+const OPT_CHANGE_L: u8 = 32;
+const OPT_CONFIRM_L: u8 = 33;
+const OPT_CHANGE_R: u8 = 34;
+const OPT_CONFIRM_R: u8 = 35;
+const OPT_ELAPSED_TIME: u8 = 43;
+const OPT_LOSS_EVENT_RATE: u8 = 192;
+const OPT_LOSS_INTERVALS: u8 = 193;
+const OPT_RECEIVE_RATE: u8 = 194;
+/// The CCID feature (RFC 4340 §10) and its value 3 (RFC 4342).
+const FEATURE_CCID: u8 = 1;
+const CCID3: u8 = 3;
+
+/// Microseconds, the unit of the TFRC-over-UDP timestamps, truncated to 32 bits.
+fn micros(t: SimTime) -> u32 {
+    (t.as_nanos() / 1_000) as u32
+}
+
+/// Appends `t`'s transport header (and options) to `out`; `len` is its transport length.
+pub(super) fn encode(t: &TfrcPacket, flow: FlowId, len: u16, out: &mut Vec<u8>) {
+    let from_sender = !matches!(
+        t.body,
+        TfrcBody::Feedback { .. }
+            | TfrcBody::Control {
+                kind: DccpType::Response,
+                ..
+            }
+    );
+    let (sport, dport) = tfrc_ports(flow, from_sender);
+    out.extend_from_slice(&sport.to_be_bytes());
+    out.extend_from_slice(&dport.to_be_bytes());
+    match t.wire {
+        Wire::Udp => {
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            udp_fields(&t.body, out);
+        }
+        Wire::Dccp => dccp(&t.body, t.transport_len(), out),
+    }
+}
+
+/// RFC 5348 §3.2.1–3.2.2, 32 bits each: timestamps and RTT in microseconds.
+fn udp_fields(body: &TfrcBody, out: &mut Vec<u8>) {
+    let words = match *body {
+        TfrcBody::Data { seq, ts, rtt, .. } => {
+            vec![seq as u32, micros(ts), micros(rtt.unwrap_or(SimTime::ZERO))]
+        }
+        TfrcBody::Feedback {
+            t_recvdata,
+            t_delay,
+            x_recv,
+            p_inv,
+            ..
+        } => vec![micros(t_recvdata), micros(t_delay), x_recv, p_inv],
+        TfrcBody::Control { .. } => unreachable!("TFRC over UDP has no connection set-up"),
+    };
+    for w in words {
+        out.extend_from_slice(&w.to_be_bytes());
+    }
+}
+
+/// The DCCP header after the ports (RFC 4340 §5.1), with the acknowledgement subheader
+/// (§5.3), the Request/Response fields (§5.5–5.6) and the options.
+fn dccp(body: &TfrcBody, transport_len: u32, out: &mut Vec<u8>) {
+    let (kind, seq, ack) = match *body {
+        TfrcBody::Data { seq, .. } => (DccpType::Data, seq, None),
+        TfrcBody::Feedback { ack, .. } => (DccpType::Ack, ack, Some(ack)),
+        TfrcBody::Control { kind, seq, ack } => {
+            (kind, seq, (kind != DccpType::Request).then_some(ack))
+        }
+    };
+    let mut rest = Vec::with_capacity(64);
+    if let Some(ack) = ack {
+        rest.extend_from_slice(&[0, 0]);
+        rest.extend_from_slice(&ack.to_be_bytes()[2..]);
+    }
+    match (kind, *body) {
+        (DccpType::Request, _) => {
+            rest.extend_from_slice(&[0; 4]); // Service Code
+            rest.extend_from_slice(&[OPT_CHANGE_L, 4, FEATURE_CCID, CCID3]);
+            rest.extend_from_slice(&[OPT_CHANGE_R, 4, FEATURE_CCID, CCID3]);
+        }
+        (DccpType::Response, _) => {
+            rest.extend_from_slice(&[0; 4]);
+            rest.extend_from_slice(&[OPT_CONFIRM_L, 4, FEATURE_CCID, CCID3]);
+            rest.extend_from_slice(&[OPT_CONFIRM_R, 4, FEATURE_CCID, CCID3]);
+        }
+        (DccpType::Reset, _) => rest.extend_from_slice(&[0; 4]),
+        (
+            _,
+            TfrcBody::Feedback {
+                t_delay,
+                x_recv,
+                p_inv,
+                intervals,
+                ..
+            },
+        ) => {
+            // Elapsed Time in hundredths of milliseconds (RFC 4340 §13.2).
+            let elapsed = (t_delay.as_nanos() / 10_000) as u32;
+            rest.extend_from_slice(&[OPT_ELAPSED_TIME, 6]);
+            rest.extend_from_slice(&elapsed.to_be_bytes());
+            rest.extend_from_slice(&[OPT_RECEIVE_RATE, 6]);
+            rest.extend_from_slice(&x_recv.to_be_bytes());
+            rest.extend_from_slice(&[OPT_LOSS_EVENT_RATE, 6]);
+            rest.extend_from_slice(&p_inv.to_be_bytes());
+            let n = intervals as usize + 1;
+            rest.extend_from_slice(&[OPT_LOSS_INTERVALS, (3 + 9 * n) as u8, 0]);
+            rest.resize(rest.len() + 9 * n, 0);
+        }
+        _ => {}
+    }
+    // Padding options (type 0) to a whole number of words (RFC 4340 §5.8).
+    rest.resize(rest.len().div_ceil(4) * 4, 0);
+    // Ports (written by the caller), then 12 more bytes of the generic header (X = 1).
+    let header = 16 + rest.len();
+    let payload = match body {
+        TfrcBody::Data { msg, .. } => msg.len as usize,
+        _ => 0,
+    };
+    debug_assert_eq!(header + payload, transport_len as usize, "{kind:?}");
+    out.push((header / 4) as u8); // Data Offset
+    out.push(0); // CCVal 0 (the window counter is not modelled), CsCov 0: all covered
+    out.extend_from_slice(&[0, 0]); // checksum, filled in by the caller
+    out.push((kind.code() << 1) | 1); // Res, Type, X = 1
+    out.push(0);
+    out.extend_from_slice(&seq.to_be_bytes()[2..]);
+    out.extend_from_slice(&rest);
+}
