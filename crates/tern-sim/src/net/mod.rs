@@ -7,3 +7,4 @@ pub mod packet;
 pub mod qdisc;
 pub mod route;
 pub mod tfrc;
+pub mod udp;

@@ -2,13 +2,11 @@
 //! (IPv4 20 B + transport header + payload). No bytes are carried but QUIC's (a real
 //! QUIC stack writes them); other encodings are made only where needed (packet captures).
 
-use crate::engine::SimTime;
+pub use super::udp::{UdpKind, UdpMessage, UDP_HEADER};
 use tern_proto::tcp::Segment;
 
 /// IPv4 header without options (RFC 791 §3.1).
 pub const IPV4_HEADER: u32 = 20;
-/// UDP header (RFC 768).
-pub const UDP_HEADER: u32 = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
@@ -29,32 +27,6 @@ pub struct IfaceId(pub u32);
 pub struct Pin {
     pub first: Option<IfaceId>,
     pub last: Option<IfaceId>,
-}
-
-/// What a UDP datagram of one of Tern's applications carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UdpKind {
-    /// An application message (periodic, cbr).
-    Data,
-    /// A ping request, answered by the far end.
-    EchoRequest,
-    /// The answer to an [`UdpKind::EchoRequest`], with the request's seq and send time.
-    EchoReply,
-    /// A mechanism's control message between the flow's applications (the
-    /// `ConnectionSwitcher`'s loss-start notice, server → UE, whose `sent_at` carries
-    /// `T_lastsent`, the send time of the last message the server received).
-    Notice,
-}
-
-/// The application header of Tern's UDP messages: every message carries its
-/// sequence number and send time, so the receiver can measure one-way delay and loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UdpMessage {
-    pub kind: UdpKind,
-    pub seq: u64,
-    pub sent_at: SimTime,
-    /// UDP payload length in bytes.
-    pub len: u32,
 }
 
 /// A UDP datagram of a QUIC connection (RFC 9000 §12.2): the payload's real bytes, as the

@@ -2,7 +2,7 @@
 //! packets (RFC 4340) of CCID 3 (RFC 4342). Only their sizes count on links; the fields a
 //! TFRC endpoint reads travel as plain values.
 
-use super::packet::{UdpMessage, UDP_HEADER};
+use super::udp::{UdpMessage, UDP_HEADER};
 use crate::engine::SimTime;
 
 /// How a TFRC flow's packets are framed.

@@ -15,6 +15,7 @@
 //! nullable column, null in Parquet and in the frames, never a sentinel. Packet captures
 //! ([`Captures`]) follow the same rule: in memory without a folder, streamed into it with one.
 
+mod addr;
 mod capture;
 mod error;
 mod file;

@@ -3,7 +3,7 @@
 //! Wireshark decodes them. Checksums are filled in by [`super::pcap::encode`] (DCCP's sits
 //! at the same offset as UDP's, RFC 4340 §9).
 
-use super::pcap::tfrc_ports;
+use super::addr::tfrc_ports;
 use crate::engine::SimTime;
 use crate::net::packet::FlowId;
 use crate::net::tfrc::{DccpType, TfrcBody, TfrcPacket, Wire};

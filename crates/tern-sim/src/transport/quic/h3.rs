@@ -17,7 +17,7 @@
 //! Unlike a full HTTP/3 stack there is no ALPN "h3" in the TLS handshake (RFC 9114 §3.1), no
 //! GREASE, no server push and no further header fields.
 
-use super::app::{read, write};
+use super::streams::{read, write};
 use super::tls::SERVER_NAME;
 use noq_proto::{Connection, Dir, StreamId};
 

@@ -16,6 +16,7 @@ mod config;
 mod h3;
 mod paths;
 mod qlog;
+mod streams;
 mod tls;
 
 pub use app::QuicApp;
