@@ -395,6 +395,7 @@ impl<W: Write> PcapWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::{FlowId, NodeId};
     use tern_proto::tcp::{Flags, SeqNum};
 
     fn syn() -> Segment {
