@@ -67,10 +67,14 @@ FROM runs WHERE flow = 'get'
 
 def _first_condition(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
     """The (cellular rate, delay) the time-series figure shows: the first of the grid."""
-    row = con.sql(
-        f"""SELECT rate, delay FROM ({PER_RUN})
+    row = (
+        con.sql(
+            f"""SELECT rate, delay FROM ({PER_RUN})
             ORDER BY CAST(rtrim(rate, 'Mbps') AS INT), CAST(rtrim(delay, 'ms') AS INT) LIMIT 1"""
-    ).limit(1).fetchall()
+        )
+        .limit(1)
+        .fetchall()
+    )
     assert row, "no runs"
     return row[0][0], row[0][1]
 
@@ -81,10 +85,15 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
     rate, delay = _first_condition(con)
     fig, axes = plt.subplots(len(VARIANTS), 1, figsize=(8, 9), sharex=True)
     for ax, (value, label) in zip(axes, VARIANTS.items(), strict=True):
-        key = con.sql(
-            f"SELECT key FROM ({PER_RUN}) WHERE seed = 1 AND variant = ? AND rate = ? AND delay = ?",
-            params=[value, rate, delay],
-        ).limit(1).fetchall()
+        key = (
+            con.sql(
+                f"""SELECT key FROM ({PER_RUN})
+                WHERE seed = 1 AND variant = ? AND rate = ? AND delay = ?""",
+                params=[value, rate, delay],
+            )
+            .limit(1)
+            .fetchall()
+        )
         if not key:
             continue
         run = key[0][0]
@@ -126,7 +135,8 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
 def shares_and_times(con: duckdb.DuckDBPyConnection) -> Figure:
     """Fig. 2: cellular share and completion time per variant, one panel per condition."""
     rows = con.sql(
-        f"""SELECT variant, rate, delay, avg(share) AS share, avg(t) AS t, min(t) AS lo, max(t) AS hi
+        f"""SELECT variant, rate, delay, avg(share) AS share,
+                   avg(t) AS t, min(t) AS lo, max(t) AS hi
             FROM ({PER_RUN}) GROUP BY variant, rate, delay
             ORDER BY CAST(rtrim(rate, 'Mbps') AS INT), CAST(rtrim(delay, 'ms') AS INT)"""
     ).pl()
@@ -197,6 +207,5 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
     yield (
         "thresholds",
         thresholds(results["thresholds"]),
-        "Beyond the study: the cellular share against the completion time for a grid of T1 "
-        "and T2.",
+        "Beyond the study: the cellular share against the completion time for a grid of T1 and T2.",
     )
