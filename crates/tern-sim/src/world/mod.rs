@@ -210,7 +210,9 @@ impl World {
             .iter()
             .map(|f| f.transport.tls_key_log())
             .collect();
-        if !captures.is_empty() && !keys.is_empty() {
+        // Packets were captured, in memory or streamed to files: their key log goes with them.
+        let captured = !captures.is_empty() || !streamed.files.is_empty();
+        if captured && !keys.is_empty() {
             captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
         }
         captures.extend(self.flows.iter().flat_map(|f| f.transport.qlog_files()));
