@@ -276,3 +276,45 @@ transport = { kind = "quic", paths = [{ via = "wlan" }, { via = "cell" }] }"#,
     // Path 0's discovered size (PMTUD, RFC 9000 §14.3) stops at the shared bound.
     assert_eq!(q.final_mtu, 1252);
 }
+
+#[test]
+fn a_disabled_rssi_scheduler_is_plain_multipath() {
+    // `enabled = false` (the study's plain-MPQUIC variant): the same run, bit for bit, as
+    // the flow without a scheduler; both paths stay available and no status changes.
+    let with = walking_away(0.0).replace("hysteresis = 0 }", "hysteresis = 0, enabled = false }");
+    let without = walking_away(0.0).replace(
+        "rssi_scheduler = { t1 = -75, t2 = -85, hysteresis = 0 }\n",
+        "",
+    );
+    assert_ne!(with, walking_away(0.0));
+    assert!(!without.contains("rssi_scheduler"));
+    let (a, b) = (run(&with), run(&without));
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
+    assert_eq!(a.tables, b.tables);
+    let paths = &a.summary.flows["get"].quic.as_ref().unwrap().paths;
+    assert!(paths.values().all(|p| p.status == "available"), "{paths:?}");
+}
+
+#[test]
+fn the_get_response_is_traced_as_it_is_read() {
+    // Each read of the response is a `delay` row: the rows tile the response's byte stream
+    // (each starts where the previous ended), the last is read at the completion time, and
+    // they add up to the body plus its HTTP/3 frame headers (RFC 9114 §7.1: a HEADERS and a
+    // DATA frame header, a few bytes each).
+    let text = two_paths(ACCESS, "1MB", r#"{ via = "wlan" }, { via = "cell" }"#, "3s");
+    assert!(text.contains("record = [\"quic\"]"));
+    let text = text.replace("record = [\"quic\"]", "record = [\"quic\", \"delay\"]");
+    let out = run(&text);
+    let d = table(&out, "delay");
+    let (seq, size, time) = (u64s(d, "seq"), u64s(d, "size"), f64s(d, "time"));
+    for i in 1..seq.len() {
+        assert_eq!(seq[i], seq[i - 1] + size[i - 1], "row {i}");
+    }
+    let total: u64 = size.iter().sum();
+    assert!((1_000_000..1_000_100).contains(&total), "{total} B");
+    let q = out.summary.flows["get"].quic.as_ref().unwrap();
+    assert_eq!(*time.last().unwrap(), q.completion_time_s.unwrap());
+}

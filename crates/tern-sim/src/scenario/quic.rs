@@ -76,6 +76,11 @@ pub struct RssiSchedulerSpec {
     /// paper's rule (it has no hysteresis).
     #[serde(default)]
     pub hysteresis: f64,
+    /// Whether the scheduler sets the paths' status (default true); false leaves both paths
+    /// at their `status` (plain MPQUIC, the paper's third variant), so that a sweep can turn
+    /// the mechanism on and off (`--set flows.<flow>.transport.rssi_scheduler.enabled=false`).
+    #[serde(default = "yes")]
+    pub enabled: bool,
 }
 
 fn beacon_interval() -> Duration {

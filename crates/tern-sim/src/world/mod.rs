@@ -210,6 +210,7 @@ impl World {
             .iter()
             .map(|f| f.transport.tls_key_log())
             .collect();
+        // Packets were captured, in memory or streamed to files: their key log goes with them.
         let captured = !captures.is_empty() || !streamed.files.is_empty();
         if captured && !keys.is_empty() {
             captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));

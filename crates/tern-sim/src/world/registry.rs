@@ -39,7 +39,7 @@ pub fn build(
                 QuicApp::new(&f.app, source),
                 qlog,
             );
-            match &spec.rssi_scheduler {
+            match spec.rssi_scheduler.as_ref().filter(|r| r.enabled) {
                 None => boxed(quic),
                 Some(r) => {
                     let config = RssiConfig {

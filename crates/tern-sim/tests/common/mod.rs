@@ -4,15 +4,6 @@
 use tern_sim::trace::{Column, ColumnData, Table};
 use tern_sim::RunOutput;
 
-/// The error `text` gets, as the user sees it (never a panic).
-pub fn error_of(text: &str) -> String {
-    match std::panic::catch_unwind(|| tern_sim::load("bad.toml", text, &[], None)) {
-        Ok(Ok(_)) => panic!("accepted:\n{text}"),
-        Ok(Err(e)) => e.to_string(),
-        Err(_) => panic!("panicked on:\n{text}"),
-    }
-}
-
 pub fn run(text: &str) -> RunOutput {
     tern_sim::run_text("test.toml", text, &[], None).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -76,6 +76,8 @@ pub struct AppState {
     pub first_byte_at: Option<SimTime>,
     /// When the last byte of a bounded transfer (or file response) was read.
     pub completed_at: Option<SimTime>,
+    /// File transfers: when the client handed the whole request to QUIC.
+    requested_at: Option<SimTime>,
     pub sink: MessageSink,
 }
 
@@ -90,6 +92,7 @@ impl AppState {
             received: 0,
             first_byte_at: None,
             completed_at: None,
+            requested_at: None,
             sink: MessageSink::default(),
         }
     }
@@ -118,8 +121,16 @@ impl AppState {
     }
 
     /// The client application's I/O once the connection is established: it opens its stream,
-    /// writes what the stream takes and, for a file transfer, reads the response.
-    pub fn client_io(&mut self, now: SimTime, conn: &mut Connection) {
+    /// writes what the stream takes and, for a file transfer, reads the response: each read
+    /// goes to `delivered` (seq: the response offset it starts at; sent: when the request
+    /// was handed over; len: the bytes read), so the `delay` trace shows the download's
+    /// progress.
+    pub fn client_io(
+        &mut self,
+        now: SimTime,
+        conn: &mut Connection,
+        mut delivered: impl FnMut(Delivered),
+    ) {
         let id = match self.stream[0] {
             Some(id) => id,
             None => match conn.streams().open(self.dir()) {
@@ -149,12 +160,18 @@ impl AppState {
             if ends && n == want {
                 // All data handed over: end the stream (a FIN bit, RFC 9000 §19.8).
                 let _ = conn.send_stream(id).finish();
+                self.requested_at.get_or_insert(now);
             }
         }
         if let QuicApp::File(get) = &self.app {
             let n = read(conn, id);
             if n > 0 {
                 self.first_byte_at.get_or_insert(now);
+                delivered(Delivered {
+                    seq: self.received,
+                    sent_at: self.requested_at.unwrap_or(now),
+                    len: u32::try_from(n).unwrap_or(u32::MAX),
+                });
                 self.received += n;
                 if self.received >= get.response_len() {
                     self.completed_at.get_or_insert(now);

@@ -259,7 +259,9 @@ impl QuicTransport {
                 paths.adopt(c);
             }
             match side {
-                Side::Client if connected_at.is_some() => app.client_io(now, c),
+                Side::Client if connected_at.is_some() => {
+                    app.client_io(now, c, |d| traces.record(&d.record(now, flow, 1)))
+                }
                 Side::Client => {}
                 Side::Server => app.server_io(now, c, |d| traces.record(&d.record(now, flow, 1))),
             }

@@ -1,0 +1,92 @@
+"""`tern reproduce mpquic-rssi`: the scenario follows its sources, the quick reproduction runs
+and checks the study's orderings, and a run is deterministic."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pytest
+
+import tern
+from conftest import ROOT
+from tern.reproduce import load_study, mpquic_rssi, reproduce
+
+WALK = ROOT / "scenarios" / "mpquic-rssi" / "walk.toml"
+
+
+def _scenario() -> dict:
+    return tomllib.loads(WALK.read_text())
+
+
+def _seconds(text: str) -> float:
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text.removesuffix(unit)) * scale
+    raise ValueError(text)
+
+
+def test_the_wire_carries_mininet_wifis_tc_settings_along_the_walk():
+    # Mininet-WiFi's tc link (mn_wifi/link.py): rate = 11 Mbit/s (mode g with mobility,
+    # mn_wifi/devices.py) x 1.01^-d, latency = d/10/2 ms, recomputed here from those
+    # equations and the study's walk (3 s at 1 m from the AP, then 10 m/s away).
+    s = _scenario()
+    ue = next(n for n in s["nodes"] if n["name"] == "ue")
+    assert ue["position"] == [1, 0, 0]
+    assert ue["moves"] == [{"pause": "3s"}, {"walk_to": [400, 0, 0], "speed": 10}]
+    wire = next(link for link in s["links"] if link["name"] == "wire")
+    steps = [(0.0, wire["rate"], wire["delay"])]
+    steps += [(_seconds(c["at"]), c["rate"], c["delay"]) for c in wire["schedule"]]
+    assert [t for t, _, _ in steps[1:]] == pytest.approx([3 + 0.5 * k for k in range(80)])
+    for t, rate, delay in steps:
+        d = 1 + 10 * max(0.0, t - 3)
+        mbps = 11 * 1.01**-d
+        assert int(rate.removesuffix("kbps")) / 1e3 == pytest.approx(mbps, abs=1e-3), t
+        assert _seconds(delay) * 1e3 == pytest.approx(d / 20, abs=1e-3), t
+    assert mpquic_rssi.mininet_tc(mpquic_rssi.distance_at(13.0)) == pytest.approx(
+        (11 * 1.01**-101, 101 / 20)
+    )
+
+
+def test_the_rssi_follows_mininet_wifis_log_distance_defaults():
+    # 14 dBm + 2 x 5 dBi - Friis(1 m, 2.412 GHz) - 30 log10(d): the thresholds' distances.
+    wlan = _scenario()["wifi"][0]
+    p = wlan["propagation"]
+    friis_1m = 20 * math.log10(4 * math.pi * 2.412e9 / 299_792_458)
+    assert p["reference_loss"] == pytest.approx(friis_1m - 10, abs=0.005)
+    assert (p["tx_power"], p["exponent"]) == (14, 3)
+    assert _scenario()["sim"]["duration"] == f"{mpquic_rssi.DURATION_S:g}s"
+
+
+def test_a_walk_run_is_deterministic():
+    # Same scenario and seed: the same summary and the same trace tables, bit for bit.
+    over = {"sim.duration": "20s", "flows.get.app.size": "4MiB"}
+    a, b = (tern.run(WALK, set=over) for _ in range(2))
+    assert a.summary == b.summary
+    assert a.summary["flows"]["get"]["bytes_delivered"] == 4 * 2**20
+    for name in ("delay", "path_status", "rssi"):
+        assert a.series(name).equals(b.series(name)), name
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mpquic-rssi-quick")
+    return reproduce("mpquic-rssi", quick=True, out=out, jobs=2)
+
+
+def test_quick_reproduction_checks_the_study_and_draws_its_figures(quick):
+    assert all(r.error is None for r in quick.results), [r.error for r in quick.results]
+    by = {}
+    for r in quick.results:
+        by.setdefault(r.claim.id, []).append(r.value)
+    assert set(by) == {c.id for c in load_study("mpquic-rssi").claims}
+    # The study's orderings of completion times (§4.2, Fig. 2), in every seed: plain MPQUIC
+    # first; early migration and the proposed scheduler after it.
+    for claim in ("plain-finishes-first", "early-after-plain", "proposed-after-plain"):
+        assert by[claim] == [1.0], claim
+    # The study's order of cellular shares: each variant above normal migration's.
+    for claim in ("early-extra-cellular", "plain-extra-cellular", "proposed-extra-cellular"):
+        assert all(v is not None and v > 0 for v in by[claim]), claim
+    md = (quick.out / "report.md").read_text()
+    assert "Kaoru Matsuura, Onur Alparslan and Kenya Sato" in md
+    assert (quick.out / "report.html").read_text().count("<svg") >= 3
