@@ -17,16 +17,6 @@ pub fn run(text: &str) -> RunOutput {
     tern_sim::run_text("test.toml", text, &[], None).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The error `text` (named `bad.toml`) gets, as the user sees it; fails if it is accepted or
-/// panics.
-pub fn error_of(text: &str) -> String {
-    match std::panic::catch_unwind(|| tern_sim::load("bad.toml", text, &[], None)) {
-        Ok(Ok(_)) => panic!("accepted:\n{text}"),
-        Ok(Err(e)) => e.to_string(),
-        Err(_) => panic!("panicked on:\n{text}"),
-    }
-}
-
 pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
     out.tables
         .iter()
