@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, tern_cli
 from tern import store
-from tern.reproduce import reproduce
+from tern.reproduce import reproduce, tfrc_handover
 
 SCENARIO = ROOT / "scenarios" / "tfrc-handover" / "handover.toml"
 
@@ -37,6 +37,20 @@ def test_quick_computes_the_claims_and_draws_every_figure(quick):
         "countermeasures",
     ]
     assert (quick.out / "report.md").is_file()
+
+
+def test_the_figures_rates_are_the_claims(quick):
+    # The catch-up time of the countermeasure table without B (same scenario, grid point and
+    # seeds as the gaps experiment) is the one the short-gap claim computes in SQL.
+    claim = next(
+        r
+        for r in quick.results
+        if r.claim.id == "short-gap-stays-below" and "gap = 1.5s" in r.condition
+    )
+    below = float(claim.condition.rsplit("= ", 1)[1])
+    table = tfrc_handover.countermeasures(store.connect(quick.out / "countermeasures"))
+    row = table.filter((pl.col("gap") == "1.5s") & (pl.col("notice") == "false"))
+    assert row["catch_up_s"].item() == pytest.approx(below)
 
 
 def test_no_feedback_timer_halves_the_rate_during_the_gap(quick):

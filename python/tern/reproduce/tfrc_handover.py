@@ -52,15 +52,15 @@ def rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         f"""WITH g AS (SELECT key, seed, {GAP} AS gap,
                               {LEAVE_S} + CAST(rtrim({GAP}, 's') AS DOUBLE) AS back
                        FROM runs WHERE flow = 'mobile'),
-                 s AS (SELECT g.key, g.seed, g.gap, f.flow, t.range * {STEP_S} AS since,
-                              g.back + t.range * {STEP_S} AS time
+                 s AS (SELECT g.key, g.seed, g.gap, f.flow, t.range / {1 / STEP_S} AS since,
+                              g.back + t.range / {1 / STEP_S} AS time
                        FROM g JOIN (SELECT DISTINCT key, flow FROM tfrc) f USING (key),
                             range(-{AVG_N}, {n}) t),
                  i AS (SELECT s.key, s.seed, s.gap, s.flow, s.since,
                               least(x.x_bps, {APP_BPS}) AS bps
                        FROM s ASOF JOIN tfrc x
                        ON s.key = x.key AND s.flow = x.flow AND s.time >= x.time)
-            SELECT key, seed, gap, flow, flow = 'mobile' AS mobile, since, bps FROM (
+            SELECT key, seed, gap, flow, flow = 'mobile' AS mobile, since, avg_bps AS bps FROM (
                 SELECT *, avg(bps) OVER (PARTITION BY key, flow ORDER BY since
                                          ROWS {AVG_N - 1} PRECEDING) AS avg_bps FROM i)
             WHERE since >= 0"""
