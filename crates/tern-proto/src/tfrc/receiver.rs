@@ -22,6 +22,9 @@ pub struct DataInfo {
     pub rtt: Option<SimTime>,
     /// Bytes that count for the receive rate (the packet's payload).
     pub size: u32,
+    /// The sender sent it while its link was down during a handover (the notice of the
+    /// tfrc-handover study's countermeasure B; see [`ReceiverConfig::handover_notice`]).
+    pub in_handover: bool,
 }
 
 /// A feedback packet's contents (RFC 5348 §3.2.2).
@@ -49,6 +52,14 @@ pub struct ReceiverConfig {
     /// Later arrivals that make a missing packet lost: [`NDUPACK`] in the RFC (ns-2's
     /// receiver uses 1, its `numPkts_`).
     pub ndupack: u32,
+    /// Countermeasure B of the tfrc-handover study (Otsuka, Tamura, Ishihara, §4.5 B: "tell
+    /// the receiver of the handover; it leaves pre-handover and during-handover
+    /// observations out of its feedback"). Not in any RFC; off by default. The notice is
+    /// [`DataInfo::in_handover`]: packets so marked are left out of every observation
+    /// (receive rate, loss detection, the timestamp echoed for the RTT), and the first
+    /// unmarked packet after them starts the observations afresh, as for a new
+    /// connection (§6.3: answered at once; no loss history, so no loss before it counts).
+    pub handover_notice: bool,
 }
 
 /// The open loss event: the sequence number and estimated time of its first loss.
@@ -84,6 +95,9 @@ pub struct TfrcReceiver {
     pub loss_events: u64,
     /// Packets detected lost so far.
     pub lost: u64,
+    /// A packet marked as sent during a handover arrived, and no unmarked one since
+    /// (countermeasure B).
+    in_handover: bool,
 }
 
 impl TfrcReceiver {
@@ -103,7 +117,27 @@ impl TfrcReceiver {
             feedback_at: None,
             loss_events: 0,
             lost: 0,
+            in_handover: false,
         }
+    }
+
+    /// Countermeasure B ([`ReceiverConfig::handover_notice`]): whether the packet is left
+    /// out, and a fresh start at the first packet after a handover. The counters and the
+    /// sender's RTT estimate (carried by every packet) are kept.
+    fn handover(&mut self, d: &DataInfo) -> bool {
+        if !self.cfg.handover_notice {
+            return false;
+        }
+        if d.in_handover {
+            self.in_handover = true;
+            return true;
+        }
+        if self.in_handover {
+            let (loss_events, lost, rtt) = (self.loss_events, self.lost, self.rtt);
+            *self = TfrcReceiver::new(self.cfg);
+            (self.loss_events, self.lost, self.rtt) = (loss_events, lost, rtt);
+        }
+        false
     }
 
     /// A data packet arrived. Feedback is sent at once for the first packet (§6.3), on a
@@ -112,6 +146,9 @@ impl TfrcReceiver {
     pub fn on_data(&mut self, now: SimTime, d: DataInfo) -> Option<Feedback> {
         if d.rtt.is_some() {
             self.rtt = d.rtt;
+        }
+        if self.handover(&d) {
+            return None;
         }
         let first = self.highest.is_none();
         let duplicate = self.arrivals.contains_key(&d.seq)
@@ -304,6 +341,7 @@ mod tests {
             s: 1000.0,
             discounting: false,
             ndupack: NDUPACK,
+            handover_notice: false,
         })
     }
 
@@ -315,6 +353,7 @@ mod tests {
             sent,
             rtt: Some(SimTime(100 * MS)),
             size: 1000,
+            in_handover: false,
         };
         (sent + SimTime(50 * MS), info)
     }
@@ -405,5 +444,57 @@ mod tests {
         let p = r.loss_event_rate();
         let x = equation::throughput(1000.0, 0.1, p, 0.4, 1.0);
         assert!((x - 99_000.0 / 0.101).abs() < 1e-6, "{x} at p = {p}");
+    }
+
+    /// Countermeasure B, as a story. Packets 0-99 arrive with one lost (50): one loss
+    /// event. Packets 100-149 are sent while the sender's link is down: 100-139 wait in
+    /// its MAC queue and arrive after the 2 s disconnection, 10 ms apart, 140-149 are
+    /// dropped there. Then 150-153 are sent and arrive after the handover. Without the
+    /// notice the held packets are reported (a feedback echoes one of them: an RTT sample
+    /// of about the disconnection) and the gap 140-149 is a second loss event. With it,
+    /// the marked packets are left out: no feedback, no loss; packet 150 is answered at
+    /// once (§6.3) with its own timestamp, no loss history (p = 0) and X_recv = 0, as for
+    /// a new connection.
+    #[test]
+    fn handover_notice_leaves_the_gap_out() {
+        let story = |notice: bool| {
+            let mut r = TfrcReceiver::new(ReceiverConfig {
+                handover_notice: notice,
+                ..rx().cfg
+            });
+            let mut answers = vec![];
+            let mut after = None;
+            let held = (100..140).map(|seq| (seq, SimTime((2100 + (seq - 100) * 10) * MS)));
+            let before = (0..100).filter(|&s| s != 50).map(|seq| (seq, data(seq).0));
+            let later = (150..154).map(|seq| (seq, SimTime((2550 + seq - 150) * MS)));
+            for (seq, t) in before.chain(held).chain(later) {
+                let (_, mut d) = data(seq);
+                d.in_handover = (100..150).contains(&seq);
+                if seq >= 150 {
+                    d.sent = t - SimTime(50 * MS);
+                }
+                if let Some(fb) = r.on_timeout(t) {
+                    answers.push(fb);
+                }
+                match r.on_data(t, d) {
+                    Some(fb) if seq == 150 => after = Some(fb),
+                    Some(fb) => answers.push(fb),
+                    None => {}
+                }
+            }
+            (r, answers, after)
+        };
+        let (off, answers, _) = story(false);
+        assert_eq!((off.loss_events, off.lost), (2, 11));
+        let held = |fb: &Feedback| (100..140).any(|seq| fb.t_recvdata == data(seq).1.sent);
+        assert!(answers.iter().any(held));
+
+        let (on, answers, after) = story(true);
+        assert_eq!((on.loss_events, on.lost), (1, 1));
+        assert!(!answers.iter().any(held));
+        let fb = after.expect("the first packet after the handover is answered at once");
+        assert_eq!(fb.t_recvdata, SimTime(2500 * MS));
+        assert_eq!((fb.x_recv, fb.p, fb.intervals), (0.0, 0.0, 0));
+        assert_eq!(on.loss_event_rate(), 0.0);
     }
 }

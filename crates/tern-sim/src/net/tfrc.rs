@@ -23,6 +23,11 @@ pub const TFRC_FEEDBACK: u32 = 16;
 
 /// DCCP generic header with 48-bit sequence numbers (X = 1), RFC 4340 §5.1.
 pub const DCCP_GENERIC: u32 = 16;
+/// The handover notice of the tfrc-handover study's countermeasure B on a data packet: over
+/// DCCP a two-byte option (type and length) from the CCID-specific numbers the sender may
+/// send (RFC 4340 §10.3: 128-191; CCID 3 defines none of them, RFC 4342 §8), padded to a
+/// word (§5.8); over UDP one more 32-bit word after RFC 5348 §3.2.1's three.
+pub const HANDOVER_NOTICE: u32 = 4;
 /// Acknowledgement Number subheader with X = 1, RFC 4340 §5.3.
 pub const DCCP_ACK_SUB: u32 = 8;
 /// Service Code of DCCP-Request and DCCP-Response, RFC 4340 §5.5–5.6.
@@ -98,6 +103,9 @@ pub enum TfrcBody {
         ts: SimTime,
         rtt: Option<SimTime>,
         msg: UdpMessage,
+        /// Sent while the sender's link was down in a handover (countermeasure B's notice,
+        /// [`HANDOVER_NOTICE`]).
+        in_handover: bool,
     },
     /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
     Feedback {
@@ -128,7 +136,12 @@ impl TfrcPacket {
     /// Transport header, options and payload in bytes: what the packet adds to IPv4.
     pub fn transport_len(&self) -> u32 {
         match (self.wire, &self.body) {
-            (wire, TfrcBody::Data { msg, .. }) => wire.data_header() + msg.len,
+            (
+                wire,
+                TfrcBody::Data {
+                    msg, in_handover, ..
+                },
+            ) => wire.data_header() + msg.len + if *in_handover { HANDOVER_NOTICE } else { 0 },
             (Wire::Udp, TfrcBody::Feedback { .. }) => UDP_HEADER + TFRC_FEEDBACK,
             (Wire::Udp, TfrcBody::Control { .. }) => {
                 unreachable!("TFRC over UDP has no connection set-up")
@@ -193,9 +206,28 @@ mod tests {
                 ts: SimTime::ZERO,
                 rtt: None,
                 msg: msg(629),
+                in_handover: false,
             },
         };
         assert_eq!(data.transport_len(), 16 + 629);
+        // With the handover notice: a 2-byte option padded to 4.
+        let TfrcBody::Data {
+            seq, ts, rtt, msg, ..
+        } = data.body
+        else {
+            unreachable!()
+        };
+        let marked = TfrcPacket {
+            wire: Wire::Dccp,
+            body: TfrcBody::Data {
+                seq,
+                ts,
+                rtt,
+                msg,
+                in_handover: true,
+            },
+        };
+        assert_eq!(marked.transport_len(), 16 + 4 + 629);
         let fb = |intervals| TfrcPacket {
             wire: Wire::Dccp,
             body: TfrcBody::Feedback {
@@ -232,6 +264,7 @@ mod tests {
                 ts: SimTime::ZERO,
                 rtt: None,
                 msg: msg(1000),
+                in_handover: false,
             },
         };
         assert_eq!(data.transport_len(), 8 + 12 + 1000);

@@ -40,6 +40,12 @@ pub struct TfrcSpec {
     /// messages are dropped; default 5, Linux DCCP's `net.dccp.default.tx_qlen`.
     #[serde(default = "five")]
     pub send_buffer: u32,
+    /// Countermeasure B of the tfrc-handover study (Otsuka, Tamura, Ishihara, §4.5 B; in no
+    /// RFC): data sent while the client's link is down in a handover carries a notice,
+    /// and the receiver leaves those packets out of its feedback and starts its
+    /// observations afresh with the first packet after the handover.
+    #[serde(default)]
+    pub handover_notice: bool,
 }
 
 impl Default for TfrcSpec {

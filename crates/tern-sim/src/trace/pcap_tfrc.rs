@@ -14,6 +14,9 @@ const OPT_CONFIRM_L: u8 = 33;
 const OPT_CHANGE_R: u8 = 34;
 const OPT_CONFIRM_R: u8 = 35;
 const OPT_ELAPSED_TIME: u8 = 43;
+/// The handover notice (`net::tfrc::HANDOVER_NOTICE`): the first CCID-specific option number
+/// the HC-Sender may send (RFC 4340 §10.3).
+const OPT_HANDOVER_NOTICE: u8 = 128;
 const OPT_LOSS_EVENT_RATE: u8 = 192;
 const OPT_LOSS_INTERVALS: u8 = 193;
 const OPT_RECEIVE_RATE: u8 = 194;
@@ -52,8 +55,18 @@ pub(super) fn encode(t: &TfrcPacket, flow: FlowId, len: u16, out: &mut Vec<u8>) 
 /// RFC 5348 §3.2.1–3.2.2, 32 bits each: timestamps and RTT in microseconds.
 fn udp_fields(body: &TfrcBody, out: &mut Vec<u8>) {
     let words = match *body {
-        TfrcBody::Data { seq, ts, rtt, .. } => {
-            vec![seq as u32, micros(ts), micros(rtt.unwrap_or(SimTime::ZERO))]
+        TfrcBody::Data {
+            seq,
+            ts,
+            rtt,
+            in_handover,
+            ..
+        } => {
+            let mut words = vec![seq as u32, micros(ts), micros(rtt.unwrap_or(SimTime::ZERO))];
+            if in_handover {
+                words.push(u32::from(OPT_HANDOVER_NOTICE) << 24 | 2 << 16);
+            }
+            words
         }
         TfrcBody::Feedback {
             t_recvdata,
@@ -96,6 +109,12 @@ fn dccp(body: &TfrcBody, transport_len: u32, out: &mut Vec<u8>) {
             rest.extend_from_slice(&[OPT_CONFIRM_R, 4, FEATURE_CCID, CCID3]);
         }
         (DccpType::Reset, _) => rest.extend_from_slice(&[0; 4]),
+        (
+            _,
+            TfrcBody::Data {
+                in_handover: true, ..
+            },
+        ) => rest.extend_from_slice(&[OPT_HANDOVER_NOTICE, 2]),
         (
             _,
             TfrcBody::Feedback {

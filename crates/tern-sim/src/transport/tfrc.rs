@@ -78,6 +78,10 @@ pub struct TfrcTransport {
     data_sent: u64,
     data_bytes: u64,
     feedback_received: u64,
+    /// Countermeasure B: mark the data sent while the client's link is down.
+    handover_notice: bool,
+    /// The client's link is down (between [`Transport::on_link`] down and the handover).
+    link_down: bool,
     nofeedback_expiries: u64,
 }
 
@@ -127,7 +131,10 @@ impl TfrcTransport {
                 s: f64::from(s),
                 discounting: spec.history_discounting,
                 ndupack: spec.ndupack,
+                handover_notice: spec.handover_notice,
             }),
+            handover_notice: spec.handover_notice,
+            link_down: false,
             sink: MessageSink::default(),
             seq: 0,
             wakes: [Wake::default(); 2],
@@ -203,6 +210,7 @@ impl TfrcTransport {
                     ts: now,
                     rtt,
                     msg,
+                    in_handover: self.handover_notice && self.link_down,
                 },
                 io,
             );
@@ -286,7 +294,13 @@ impl TfrcTransport {
                 kind: DccpType::Ack,
                 ..
             } => self.server_open = true,
-            TfrcBody::Data { seq, ts, rtt, msg } => {
+            TfrcBody::Data {
+                seq,
+                ts,
+                rtt,
+                msg,
+                in_handover,
+            } => {
                 // A data packet opens a server whose Ack was lost (RFC 4340 §8.1.5).
                 self.server_open = true;
                 deliver(&mut self.sink, now, &msg, io);
@@ -295,6 +309,7 @@ impl TfrcTransport {
                     sent: ts,
                     rtt,
                     size: msg.len,
+                    in_handover,
                 };
                 if let Some(fb) = self.receiver.on_data(now, info) {
                     self.feedback(fb, io);
@@ -397,6 +412,14 @@ impl Transport for TfrcTransport {
             }
         }
         io.cmds.push(Cmd::Arm { side, key: 0 });
+    }
+
+    /// The client's link went down or came back (countermeasure B marks what is sent
+    /// in between).
+    fn on_link(&mut self, _now: SimTime, side: Side, up: bool, _io: &mut Io<'_>) {
+        if side == Side::Client {
+            self.link_down = !up;
+        }
     }
 
     fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {

@@ -4,6 +4,15 @@
 use tern_sim::trace::{Column, ColumnData, Table};
 use tern_sim::RunOutput;
 
+/// The error a bad scenario gets (panics if it is accepted or if loading panics).
+pub fn error_of(text: &str) -> String {
+    match std::panic::catch_unwind(|| tern_sim::load("bad.toml", text, &[], None)) {
+        Ok(Ok(_)) => panic!("accepted:\n{text}"),
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => panic!("panicked on:\n{text}"),
+    }
+}
+
 pub fn run(text: &str) -> RunOutput {
     tern_sim::run_text("test.toml", text, &[], None).unwrap_or_else(|e| panic!("{e}"))
 }
