@@ -226,7 +226,7 @@ impl Transport for SwitchedTcp {
                 };
                 self.at_ue(now, Some(notice), io);
             }
-            Body::Quic(_) => unreachable!("a switched flow carries TCP and UDP"),
+            Body::Quic(_) | Body::Raw(_) => unreachable!("a switched flow carries TCP and UDP"),
         }
     }
 

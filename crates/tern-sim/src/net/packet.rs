@@ -72,6 +72,9 @@ pub enum Body {
     Udp(UdpMessage),
     Tcp(Segment),
     Quic(QuicDatagram),
+    /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header included,
+    /// exactly as its kernel wrote it to its TUN device; it crosses Tern intact.
+    Raw(Vec<u8>),
 }
 
 impl Body {
@@ -81,6 +84,9 @@ impl Body {
             Body::Udp(m) => UDP_HEADER + m.len,
             Body::Tcp(s) => s.wire_len(),
             Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
+            // The size on the link is the real packet's; injection accepts none shorter
+            // than an IPv4 header.
+            Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
         }
     }
 }

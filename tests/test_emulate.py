@@ -1,0 +1,175 @@
+"""Emulation (`tern emulate`): real Linux hosts in network namespaces through Tern's links.
+
+The tests that make namespaces need root (CI runs as root); elsewhere they are skipped with
+the reason. After every test no namespace with Tern's prefix may remain.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import pytest
+
+import tern
+from tern import emulation
+
+LINUX = sys.platform == "linux"
+ROOT_HERE = LINUX and os.geteuid() == 0 and shutil.which("ip") is not None
+needs_root = pytest.mark.skipif(
+    not ROOT_HERE, reason="emulation makes network namespaces: needs root on Linux and `ip`"
+)
+needs_ping = pytest.mark.skipif(
+    shutil.which("ping") is None, reason="ping missing (scripts/test installs iputils-ping)"
+)
+
+RATE_BPS = 10e6
+DELAY_S = 0.020
+
+TWO_HOSTS = """\
+[sim]
+duration = "{duration}"
+
+[[nodes]]
+name = "a"
+real = true
+
+[[nodes]]
+name = "b"
+real = true
+
+[[links]]
+name = "wire"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+"""
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    yield
+    if ROOT_HERE:
+        assert emulation.namespaces() == [], "an emulation left a namespace behind"
+
+
+def _ping_rtts_ms(log: str) -> list[float]:
+    return [float(m) for m in re.findall(r"time=([0-9.]+) ms", log)]
+
+
+@needs_root
+@needs_ping
+def test_ping_through_a_p2p_link_reads_two_delays_plus_serialisation(tmp_path):
+    # ping's default 56 data bytes: ICMP echo 8 + 56 = 64 B, IPv4 84 B (RFC 792, RFC 791).
+    size_bits = (20 + 8 + 56) * 8
+    expected_ms = 1e3 * (2 * DELAY_S + 2 * size_bits / RATE_BPS)  # 40.134 ms
+    r = tern.emulate(
+        text=TWO_HOSTS.format(duration="20s"),
+        out=tmp_path,
+        commands={"a": ["ping -n -c 20 -i 0.2 {b}"]},
+    )
+    rtts = _ping_rtts_ms((tmp_path / "commands" / "a.0.log").read_text())
+    assert len(rtts) == 20
+    assert abs(statistics.median(rtts) - expected_ms) < 1.0, (rtts, expected_ms)
+    e = r.summary["emulation"]
+    assert e["deterministic"] is False
+    assert e["commands"][0]["exit_code"] == 0
+    # 20 requests and 20 replies crossed the link, each way once.
+    assert (e["packets_in"], e["packets_out"]) == (40, 40)
+    assert r.summary["links"]["wire"]["forward"]["tx_packets"] == 20
+    assert r.summary["links"]["wire"]["reverse"]["tx_packets"] == 20
+    late = e["lateness"]
+    assert late["events"] > 0 and 0 <= late["p50_us"] <= late["p99_us"] <= late["max_us"]
+    # The run ended when ping did (about 20 pings 0.2 s apart), not at the 20 s duration.
+    assert e["wall_s"] < 10
+    assert (tmp_path / "wire.forward.pcap").exists() is False  # pcap not recorded
+
+
+@needs_root
+def test_an_engine_behind_its_bound_stops_and_removes_everything(tmp_path):
+    # A bound of 1 µs: the first event is later than that (waking up takes longer).
+    with pytest.raises(tern.EmulationError, match="late, past the bound"):
+        tern.emulate(
+            text=TWO_HOSTS.format(duration="2s"),
+            out=tmp_path,
+            commands={"a": ["ping -n -c 5 -i 0.2 {b}"]},
+            fail_us=1,
+        )
+
+
+@needs_root
+def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(TWO_HOSTS.format(duration="60s"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tern", "emulate", str(scenario), "--out", str(tmp_path / "run")],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(emulation.namespaces()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(emulation.namespaces()) == 2
+        time.sleep(0.5)  # running: its namespaces are set up and the engine is paced
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()  # (if an assertion failed first; nothing once it has ended)
+        proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+
+
+@needs_root
+def test_cleanup_removes_a_dead_runs_namespaces_only():
+    # pid 99999999 exceeds Linux's largest pid_max (2^22): that run cannot be alive.
+    dead = f"{emulation.PREFIX}99999999-abcd-a"
+    live = f"{emulation.PREFIX}{os.getpid()}-abcd-a"
+    for ns in (dead, live):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        assert emulation.cleanup() == [dead]
+        assert emulation.namespaces() == [live]
+    finally:
+        for ns in emulation.namespaces():
+            subprocess.run(["ip", "netns", "delete", ns], check=True)
+
+
+@pytest.mark.skipif(not LINUX, reason="emulation is Linux only")
+def test_without_privileges_it_stops_before_doing_anything(monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(emulation, "_capabilities", lambda: 0)
+    before = emulation.namespaces() if ROOT_HERE else []
+    with pytest.raises(tern.EmulationError, match="needs root"):
+        tern.emulate(text=TWO_HOSTS.format(duration="1s"), out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    if ROOT_HERE:
+        assert emulation.namespaces() == before
+
+
+def test_commands_on_a_node_that_is_not_real_are_refused():
+    text = TWO_HOSTS.format(duration="1s").replace(
+        'name = "b"\nreal = true', 'name = "b"\ncommands = ["ping {a}"]'
+    )
+    with pytest.raises(tern.ScenarioError) as e:
+        tern.validate(text=text)
+    assert e.value.key == "nodes[1].commands"
+    assert "real = true" in e.value.message
+
+
+def test_a_simulation_ignores_real_and_stays_identical():
+    """`real` and `commands` change nothing in a simulation (bit-identical summaries)."""
+    base = TWO_HOSTS.format(duration="3s").replace("real = true\n", "") + (
+        '\n[[flows]]\nname = "p"\nfrom = "a"\nto = "b"\napp = { kind = "ping" }\n'
+    )
+    marked = base.replace('name = "a"\n', 'name = "a"\nreal = true\ncommands = ["true"]\n', 1)
+    plain, real = tern.run(text=base), tern.run(text=marked)
+    assert "emulation" not in real.summary
+    assert plain.summary == real.summary
