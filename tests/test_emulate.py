@@ -105,7 +105,8 @@ def test_an_engine_behind_its_bound_stops_and_removes_everything(tmp_path):
 
 
 @needs_root
-def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_the_run_and_removes_everything(tmp_path, sig):
     scenario = tmp_path / "two.toml"
     scenario.write_text(TWO_HOSTS.format(duration="60s"))
     proc = subprocess.Popen(
@@ -119,7 +120,7 @@ def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
             time.sleep(0.05)
         assert len(emulation.namespaces()) == 2
         time.sleep(0.5)  # running: its namespaces are set up and the engine is paced
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()  # (if an assertion failed first; nothing once it has ended)

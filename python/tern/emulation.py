@@ -24,8 +24,10 @@ import secrets
 import shutil
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+import types
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +144,7 @@ class _Host:
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
+            cwd=log.parent,  # files a command writes land in the run folder
             start_new_session=True,  # its own process group, ended as one at teardown
         )
         self.procs.append(proc)
@@ -211,7 +214,8 @@ def emulate(
     logs.mkdir(parents=True, exist_ok=True)
     host = _Host(f"{os.getpid()}-{secrets.token_hex(2)}")
     ran: list[dict[str, Any]] = []
-    try:
+    with _terminate_as_interrupt(), contextlib.ExitStack() as teardown:
+        teardown.callback(host.teardown)
         tuns = []
         spaces = {}
         for node, addr, mtu, _ in real:
@@ -234,9 +238,25 @@ def emulate(
             )
         for entry, proc in zip(ran, host.procs, strict=True):
             entry["exit_code"] = proc.poll()
-    finally:
-        host.teardown()
     result = Run(json.loads(summary), resolved, traces.FolderTables(dict(files)), dict(captures))
     result.summary["emulation"]["commands"] = ran
     result.save(folder)
     return result
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (`kill`, a CI timeout) ends the run as Ctrl-C does: everything made is removed.
+    Only the main thread receives signals; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: types.FrameType | None) -> None:
+        raise KeyboardInterrupt("terminated (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
