@@ -19,6 +19,7 @@ import time
 import pytest
 
 import tern
+from conftest import EXAMPLES
 from tern import emulation
 
 LINUX = sys.platform == "linux"
@@ -204,3 +205,24 @@ def test_linux_tcp_fills_a_10_mbit_link(tmp_path):
     e = r.summary["emulation"]
     assert e["packets_in"] > 4000 and e["unroutable"] == 0
     assert r.summary["links"]["wire"]["forward"]["drops"]["queue"] == 0
+
+
+@needs_root
+@needs_ping
+def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
+    """The LTE example's handover loses every packet for its last 2 s (`burst_loss`): pings
+    0.2 s apart lose 2 / 0.2 = 10, give or take the one whose request or reply straddles an
+    edge of the period; the others read the 100 ms base RTT (twice 20 + 30 ms) or more."""
+    r = tern.emulate(
+        EXAMPLES / "emulate-lte-handover.toml",
+        out=tmp_path,
+        set={
+            "nodes.ue.commands": '["ping -n -c 40 -i 0.2 {server}"]',
+            "nodes.server.commands": "[]",
+        },
+    )
+    rtts = _ping_rtts_ms((tmp_path / "commands" / "ue.0.log").read_text())
+    assert 40 - 11 <= len(rtts) <= 40 - 9, rtts
+    # 100 ms plus 0.17 ms of serialisation, which ping rounds away (3 digits above 100 ms).
+    assert min(rtts) >= 100.0
+    assert r.summary["emulation"]["lateness"]["max_us"] < 10_000
