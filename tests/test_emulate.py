@@ -19,7 +19,7 @@ import time
 import pytest
 
 import tern
-from conftest import EXAMPLES
+from conftest import EXAMPLES, tshark_fields
 from tern import emulation
 
 LINUX = sys.platform == "linux"
@@ -188,7 +188,8 @@ needs_iperf3 = pytest.mark.skipif(
 def test_linux_tcp_fills_a_10_mbit_link(tmp_path):
     """iperf3 (the kernel's TCP) through 10 Mbit/s, 20 ms with a 100-packet queue (above the
     50 kB bandwidth-delay product): its goodput reaches the link's payload rate."""
-    text = TWO_HOSTS.format(duration="20s") + 'queue = { kind = "droptail", limit = "100pkt" }\n'
+    text = 'record = ["pcap"]\n' + TWO_HOSTS.format(duration="20s")
+    text += 'queue = { kind = "droptail", limit = "100pkt" }\n'
     r = tern.emulate(
         text=text,
         out=tmp_path,
@@ -205,6 +206,14 @@ def test_linux_tcp_fills_a_10_mbit_link(tmp_path):
     e = r.summary["emulation"]
     assert e["packets_in"] > 4000 and e["unroutable"] == 0
     assert r.summary["links"]["wire"]["forward"]["drops"]["queue"] == 0
+    # The captures hold the kernels' own bytes: Wireshark finds them whole, checksums good.
+    for direction in ("forward", "reverse"):
+        pcap = tmp_path / f"wire.{direction}.pcap"
+        bad = "_ws.malformed || _ws.expert.severity >= error"
+        assert tshark_fields(pcap, bad, "frame.number") == []
+        sent = r.summary["links"]["wire"][direction]["tx_packets"]
+        good = "ip.checksum.status == 1 && tcp.checksum.status == 1"  # 1: Good
+        assert len(tshark_fields(pcap, good, "frame.number")) == sent
 
 
 @needs_root
