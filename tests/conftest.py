@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +55,27 @@ def tern_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
         cwd=cwd,
         timeout=300,
     )
+
+
+def tshark() -> str:
+    """Wireshark's tshark, or a skip (a failure where TERN_REQUIRE_TSHARK=1)."""
+    exe = shutil.which("tshark")
+    if exe is None:
+        if os.environ.get("TERN_REQUIRE_TSHARK") == "1":
+            pytest.fail("tshark is not on the PATH and TERN_REQUIRE_TSHARK=1")
+        pytest.skip("tshark is not installed (Debian package tshark)")
+    return exe
+
+
+def tshark_fields(pcap, display_filter, *fields):
+    """The `fields` of the packets of `pcap` that `display_filter` keeps, checksums checked."""
+    cmd = [
+        tshark(), "-r", str(pcap), "-n",
+        "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+        "-o", "tcp.relative_sequence_numbers:FALSE",
+        "-Y", display_filter, "-T", "fields",
+    ]  # fmt: skip
+    for f in fields:
+        cmd += ["-e", f]
+    lines = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    return [line.split("\t") for line in lines]

@@ -3,37 +3,12 @@ finds the retransmissions and duplicate ACKs that Tern's own counters report."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import polars as pl
-import pytest
 
 import tern
 from conftest import EXAMPLES
-
-
-def _tshark():
-    exe = shutil.which("tshark")
-    if exe is None:
-        if os.environ.get("TERN_REQUIRE_TSHARK") == "1":
-            pytest.fail("tshark is not on the PATH and TERN_REQUIRE_TSHARK=1")
-        pytest.skip("tshark is not installed (Debian package tshark)")
-    return exe
-
-
-def _fields(pcap, display_filter, *fields):
-    cmd = [
-        _tshark(), "-r", str(pcap), "-n",
-        "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
-        "-o", "tcp.relative_sequence_numbers:FALSE",
-        "-Y", display_filter, "-T", "fields",
-    ]  # fmt: skip
-    for f in fields:
-        cmd += ["-e", f]
-    lines = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
-    return [line.split("\t") for line in lines]
+from conftest import tshark as _tshark
+from conftest import tshark_fields as _fields
 
 
 def test_lossy_bulk_capture_matches_terns_counters(tmp_path):

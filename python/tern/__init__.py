@@ -7,18 +7,21 @@ over mobile and wireless networks.
 >>> r.series("delay")   # a polars DataFrame
 """
 
-from tern._core import ScenarioError, TernBug, TraceError, __version__
+from tern._core import EmulationError, ScenarioError, TernBug, TraceError, __version__
+from tern.emulation import emulate
 from tern.runner import Run, load_run, run, schema, validate
 from tern.store import connect, open_results
 from tern.sweeps import sweep
 
 __all__ = [
+    "EmulationError",
     "Run",
     "ScenarioError",
     "TernBug",
     "TraceError",
     "__version__",
     "connect",
+    "emulate",
     "load_run",
     "open_results",
     "run",

@@ -27,6 +27,10 @@ class TraceError(Exception):
     """The traces of a run could not be kept: too large for memory without an output
     folder, or a trace file could not be written."""
 
+class EmulationError(Exception):
+    """An emulation that cannot start or go on: no permission, no real node, a TUN device
+    that failed, or an engine that fell too far behind the wall clock."""
+
 class TernBug(Exception):
     """An internal error of Tern (a bug), with the scenario and seed to reproduce it."""
 
@@ -66,3 +70,28 @@ def run(
     and `files` lists (table, path). `progress(now_s, end_s)` is called now and then; Ctrl-C
     stops the run with `KeyboardInterrupt`.
     """
+
+def real_nodes(
+    text: str, name: str, overrides: Sequence[tuple[str, str]] = ..., seed: int | None = None
+) -> list[tuple[str, str, int, list[str]]]:
+    """The scenario's real nodes: (name, address in 198.18.0.0/15, TUN MTU, commands)."""
+
+def open_tun(netns: str, device: str) -> int:
+    """Opens a TUN device in network namespace `netns`; returns its descriptor (yours to
+    close)."""
+
+def emulate(
+    text: str,
+    name: str,
+    tuns: Sequence[tuple[str, int]],
+    control: Callable[[float], bool],
+    overrides: Sequence[tuple[str, str]] = ...,
+    seed: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    warn_us: int = 1000,
+    fail_us: int = 10000,
+) -> tuple[
+    str, str, list[tuple[str, list[Column]]], list[tuple[str, bytes]], list[tuple[str, str]]
+]:
+    """Runs a scenario in real time through the real nodes' TUN devices `tuns` (node name,
+    descriptor); `control(now_s)` returning False ends it. Returns what `run` returns."""

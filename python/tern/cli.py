@@ -692,3 +692,7 @@ def version() -> None:
 
 def main() -> None:
     app()
+
+
+# `tern emulate` lives in its own module; importing it registers it on `app`.
+from tern import cli_emulate  # noqa: E402, F401

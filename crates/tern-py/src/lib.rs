@@ -4,6 +4,9 @@
 //! GIL while it goes, checks for Ctrl-C at each progress report, and never lets
 //! a Rust panic escape: it becomes `tern.TernBug`, naming the scenario and seed.
 
+#[cfg(target_os = "linux")]
+mod emulate;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
@@ -13,7 +16,7 @@ use std::path::PathBuf;
 use tern_sim::engine::SimTime;
 use tern_sim::scenario::{self, Scenario};
 use tern_sim::trace::{ColumnData, TraceConfig, DEFAULT_MAX_TRACE_MEMORY};
-use tern_sim::{RunError, World};
+use tern_sim::{RunError, RunOutput, World};
 
 create_exception!(
     _core,
@@ -27,6 +30,13 @@ create_exception!(
     PyException,
     "The traces of a run could not be kept: too large for memory without an output \
      folder, or a trace file could not be written."
+);
+create_exception!(
+    _core,
+    EmulationError,
+    PyException,
+    "An emulation that cannot start or go on: no permission, no real node, a TUN device \
+     that failed, or an engine that fell too far behind the wall clock."
 );
 create_exception!(
     _core,
@@ -132,20 +142,10 @@ fn run<'py>(
     let s = load(name, text, overrides, seed)?;
     let resolved = scenario::resolved_toml(&s);
     let end = s.sim.duration.0.as_secs_f64();
-    let config = TraceConfig {
-        dir: out,
-        max_memory: max_trace_memory.unwrap_or(DEFAULT_MAX_TRACE_MEMORY),
-        ..TraceConfig::default()
-    };
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let mut world = World::build(&s);
-            world.trace_to(&config).map_err(|error| RunError::Trace {
-                at: SimTime::ZERO,
-                error,
-            })?;
-            world.run(&mut |now: SimTime| {
+            built(&s, out, max_trace_memory)?.run(&mut |now: SimTime| {
                 Python::with_gil(|py| {
                     let result = py.check_signals().and_then(|()| match &progress {
                         Some(cb) => cb.call1(py, (now.as_secs_f64(), end)).map(drop),
@@ -162,22 +162,55 @@ fn run<'py>(
             })
         }))
     });
-    let output = match outcome {
-        Ok(Ok(out)) => out,
-        Ok(Err(RunError::Interrupted { at })) => {
-            return Err(callback_error
-                .unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("run stopped at {at}"))))
-        }
-        Ok(Err(e @ RunError::Trace { .. })) => return Err(TraceError::new_err(e.to_string())),
-        Err(payload) => {
-            return Err(TernBug::new_err(format!(
-                "internal error in Tern (a bug, not a problem with your scenario): {}\n\
-                 scenario: {name}, seed: {}; please report it with this scenario file and seed",
-                panic_message(payload),
-                s.sim.seed
-            )))
-        }
+    let output = run_result(outcome, callback_error, name, s.sim.seed)?;
+    output_tuple(py, &output, resolved)
+}
+
+/// The world of scenario `s`, its traces going to folder `out` (or kept in memory, at
+/// most `max_memory` bytes, 1 GiB by default).
+fn built(s: &Scenario, out: Option<PathBuf>, max_memory: Option<u64>) -> Result<World, RunError> {
+    let config = TraceConfig {
+        dir: out,
+        max_memory: max_memory.unwrap_or(DEFAULT_MAX_TRACE_MEMORY),
+        ..TraceConfig::default()
     };
+    let mut world = World::build(s);
+    world.trace_to(&config).map_err(|error| RunError::Trace {
+        at: SimTime::ZERO,
+        error,
+    })?;
+    Ok(world)
+}
+
+/// The output of a run, or the Python exception for how it ended.
+fn run_result(
+    outcome: std::thread::Result<Result<RunOutput, RunError>>,
+    callback_error: Option<PyErr>,
+    name: &str,
+    seed: u64,
+) -> PyResult<RunOutput> {
+    match outcome {
+        Ok(Ok(out)) => Ok(out),
+        Ok(Err(RunError::Interrupted { at })) => Err(callback_error
+            .unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("run stopped at {at}")))),
+        Ok(Err(e @ RunError::Trace { .. })) => Err(TraceError::new_err(e.to_string())),
+        Ok(Err(e @ (RunError::Behind { .. } | RunError::Tun { .. }))) => {
+            Err(EmulationError::new_err(e.to_string()))
+        }
+        Err(payload) => Err(TernBug::new_err(format!(
+            "internal error in Tern (a bug, not a problem with your scenario): {}\n\
+             scenario: {name}, seed: {seed}; please report it with this scenario file and seed",
+            panic_message(payload),
+        ))),
+    }
+}
+
+/// `(summary_json, resolved_toml, tables, captures, files)` of a finished run.
+fn output_tuple<'py>(
+    py: Python<'py>,
+    output: &RunOutput,
+    resolved: String,
+) -> PyResult<Bound<'py, PyTuple>> {
     let summary = serde_json::to_string_pretty(&output.summary).expect("summary serializes");
     let tables = PyList::empty(py);
     for table in &output.tables {
@@ -252,6 +285,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TernBug", m.py().get_type::<TernBug>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
+    m.add("EmulationError", m.py().get_type::<EmulationError>())?;
+    #[cfg(target_os = "linux")]
+    emulate::register(m)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

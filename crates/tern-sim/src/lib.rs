@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod cellular;
+pub mod emu;
 pub mod engine;
 pub mod mech;
 pub mod net;

@@ -252,6 +252,51 @@ pub struct Summary {
     /// Per 802.11 BSS.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub wifi: IndexMap<String, WifiSummary>,
+    /// Only in an emulation (`tern emulate`): timing fidelity and the real hosts' packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<EmulationSummary>,
+}
+
+/// How an emulation went: how late the engine ran its events against the wall clock, and
+/// what the real hosts sent and received.
+#[derive(Clone, Debug, Serialize)]
+pub struct EmulationSummary {
+    /// Always false: real kernels and applications do not repeat themselves.
+    pub deterministic: bool,
+    /// Wall time the engine ran, in seconds.
+    pub wall_s: f64,
+    /// Lateness of the events run: wall time at which each ran minus its due time.
+    pub lateness: LatenessSummary,
+    /// Whether some event ran later than `lateness.warn_us`: the run fell behind, and its
+    /// timing is less faithful than the bound.
+    pub behind: bool,
+    /// Whether the engine ran with real-time scheduling priority (`SCHED_FIFO`, root only).
+    pub realtime_priority: bool,
+    /// Packets read from the real nodes' TUN devices and written to them.
+    pub packets_in: u64,
+    pub bytes_in: u64,
+    pub packets_out: u64,
+    pub bytes_out: u64,
+    /// Real packets not taken in: not IPv4 (or shorter than an IPv4 header), or for an
+    /// address that is no real node's.
+    pub ignored: u64,
+    /// Real packets dropped for want of a route (e.g. during an outage).
+    pub unroutable: u64,
+}
+
+/// A lateness distribution, in microseconds (to the microsecond).
+#[derive(Clone, Debug, Serialize)]
+pub struct LatenessSummary {
+    pub events: u64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+    /// The bound past which the run is reported behind, and the events past it.
+    pub warn_us: f64,
+    pub over_warn: u64,
+    /// The bound past which the run stops with an error.
+    pub fail_us: f64,
 }
 
 /// The counters of one 802.11 BSS.

@@ -343,7 +343,9 @@ fn check_common(rows: &[Vec<String>], pkts: &[(SimTime, Packet)]) {
                 assert_eq!(col(row, "udp.dstport"), dp.to_string());
                 assert_eq!(col(row, "udp.length"), (8 + d.bytes.len()).to_string());
             }
-            Body::Tfrc(_) => unreachable!("TFRC captures are checked in tests/tfrc.rs"),
+            Body::Tfrc(_) | Body::Raw(_) => {
+                unreachable!("TFRC captures are checked in tests/tfrc.rs; no real host here")
+            }
         }
     }
 }
@@ -369,7 +371,9 @@ fn tshark_reads_full_capture_with_good_checksums() {
         let (tcp, udp) = match p.body {
             Body::Tcp(_) => (GOOD, ""),
             Body::Udp(_) | Body::Quic(_) => ("", GOOD),
-            Body::Tfrc(_) => unreachable!("TFRC captures are checked in tests/tfrc.rs"),
+            Body::Tfrc(_) | Body::Raw(_) => {
+                unreachable!("TFRC captures are checked in tests/tfrc.rs; no real host here")
+            }
         };
         assert_eq!(col(row, "tcp.checksum.status"), tcp, "{row:?}");
         assert_eq!(col(row, "udp.checksum.status"), udp, "{row:?}");
@@ -390,7 +394,9 @@ fn tshark_reads_headers_only_capture() {
             Body::Udp(m) if m.len >= 20 => 48,
             Body::Udp(_) => 28,
             Body::Quic(d) => 28 + d.bytes.len() as u32,
-            Body::Tfrc(_) => unreachable!("TFRC captures are checked in tests/tfrc.rs"),
+            Body::Tfrc(_) | Body::Raw(_) => {
+                unreachable!("TFRC captures are checked in tests/tfrc.rs; no real host here")
+            }
         };
         assert_eq!(col(row, "frame.cap_len"), caplen.to_string());
         // A transport checksum cannot be verified without the whole segment,
@@ -399,7 +405,9 @@ fn tshark_reads_headers_only_capture() {
         let (tcp, udp) = match p.body {
             Body::Tcp(_) => (status, ""),
             Body::Udp(_) | Body::Quic(_) => ("", status),
-            Body::Tfrc(_) => unreachable!("TFRC captures are checked in tests/tfrc.rs"),
+            Body::Tfrc(_) | Body::Raw(_) => {
+                unreachable!("TFRC captures are checked in tests/tfrc.rs; no real host here")
+            }
         };
         assert_eq!(col(row, "tcp.checksum.status"), tcp, "{row:?}");
         assert_eq!(col(row, "udp.checksum.status"), udp, "{row:?}");

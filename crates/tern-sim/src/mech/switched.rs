@@ -220,7 +220,9 @@ impl Transport for SwitchedTcp {
                 };
                 self.at_ue(now, Some(notice), io);
             }
-            Body::Quic(_) | Body::Tfrc(_) => unreachable!("a switched flow carries TCP and UDP"),
+            Body::Quic(_) | Body::Tfrc(_) | Body::Raw(_) => {
+                unreachable!("a switched flow carries TCP and UDP")
+            }
         }
     }
 

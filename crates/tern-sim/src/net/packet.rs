@@ -48,6 +48,9 @@ pub enum Body {
     Tcp(Segment),
     Quic(QuicDatagram),
     Tfrc(super::tfrc::TfrcPacket),
+    /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header included,
+    /// exactly as its kernel wrote it to its TUN device; it crosses Tern intact.
+    Raw(Vec<u8>),
 }
 
 impl Body {
@@ -58,6 +61,9 @@ impl Body {
             Body::Tcp(s) => s.wire_len(),
             Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
             Body::Tfrc(t) => t.transport_len(),
+            // The size on the link is the real packet's; injection accepts none shorter
+            // than an IPv4 header.
+            Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
         }
     }
 }

@@ -70,6 +70,17 @@ pub struct NodeSpec {
     /// speed = 10 }]`). Default: it stays.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<MoveSpec>,
+    /// Emulation only (`tern emulate`): the node is a real Linux host, a network namespace
+    /// whose TUN device's packets enter Tern at this node, with an address in 198.18.0.0/15
+    /// (RFC 2544 §C.2.2's benchmarking range). A simulation ignores it. Default: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub real: bool,
+    /// Emulation only: shell commands run in the real node's namespace when the run starts,
+    /// side by side; `{name}` stands for the address of node `name` (e.g.
+    /// `"ping -c 10 {server}"`). The run ends when they have all ended, or at
+    /// `sim.duration`. Default: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
 }
 
 /// One leg of a node's path.

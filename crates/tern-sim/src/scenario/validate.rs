@@ -61,6 +61,7 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         ));
     }
     check_names(s, src)?;
+    check_real(s, src)?;
     super::check_wifi::check(s, src)?;
     let index = node_index(s);
     let node = |name: &str| index.get(name).copied();
@@ -495,6 +496,30 @@ fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), Sce
     ] {
         if b.0 == 0 {
             return Err(src.error(&field(name), "expected a size above zero"));
+        }
+    }
+    Ok(())
+}
+
+/// Emulation's fields: commands only on real nodes, and real nodes within the addresses of
+/// 198.18.0.0/15 (node index + 1, see `emu::real_addr`).
+fn check_real(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    for (i, n) in s.nodes.iter().enumerate() {
+        if !n.commands.is_empty() && !n.real {
+            return Err(src.error(
+                &at("nodes", i, "commands"),
+                "commands run only on a real node: add real = true",
+            ));
+        }
+        if n.real && i + 1 > crate::emu::MAX_REAL_INDEX {
+            return Err(src.error(
+                &at("nodes", i, "real"),
+                format!(
+                    "a real node must be among the first {} nodes (its address is in \
+                     198.18.0.0/15)",
+                    crate::emu::MAX_REAL_INDEX
+                ),
+            ));
         }
     }
     Ok(())

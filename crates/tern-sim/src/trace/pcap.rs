@@ -216,6 +216,15 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
             return Err(EncodeError::TcpHeaderTooLong(seg.header_len()));
         }
     }
+    if let Body::Raw(bytes) = &packet.body {
+        // A real host's packet is already bytes, its checksums its kernel's.
+        let keep = match capture {
+            Capture::Full => bytes.len(),
+            Capture::Headers => bytes.len().min(raw_headers_len(bytes)),
+        };
+        out.extend_from_slice(&bytes[..keep]);
+        return Ok(());
+    }
     let (src, dst) = (node_addr(packet.src), node_addr(packet.dst));
     let start = out.len();
 
@@ -227,6 +236,7 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
             Wire::Udp => PROTO_UDP,
             Wire::Dccp => PROTO_DCCP,
         },
+        Body::Raw(_) => unreachable!("written above"),
     };
     let mut ip = [0u8; IPV4_HEADER as usize];
     ip[0] = 0x45; // version 4, IHL 5 words
@@ -265,12 +275,13 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
             out.extend_from_slice(&d.bytes);
         }
         Body::Tfrc(t) => super::pcap_tfrc::encode(t, packet.flow, transport_len, out),
+        Body::Raw(_) => unreachable!("written above"),
     }
     let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);
     let at = seg_start
         + match packet.body {
             Body::Tcp(_) => 16,
-            Body::Udp(_) | Body::Quic(_) | Body::Tfrc(_) => 6,
+            Body::Udp(_) | Body::Quic(_) | Body::Tfrc(_) | Body::Raw(_) => 6,
         };
     // RFC 768: a computed UDP checksum of zero is sent as all ones.
     let sum = if proto == PROTO_UDP && sum == 0 {
@@ -284,6 +295,13 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
         out.resize(start + total as usize, 0);
     }
     Ok(())
+}
+
+/// The IPv4 header (its IHL, RFC 791 §3.1) and the largest transport header after it
+/// (TCP's 60 bytes): what [`Capture::Headers`] keeps of a real host's packet.
+fn raw_headers_len(bytes: &[u8]) -> usize {
+    let ihl = bytes.first().map_or(0, |b| usize::from(b & 0x0f) * 4);
+    ihl + TCP_MAX_HEADER as usize
 }
 
 /// TCP header (RFC 9293 §3.1) with its checksum field left zero.

@@ -299,6 +299,7 @@ impl World {
             captures,
             spare_actions: Vec::new(),
             spare_cmds: Vec::new(),
+            outbox: Default::default(),
         }
     }
 }

@@ -7,17 +7,20 @@
 
 pub mod build;
 pub(crate) mod check;
+#[cfg(target_os = "linux")]
+mod realtime;
 pub mod registry;
 pub mod report;
 pub mod topology;
 
+use crate::emu::{Outbox, EMULATED};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
 use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
-use crate::summary::Summary;
+use crate::summary::{EmulationSummary, Summary};
 use crate::trace::{Captures, DropRecord, QueueRecord, Table, TraceConfig, TraceError, Traces};
 use crate::transport::{Cmd, Io, Side, Transport};
 
@@ -35,6 +38,8 @@ enum Event {
     Change(u32),
     /// A flow's transport reads its client's RSSI.
     Rssi(FlowId),
+    /// A real host's packet enters the world at its source node (emulation).
+    Inject(PacketRef),
 }
 
 /// A scheduled change of one interface.
@@ -81,6 +86,15 @@ pub enum RunError {
     Interrupted { at: SimTime },
     /// The traces could not be kept: too large for memory, or a file could not be written.
     Trace { at: SimTime, error: TraceError },
+    /// An emulation fell too far behind the wall clock: an event ran `late` after its due
+    /// time, past the bound `bound`.
+    Behind {
+        at: SimTime,
+        late: SimTime,
+        bound: SimTime,
+    },
+    /// An emulation could not read or write a real node's TUN device.
+    Tun { at: SimTime, error: String },
 }
 
 impl std::fmt::Display for RunError {
@@ -88,6 +102,12 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Interrupted { at } => write!(f, "run stopped at {at}"),
             RunError::Trace { at, error } => write!(f, "run stopped at {at}: {error}"),
+            RunError::Behind { at, late, bound } => write!(
+                f,
+                "emulation stopped at {at}: an event ran {late} late, past the bound of \
+                 {bound}; the numbers of such a run would be distorted"
+            ),
+            RunError::Tun { at, error } => write!(f, "emulation stopped at {at}: {error}"),
         }
     }
 }
@@ -139,6 +159,8 @@ pub struct World {
     /// transport send, whose packet enters another device).
     spare_actions: Vec<Vec<Action>>,
     spare_cmds: Vec<Vec<Cmd>>,
+    /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
+    outbox: Outbox,
 }
 
 impl World {
@@ -188,14 +210,25 @@ impl World {
                 }
             }
         }
-        for d in &mut self.devices {
-            d.close(self.end);
-        }
+        self.close();
         if !progress(self.end) {
             self.discard_outputs();
             return Err(RunError::Interrupted { at: self.end });
         }
-        let summary = report::summary(&self, self.queue.events_popped());
+        self.finish(None)
+    }
+
+    /// Tells the devices the run ends at `self.end`.
+    fn close(&mut self) {
+        for d in &mut self.devices {
+            d.close(self.end);
+        }
+    }
+
+    /// The output of a run that ended at `self.end`; an emulation adds its own summary.
+    fn finish(mut self, emulation: Option<EmulationSummary>) -> Result<RunOutput, RunError> {
+        let mut summary = report::summary(&self, self.queue.events_popped());
+        summary.emulation = emulation;
         let end = self.end;
         let streamed = std::mem::replace(&mut self.captures, Captures::none())
             .finish()
@@ -259,6 +292,10 @@ impl World {
                     iface.rate = r;
                 }
                 self.devices[iface.device.0 as usize].reconfigure(iface.port, c.rate, c.delay);
+            }
+            Event::Inject(p) => {
+                let src = self.pool.get(p).src;
+                self.forward(now, src, p);
             }
         }
     }
@@ -424,6 +461,12 @@ impl World {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
             let pkt = self.pool.take(p);
+            if pkt.flow == EMULATED {
+                if let crate::net::packet::Body::Raw(bytes) = pkt.body {
+                    self.outbox.delivered.push((at, bytes));
+                }
+                return true;
+            }
             let flow = &self.flows[pkt.flow.0 as usize];
             let side = if pkt.dst == flow.dst {
                 Side::Server
@@ -439,8 +482,14 @@ impl World {
             Pin { last: Some(i), .. } if at == self.ifaces[i.0 as usize].from => Some(i),
             Pin { last: Some(i), .. } => self.routes.next_hop(at, self.ifaces[i.0 as usize].from),
             _ => self.routes.next_hop(at, pkt.dst),
-        }
-        .expect("routes checked before the run");
+        };
+        let Some(i) = i else {
+            // Flows' routes are checked before the run; a real host may send anywhere.
+            assert!(pkt.flow == EMULATED, "routes checked before the run");
+            self.pool.take(p);
+            self.outbox.unroutable += 1;
+            return false;
+        };
         let (d, port) = {
             let iface = &self.ifaces[i.0 as usize];
             (iface.device, iface.port)
@@ -472,7 +521,7 @@ impl World {
             return;
         }
         let (f, size) = (pkt.flow, u64::from(pkt.size()));
-        if !self.flows[f.0 as usize].first_hop {
+        if f == EMULATED || !self.flows[f.0 as usize].first_hop {
             return;
         }
         let side = if pkt.src == self.flows[f.0 as usize].src {
@@ -505,7 +554,10 @@ impl World {
                 link: &iface.link,
                 direction: iface.dir.as_str(),
                 reason,
-                flow: &self.flows[pkt.flow.0 as usize].name,
+                flow: match self.flows.get(pkt.flow.0 as usize) {
+                    Some(f) => &f.name,
+                    None => "emulated",
+                },
                 uid: pkt.uid,
                 size: pkt.size(),
             });

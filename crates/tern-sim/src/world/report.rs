@@ -107,6 +107,7 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
         flows,
         links,
         wifi: IndexMap::new(),
+        emulation: None,
     };
     for d in &w.devices {
         d.report(end, &mut summary);

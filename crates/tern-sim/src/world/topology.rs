@@ -176,3 +176,37 @@ pub fn path_mtu(
         .min()
         .unwrap_or(1500)
 }
+
+/// A real node of an emulation, as the host side sets it up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RealNode {
+    pub name: String,
+    pub node: NodeId,
+    /// Its address in 198.18.0.0/15 ([`crate::emu::real_addr`]).
+    pub addr: [u8; 4],
+    /// The MTU of its TUN device: the smallest of the scenario's interfaces, so that no
+    /// real packet is larger than a link it may cross.
+    pub mtu: u32,
+    pub commands: Vec<String>,
+}
+
+/// The scenario's real nodes (`real = true`), in scenario order.
+pub fn real_nodes(s: &Scenario) -> Vec<RealNode> {
+    let interfaces = 2 * (s.links.len() + associations(s).len());
+    let mtu = (0..interfaces as u32)
+        .map(|i| interface_mtu(s, IfaceId(i)))
+        .min()
+        .unwrap_or(WIFI_MTU);
+    s.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.real)
+        .map(|(i, n)| RealNode {
+            name: n.name.clone(),
+            node: NodeId(i as u32),
+            addr: crate::emu::real_addr(NodeId(i as u32)),
+            mtu,
+            commands: n.commands.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,237 @@
+"""Emulation (`tern emulate`): real Linux hosts in network namespaces through Tern's links.
+
+The tests that make namespaces need root (CI runs as root); elsewhere they are skipped with
+the reason. After every test no namespace with Tern's prefix may remain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import pytest
+
+import tern
+from conftest import EXAMPLES, tshark_fields
+from tern import emulation
+
+LINUX = sys.platform == "linux"
+ROOT_HERE = LINUX and os.geteuid() == 0 and shutil.which("ip") is not None
+needs_root = pytest.mark.skipif(
+    not ROOT_HERE, reason="emulation makes network namespaces: needs root on Linux and `ip`"
+)
+needs_ping = pytest.mark.skipif(
+    shutil.which("ping") is None, reason="ping missing (scripts/test installs iputils-ping)"
+)
+
+RATE_BPS = 10e6
+DELAY_S = 0.020
+
+TWO_HOSTS = """\
+[sim]
+duration = "{duration}"
+
+[[nodes]]
+name = "a"
+real = true
+
+[[nodes]]
+name = "b"
+real = true
+
+[[links]]
+name = "wire"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+"""
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    yield
+    if ROOT_HERE:
+        assert emulation.namespaces() == [], "an emulation left a namespace behind"
+
+
+def _ping_rtts_ms(log: str) -> list[float]:
+    return [float(m) for m in re.findall(r"time=([0-9.]+) ms", log)]
+
+
+@needs_root
+@needs_ping
+def test_ping_through_a_p2p_link_reads_two_delays_plus_serialisation(tmp_path):
+    # ping's default 56 data bytes: ICMP echo 8 + 56 = 64 B, IPv4 84 B (RFC 792, RFC 791).
+    size_bits = (20 + 8 + 56) * 8
+    expected_ms = 1e3 * (2 * DELAY_S + 2 * size_bits / RATE_BPS)  # 40.134 ms
+    r = tern.emulate(
+        text=TWO_HOSTS.format(duration="20s"),
+        out=tmp_path,
+        commands={"a": ["ping -n -c 20 -i 0.2 {b}"]},
+    )
+    rtts = _ping_rtts_ms((tmp_path / "commands" / "a.0.log").read_text())
+    assert len(rtts) == 20
+    assert abs(statistics.median(rtts) - expected_ms) < 1.0, (rtts, expected_ms)
+    e = r.summary["emulation"]
+    assert e["deterministic"] is False
+    assert e["commands"][0]["exit_code"] == 0
+    # 20 requests and 20 replies crossed the link, each way once.
+    assert (e["packets_in"], e["packets_out"]) == (40, 40)
+    assert r.summary["links"]["wire"]["forward"]["tx_packets"] == 20
+    assert r.summary["links"]["wire"]["reverse"]["tx_packets"] == 20
+    late = e["lateness"]
+    assert late["events"] > 0 and 0 <= late["p50_us"] <= late["p99_us"] <= late["max_us"]
+    # The run ended when ping did (about 20 pings 0.2 s apart), not at the 20 s duration.
+    assert e["wall_s"] < 10
+    assert (tmp_path / "wire.forward.pcap").exists() is False  # pcap not recorded
+
+
+@needs_root
+def test_an_engine_behind_its_bound_stops_and_removes_everything(tmp_path):
+    # A bound of 1 µs: the first event is later than that (waking up takes longer).
+    with pytest.raises(tern.EmulationError, match="late, past the bound"):
+        tern.emulate(
+            text=TWO_HOSTS.format(duration="2s"),
+            out=tmp_path,
+            commands={"a": ["ping -n -c 5 -i 0.2 {b}"]},
+            fail_us=1,
+        )
+
+
+@needs_root
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_the_run_and_removes_everything(tmp_path, sig):
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(TWO_HOSTS.format(duration="60s"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tern", "emulate", str(scenario), "--out", str(tmp_path / "run")],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(emulation.namespaces()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(emulation.namespaces()) == 2
+        time.sleep(0.5)  # running: its namespaces are set up and the engine is paced
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()  # (if an assertion failed first; nothing once it has ended)
+        proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+
+
+@needs_root
+def test_cleanup_removes_a_dead_runs_namespaces_only():
+    # pid 99999999 exceeds Linux's largest pid_max (2^22): that run cannot be alive.
+    dead = f"{emulation.PREFIX}99999999-abcd-a"
+    live = f"{emulation.PREFIX}{os.getpid()}-abcd-a"
+    for ns in (dead, live):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        assert emulation.cleanup() == [dead]
+        assert emulation.namespaces() == [live]
+    finally:
+        for ns in emulation.namespaces():
+            subprocess.run(["ip", "netns", "delete", ns], check=True)
+
+
+@pytest.mark.skipif(not LINUX, reason="emulation is Linux only")
+def test_without_privileges_it_stops_before_doing_anything(monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(emulation, "_capabilities", lambda: 0)
+    before = emulation.namespaces() if ROOT_HERE else []
+    with pytest.raises(tern.EmulationError, match="needs root"):
+        tern.emulate(text=TWO_HOSTS.format(duration="1s"), out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    if ROOT_HERE:
+        assert emulation.namespaces() == before
+
+
+def test_commands_on_a_node_that_is_not_real_are_refused():
+    text = TWO_HOSTS.format(duration="1s").replace(
+        'name = "b"\nreal = true', 'name = "b"\ncommands = ["ping {a}"]'
+    )
+    with pytest.raises(tern.ScenarioError) as e:
+        tern.validate(text=text)
+    assert e.value.key == "nodes[1].commands"
+    assert "real = true" in e.value.message
+
+
+def test_a_simulation_ignores_real_and_stays_identical():
+    """`real` and `commands` change nothing in a simulation (bit-identical summaries)."""
+    base = TWO_HOSTS.format(duration="3s").replace("real = true\n", "") + (
+        '\n[[flows]]\nname = "p"\nfrom = "a"\nto = "b"\napp = { kind = "ping" }\n'
+    )
+    marked = base.replace('name = "a"\n', 'name = "a"\nreal = true\ncommands = ["true"]\n', 1)
+    plain, real = tern.run(text=base), tern.run(text=marked)
+    assert "emulation" not in real.summary
+    assert plain.summary == real.summary
+
+
+needs_iperf3 = pytest.mark.skipif(
+    shutil.which("iperf3") is None, reason="iperf3 missing (scripts/test installs it)"
+)
+
+
+@needs_root
+@needs_iperf3
+def test_linux_tcp_fills_a_10_mbit_link(tmp_path):
+    """iperf3 (the kernel's TCP) through 10 Mbit/s, 20 ms with a 100-packet queue (above the
+    50 kB bandwidth-delay product): its goodput reaches the link's payload rate."""
+    text = 'record = ["pcap"]\n' + TWO_HOSTS.format(duration="20s")
+    text += 'queue = { kind = "droptail", limit = "100pkt" }\n'
+    r = tern.emulate(
+        text=text,
+        out=tmp_path,
+        commands={"a": ["sleep 0.5; iperf3 -c {b} -t 5 -J"], "b": ["iperf3 -s -1"]},
+    )
+    report = json.loads((tmp_path / "commands" / "a.0.log").read_text())
+    mss = report["start"]["tcp_mss_default"]
+    # Payload rate: MSS bytes per MSS + 20 (TCP) + 12 (timestamps) + 20 (IPv4) on the wire.
+    payload_bps = RATE_BPS * mss / (mss + 52)
+    goodput = report["end"]["sum_received"]["bits_per_second"]
+    # Slow start to the 33-packet BDP takes about 6 RTTs (0.25 s) of the 5 s: at most 10 %
+    # below; iperf3's own interval timing allows 1 % above.
+    assert 0.9 * payload_bps < goodput < 1.01 * payload_bps, (goodput, payload_bps)
+    e = r.summary["emulation"]
+    assert e["packets_in"] > 4000 and e["unroutable"] == 0
+    assert r.summary["links"]["wire"]["forward"]["drops"]["queue"] == 0
+    # The captures hold the kernels' own bytes: Wireshark finds them whole, checksums good.
+    for direction in ("forward", "reverse"):
+        pcap = tmp_path / f"wire.{direction}.pcap"
+        bad = "_ws.malformed || _ws.expert.severity >= error"
+        assert tshark_fields(pcap, bad, "frame.number") == []
+        sent = r.summary["links"]["wire"][direction]["tx_packets"]
+        good = "ip.checksum.status == 1 && tcp.checksum.status == 1"  # 1: Good
+        assert len(tshark_fields(pcap, good, "frame.number")) == sent
+
+
+@needs_root
+@needs_ping
+def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
+    """The LTE example's handover loses every packet for its last 2 s (`burst_loss`): pings
+    0.2 s apart lose 2 / 0.2 = 10, give or take the one whose request or reply straddles an
+    edge of the period; the others read the 100 ms base RTT (twice 20 + 30 ms) or more."""
+    r = tern.emulate(
+        EXAMPLES / "emulate-lte-handover.toml",
+        out=tmp_path,
+        set={
+            "nodes.ue.commands": '["ping -n -c 40 -i 0.2 {server}"]',
+            "nodes.server.commands": "[]",
+        },
+    )
+    rtts = _ping_rtts_ms((tmp_path / "commands" / "ue.0.log").read_text())
+    assert 40 - 11 <= len(rtts) <= 40 - 9, rtts
+    # 100 ms plus 0.17 ms of serialisation, which ping rounds away (3 digits above 100 ms).
+    assert min(rtts) >= 100.0
+    assert r.summary["emulation"]["lateness"]["max_us"] < 10_000
