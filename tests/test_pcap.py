@@ -4,6 +4,7 @@ finds the retransmissions and duplicate ACKs that Tern's own counters report."""
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 import tern
 from conftest import EXAMPLES
