@@ -73,6 +73,22 @@ def test_experiment_names_are_identifiers(tmp_path):
     assert "experiments[0].name: '../../x' is not a valid name (letters, digits" in str(e.value)
 
 
+def test_linked_keys_of_a_study_have_as_many_values_each_quick_included(tmp_path):
+    linked = 'scenario = "s.toml"\nlinked = { "links.access.delay" = ["5ms", "35ms"], '
+    linked += '"links.access.rate" = ["5Mbps", "10Mbps"] }\nquick = { linked = { '
+    good = STUDY.replace('scenario = "s.toml"', linked + '"links.access.delay" = "5ms" } }')
+    _study(tmp_path / "a", "lte-switch", good)
+    main = load_study("lte-switch", tmp_path / "a").experiments[0]
+    assert (main.runs, main.quick.runs) == (2, 1)
+    bad = STUDY.replace('scenario = "s.toml"', linked + '"links.access.delay" = [] } }')
+    path = _study(tmp_path / "b", "lte-switch", bad)
+    with pytest.raises(StudyError) as e:
+        load_study("lte-switch", tmp_path / "b")
+    assert f"{path}: experiments[0].quick.linked: a linked key needs at least one value" in str(
+        e.value
+    )
+
+
 def test_study_ids_and_scenarios_stay_inside_the_studies_folder(tmp_path):
     with pytest.raises(StudyError, match=r"study id: '\.\./lte-switch' is not a valid name"):
         load_study("../lte-switch", tmp_path)

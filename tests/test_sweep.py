@@ -37,6 +37,56 @@ def test_python_sweep_returns_one_row_per_run_and_flow_and_resumes(tmp_path):
     assert con.execute("SELECT count(DISTINCT key) FROM delay").fetchone()[0] == 4
 
 
+def test_linked_keys_change_together_crossed_with_the_grid(tmp_path):
+    # Delay and message size go together: 2 linked points x 2 rates = 4 runs, not 2 x 2 x 2.
+    linked = {"links.access.delay": ["5ms", "35ms"], "flows.msgs.app.size": ["500B", "1000B"]}
+    grid = {"links.access.rate": ["5Mbps", "10Mbps"]}
+    frame = tern.sweep(P2P, grid, linked=linked, out=tmp_path / "s", jobs=2)
+    points = set(
+        frame.select("links.access.rate", "links.access.delay", "flows.msgs.app.size").iter_rows()
+    )
+    assert points == {
+        (r, d, s) for r in ("5Mbps", "10Mbps") for d, s in (("5ms", "500B"), ("35ms", "1000B"))
+    }
+    # Each run's one-way delay is at least its own link delay plus one serialization.
+    for (delay, rate, size), low in zip(
+        frame.select("links.access.delay", "links.access.rate", "flows.msgs.app.size").iter_rows(),
+        frame["delay_s_min"],
+        strict=True,
+    ):
+        bits = int(size.removesuffix("B")) * 8
+        floor = int(delay.removesuffix("ms")) / 1e3 + bits / (int(rate.removesuffix("Mbps")) * 1e6)
+        assert low >= floor
+
+
+@pytest.mark.parametrize(
+    ("linked", "expected"),
+    [
+        (["links.access.delay=5ms,35ms", "links.access.rate=5Mbps"], "as many values each"),
+        (["links.access.delay"], "--linked 'links.access.delay': expected KEY=V1,V2"),
+    ],
+)
+def test_bad_linked_keys_fail_before_anything_runs(tmp_path, linked, expected):
+    path = tmp_path / "s.toml"
+    path.write_text(P2P)
+    args = [a for item in linked for a in ("--linked", item)]
+    res = tern_cli("sweep", str(path), *args, "--out", str(tmp_path / "o"))
+    assert res.returncode == 2, res.stderr
+    assert expected in " ".join(res.stderr.split())
+    assert "Traceback" not in res.stderr
+
+
+def test_a_key_is_either_swept_or_linked(tmp_path):
+    with pytest.raises(ValueError, match="either in the grid or linked"):
+        run_sweep(
+            None,
+            {"links.access.delay": ["5ms"]},
+            text=P2P,
+            linked={"links.access.delay": ["5ms"]},
+            out=tmp_path / "o",
+        )
+
+
 def test_a_sweep_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated(tmp_path):
     args = [
         "sweep", str(EXAMPLES / "p2p-bulk.toml"),

@@ -254,6 +254,16 @@ def sweep(
             show_default=False,
         ),
     ] = None,
+    linked: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--linked",
+            help="Keys that change together, e.g. --linked links.a.delay=10ms,40ms "
+            "--linked links.b.delay=40ms,10ms (two points: 10/40 ms and 40/10 ms). Every "
+            "--linked key has as many values; the points are crossed with --grid.",
+            show_default=False,
+        ),
+    ] = None,
     seeds: Annotated[
         int, typer.Option("--seeds", min=1, help="Seeds 1..N for every grid point.")
     ] = 1,
@@ -308,10 +318,12 @@ def sweep(
 
     try:
         grids = sweep_mod.parse_grid(grid or [])
+        links = sweep_mod.parse_grid(linked or [], "--linked")
         with bar:
             result = sweep_mod.run_sweep(
                 scenario,
                 grids,
+                linked=links,
                 seeds=seeds,
                 out=folder,
                 jobs=jobs,

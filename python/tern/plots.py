@@ -448,7 +448,9 @@ def _load_sweep(frame_or_dir: Any) -> _Sweep:
         frame = open_results(root).pl()
         meta = root / "sweep.json"
         if meta.is_file():
-            order = {k: list(map(str, v)) for k, v in json.loads(meta.read_text())["grid"].items()}
+            saved = json.loads(meta.read_text())
+            swept = {**saved["grid"], **saved.get("linked", {})}
+            order = {k: list(map(str, v)) for k, v in swept.items()}
         if frame.is_empty():
             raise PlotError(f"{root}: no finished runs in this sweep yet")
     elif isinstance(frame_or_dir, pl.DataFrame):

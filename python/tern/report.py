@@ -601,6 +601,7 @@ def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
         ("runs failed", len(failed)),
     ]
     overview += [(f"grid: {k}", ", ".join(v)) for k, v in meta.get("grid", {}).items()]
+    overview += [(f"linked: {k}", ", ".join(v)) for k, v in meta.get("linked", {}).items()]
     overview += [(f"set: {k}", v) for k, v in meta.get("set", {}).items()]
     sections = [Section("Overview", [Table(["", "value"], overview)])]
     if frame.is_empty():

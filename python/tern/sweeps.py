@@ -1,6 +1,8 @@
 """Parameter sweeps: the cartesian product of grids and seeds, run on a local
 process pool (default) or a Ray cluster, into a results folder that survives
-interruption.
+interruption. Keys that must change together (a delay moved from one link to another,
+a timer that follows it) are *linked*: their value lists have one length and are taken
+position by position, crossed with the grid like one more key.
 
 Layout of a sweep folder::
 
@@ -61,18 +63,33 @@ class SweepResult:
     failures: dict[str, str] = field(default_factory=dict)
 
 
-def parse_grid(items: Iterable[str]) -> dict[str, list[str]]:
-    """`["links.access.rate=5Mbps,10Mbps"]` → `{"links.access.rate": ["5Mbps", "10Mbps"]}`."""
+def parse_grid(items: Iterable[str], option: str = "--grid") -> dict[str, list[str]]:
+    """`["links.access.rate=5Mbps,10Mbps"]` → `{"links.access.rate": ["5Mbps", "10Mbps"]}`;
+    `option` names the flag in errors."""
     grid: dict[str, list[str]] = {}
     for item in items:
         key, eq, values = item.partition("=")
         vals = [v.strip() for v in values.split(",") if v.strip()]
         if not eq or not key.strip() or not vals:
             raise ValueError(
-                f"--grid {item!r}: expected KEY=V1,V2,..., like links.access.rate=5Mbps,10Mbps"
+                f"{option} {item!r}: expected KEY=V1,V2,..., like links.access.rate=5Mbps,10Mbps"
             )
         grid[key.strip()] = vals
     return grid
+
+
+def linked_points(linked: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
+    """`{"a": [1, 2], "b": [3, 4]}` → `[{"a": 1, "b": 3}, {"a": 2, "b": 4}]`; the lists must
+    have one length (an empty mapping is one point with nothing set)."""
+    lists = {k: list(v) for k, v in linked.items()}
+    lengths = {k: len(v) for k, v in lists.items()}
+    if len(set(lengths.values())) > 1:
+        given = ", ".join(f"{k}: {n}" for k, n in lengths.items())
+        raise ValueError(f"linked keys must have as many values each, got {given}")
+    if any(n == 0 for n in lengths.values()):
+        raise ValueError("a linked key needs at least one value")
+    n = next(iter(lengths.values()), 1)
+    return [{k: v[i] for k, v in lists.items()} for i in range(n)]
 
 
 def plan(
@@ -81,15 +98,23 @@ def plan(
     grid: Mapping[str, Iterable[Any]],
     seeds: int,
     base: Mapping[str, Any] | None = None,
+    linked: Mapping[str, Iterable[Any]] | None = None,
 ) -> list[RunSpec]:
-    """Every run of the sweep, checked: a bad grid value fails here, before anything runs."""
+    """Every run of the sweep, checked: a bad grid value fails here, before anything runs.
+    `linked` keys vary together (see `linked_points`), crossed with the grid."""
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
+    both = sorted(set(grid) & set(linked or {}))
+    if both:
+        raise ValueError(f"{', '.join(both)}: a key is either in the grid or linked, not both")
     keys = list(grid)
     values = [[_toml_literal(v) for v in grid[k]] for k in keys]
+    points = [
+        {k: _toml_literal(v) for k, v in point.items()} for point in linked_points(linked or {})
+    ]
     specs = []
-    for combo in itertools.product(*values):
-        params = dict(zip(keys, combo, strict=True))
+    for combo, point in itertools.product(itertools.product(*values), points):
+        params = {**dict(zip(keys, combo, strict=True)), **point}
         overrides = _overrides({**(base or {}), **params})
         for seed in range(1, seeds + 1):
             resolved = validate(text=text, set=dict(overrides), seed=seed)
@@ -149,6 +174,7 @@ def sweep(
     ray_address: str | None = None,
     retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
+    linked: Mapping[str, Iterable[Any]] | None = None,
 ) -> pl.DataFrame:
     """Runs every grid point with every seed and returns a polars DataFrame of summaries
     (one row per run and flow, grid values as columns); see `open_results`.
@@ -156,7 +182,8 @@ def sweep(
     The scenario is a file `path` or TOML `text=`. Runs already in `out` are skipped, so
     calling it again resumes; runs that failed before are run again only with
     `retry_failed=True`. `ray_address` runs the same sweep on a Ray cluster ("local" for a
-    local Ray).
+    local Ray). `linked` keys change together: `{"links.a.delay": ["10ms", "40ms"],
+    "links.b.delay": ["40ms", "10ms"]}` is two points, crossed with `grid`.
     """
     from tern.store import open_results
 
@@ -171,6 +198,7 @@ def sweep(
         ray_address=ray_address,
         retry_failed=retry_failed,
         on_progress=on_progress,
+        linked=linked,
     )
     if result.failures:
         first = next(iter(result.failures.values()))
@@ -193,6 +221,7 @@ def run_sweep(
     ray_address: str | None = None,
     retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
+    linked: Mapping[str, Iterable[Any]] | None = None,
 ) -> SweepResult:
     """The sweep itself; returns counts and failures instead of a frame. Runs that failed
     in an earlier invocation count as failures unless `retry_failed`, which runs them again.
@@ -200,7 +229,7 @@ def run_sweep(
     what is finished stays, so the same call resumes."""
     name, text = _source(path, text)
     base = dict(_overrides(set))
-    specs = plan(name, text, grid, seeds, base)
+    specs = plan(name, text, grid, seeds, base, linked)
     root = Path(out)
     for sub in ("runs", "failed", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
@@ -209,6 +238,7 @@ def run_sweep(
             {
                 "scenario": name,
                 "grid": {k: list(map(str, v)) for k, v in grid.items()},
+                "linked": {k: list(map(str, v)) for k, v in (linked or {}).items()},
                 "seeds": seeds,
                 "set": base,
             },

@@ -3,9 +3,10 @@
 A study lives in `scenarios/<id>/`:
 
 * `study.toml` — title, the `[paper]` it reproduces (title, authors, affiliation, venue,
-  year), the experiments (a scenario file, a grid of overrides and a number of seeds, each
-  with a smaller `quick` variant) and the **claims**: each published number with the SQL that
-  computes Tern's value from the results store and the tolerance it is held to;
+  year), the experiments (a scenario file, a grid of overrides, optionally keys `linked` to
+  change together, and a number of seeds, each with a smaller `quick` variant) and the
+  **claims**: each published number with the SQL that computes Tern's value from the results
+  store and the tolerance it is held to;
 * the scenario files the experiments name, inside the study's folder.
 
 Study ids and experiment names are identifiers (`NAME_PATTERN`: letters, digits, `_` and
@@ -63,12 +64,15 @@ class Experiment:
     grid: dict[str, list[str]]
     seeds: int
     set: dict[str, str]
+    #: Keys whose values go together, position by position (`tern.sweeps.linked_points`).
+    linked: dict[str, list[str]] = field(default_factory=dict)
     #: The same experiment with its `quick` settings applied (None for the quick one itself).
     quick: Experiment | None = None
 
     @property
     def runs(self) -> int:
-        return math.prod(len(v) for v in self.grid.values()) * self.seeds
+        points = len(next(iter(self.linked.values()), [None]))
+        return math.prod(len(v) for v in self.grid.values()) * points * self.seeds
 
 
 @dataclass(frozen=True)
@@ -172,17 +176,33 @@ def _strings(table: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.items()}
 
 
+def _values(v: Any) -> list[str]:
+    """A swept key's values as strings (one value stands for a list of one)."""
+    return [str(x) for x in (v if isinstance(v, list) else [v])]
+
+
 def _experiment(
     table: dict[str, Any], where: str, name: str, scenario: Path, base: Experiment | None = None
 ) -> Experiment:
     """An experiment's grid, seeds and overrides from `table`, on top of `base` if given."""
     grid = dict(base.grid) if base else {}
     for k, v in _take(table, "grid", dict, where, {}).items():
-        grid[k] = [str(x) for x in (v if isinstance(v, list) else [v])]
+        grid[k] = _values(v)
+    # Linked lists are replaced whole: their lengths must stay equal.
+    linked = _take(table, "linked", dict, where, None)
+    if linked is None:
+        linked = dict(base.linked) if base else {}
+    else:
+        linked = {k: _values(v) for k, v in linked.items()}
+    try:
+        sweeps.linked_points(linked)
+    except ValueError as e:
+        raise StudyError(f"{where}.linked: {e}") from None
     return Experiment(
         name=name,
         scenario=scenario,
         grid=grid,
+        linked=linked,
         seeds=_take(table, "seeds", int, where, base.seeds if base else 1),
         set={**(base.set if base else {}), **_strings(_take(table, "set", dict, where, {}))},
     )
@@ -344,6 +364,7 @@ def reproduce(
         sweep = sweeps.run_sweep(
             e.scenario,
             e.grid,
+            linked=e.linked,
             seeds=e.seeds,
             out=folder / e.name,
             jobs=jobs,
