@@ -36,8 +36,26 @@ def test_quick_computes_every_claim_and_draws_every_figure(quick):
         "mtu",
         "sack",
         "sack-cwnd",
+        "split",
     ]
     assert (quick.out / "report.md").is_file()
+
+
+def test_without_loss_tcp_sees_only_the_round_trip_not_its_split(quick):
+    # Every split of the quick run holds per-PDU + core delay at 220 ms one way, so without
+    # PDU loss (and an RLC whose settings keep up) the 16 KiB window-limited download takes
+    # the same time whatever the split: window / round trip does not depend on where the
+    # round trip is spent. 1 %: the per-PDU share adds at most one 10 ms TTI of alignment.
+    con = store.connect(quick.out / "split")
+    rows = con.sql(
+        """SELECT "links.radio.delay", "links.core.delay", 8e6 / tcp_transfer_time_s
+           FROM runs WHERE flow = 'download' AND "links.radio.rlc.pdu_loss.p" = '0'
+             AND "flows.download.transport.recv_buffer" = '16KiB'"""
+    ).fetchall()
+    assert len(rows) >= 3
+    assert {int(pdu[:-2]) + int(core[:-2]) for pdu, core, _ in rows} == {220}
+    speeds = [r[2] for r in rows]
+    assert max(speeds) / min(speeds) < 1.01, rows
 
 
 def test_round_trip_independent_statements_of_the_study_hold(quick):
