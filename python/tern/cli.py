@@ -3,194 +3,34 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from tern import _core, runner
-
-app = typer.Typer(
-    help="Tern: a deterministic packet-level simulator of transport protocols over "
-    "mobile and wireless networks.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from tern.cli_common import (
+    EXIT_BUG,
+    ScenarioArg,
+    SeedOpt,
+    SetOpt,
+    _check_out,
+    _fail,
+    _interrupted,
+    _LiveProgress,
+    _one_line,
+    _parse_sets,
+    _print_summary,
+    _read,
+    app,
+    err,
+    out,
+    ray_install_hint,
 )
-err = Console(stderr=True)
-out = Console()
-
-#: Exit code for bad input (scenario files, flags), as for command-line usage errors.
-EXIT_BAD_INPUT = 2
-#: Exit code for an internal error of Tern.
-EXIT_BUG = 3
-#: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
-
-ScenarioArg = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--seed",
-        help="Master seed; replaces sim.seed of the file.",
-        min=0,
-        max=runner.MAX_SEED,
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        help="Override a key, e.g. --set links.access.rate=5Mbps (array elements by name). "
-        "Repeatable.",
-        show_default=False,
-    ),
-]
-
-
-def _fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _interrupted(what: str) -> typer.Exit:
-    """Ctrl-C: one line, and the exit code of a process stopped by SIGINT."""
-    err.print(f"interrupted: {escape(what)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INTERRUPTED)
-
-
-def _parse_sets(sets: list[str] | None) -> dict[str, str]:
-    parsed: dict[str, str] = {}
-    for item in sets or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise _fail(f"--set {item!r}: expected KEY=VALUE, like links.access.rate=5Mbps")
-        parsed[key.strip()] = value.strip()
-    return parsed
-
-
-def _read(path: Path) -> None:
-    if not path.is_file():
-        raise _fail(f"{path}: no such scenario file")
-
-
-def _check_out(folder: Path, flag: str = "--out") -> None:
-    """Fails, before anything runs, unless `folder` is a folder Tern can write into or create."""
-    for p in (folder, *folder.absolute().parents):
-        if p.exists():
-            if not p.is_dir():
-                raise _fail(f"{flag} {folder}: {p} is a file, not a folder")
-            if not os.access(p, os.W_OK | os.X_OK):
-                raise _fail(f"{flag} {folder}: cannot write into {p} (permission denied)")
-            return
-
-
-def ray_install_hint() -> str:
-    """The command that installs Ray for this Tern: its checkout's `[ray]` extra when Tern
-    runs from a checkout (Tern is not on PyPI), else Ray itself."""
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file() and (checkout / "crates").is_dir():
-        return f"pip install '{checkout}[ray]'"
-    return "pip install 'ray>=2.9'"
-
-
-class _LiveProgress:
-    """A progress bar of simulated time, shown once a run has taken over 2 s."""
-
-    def __init__(self, label: str, enabled: bool):
-        self.label = label
-        self.enabled = enabled
-        self.started = time.monotonic()
-        self.bar: Progress | None = None
-        self.task = None
-
-    def __call__(self, now: float, end: float) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.started < 2.0:
-                return
-            self.bar = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=end)
-        self.bar.update(self.task, completed=now)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _print_summary(summary: dict) -> None:
-    flows = Table(title="Flows", title_justify="left")
-    for col in ("flow", "app", "delivered", "goodput", "loss / retx", "p50", "p99"):
-        flows.add_column(col, justify="left" if col in ("flow", "app") else "right")
-    for name, f in summary["flows"].items():
-        d = f.get("delay_s") or f.get("rtt_s")
-        tcp = f.get("tcp")
-        if tcp:
-            retx = tcp["retransmits_fast"] + tcp["retransmits_rto"] + tcp["retransmits_sack"]
-            loss = f"{retx} retx, {tcp['rto_expiries']} RTO"
-        elif quic := f.get("quic"):
-            loss = f"{quic['packets_lost']} pkts lost"
-        elif tfrc := f.get("tfrc"):
-            loss = f"{f['messages_lost']} lost, p {tfrc['final_p']:.4f}"
-        else:
-            loss = f"{f['messages_lost']} ({100 * f['loss_rate']:.2f} %)"
-        kind = "rtt" if "rtt_s" in f else "delay"
-        flows.add_row(
-            name,
-            f"{f['app']}/{f['transport']}",
-            f"{f['bytes_delivered'] / 1e6:.3f} MB",
-            f"{f['goodput_bps'] / 1e6:.3f} Mbit/s",
-            loss,
-            f"{kind} {1e3 * d['p50']:.1f} ms" if d else "-",
-            f"{1e3 * d['p99']:.1f} ms" if d else "-",
-        )
-    links = Table(title="Links", title_justify="left")
-    for col in ("link", "direction", "sent", "drops q/aqm/loss", "queue mean", "queue max", "util"):
-        links.add_column(col, justify="left" if col in ("link", "direction") else "right")
-    for name, dirs in summary["links"].items():
-        for direction, c in dirs.items():
-            dr = c["drops"]
-            links.add_row(
-                name,
-                direction,
-                str(c["tx_packets"]),
-                f"{dr['queue']}/{dr['aqm']}/{dr['loss']}",
-                f"{c['queue_mean_packets']:.2f} pkt",
-                f"{c['queue_max_packets']} pkt",
-                f"{100 * c['utilization']:.1f} %",
-            )
-    out.print(flows)
-    out.print(links)
-
-
-def _one_line(summary: dict) -> str:
-    """The summary of a run in one line, however many flows and links it has."""
-    flows = summary["flows"].values()
-    delivered = sum(f["bytes_delivered"] for f in flows)
-    goodput = sum(f["goodput_bps"] for f in flows)
-    drops = sum(
-        sum(c["drops"].values()) for dirs in summary["links"].values() for c in dirs.values()
-    )
-    return (
-        f"{len(flows)} flows: {delivered / 1e6:.3f} MB delivered, {goodput / 1e6:.3f} Mbit/s "
-        f"goodput in all; {len(summary['links'])} links: {drops} packets dropped"
-    )
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""`tern emulate`: the command line of `tern.emulate` (registered on `tern.cli.app`)."""
+"""`tern emulate`: the command line of `tern.emulate` (registered on the `tern` app)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 
 from tern import _core
 from tern import emulation as emu
-from tern.cli import (
+from tern.cli_common import (
     EXIT_BUG,
     SeedOpt,
     SetOpt,

@@ -33,7 +33,7 @@ mod tests;
 pub use capture::{CaptureOutput, Captures};
 pub use error::TraceError;
 pub use kind::{Kind, Type};
-pub use record::{Record, Schema, TableId, Value};
+pub use record::{Record, Schema, Value};
 pub use records::*;
 pub use sink::{TraceConfig, TraceOutput, Traces, DEFAULT_MAX_TRACE_MEMORY};
 pub use table::{Column, ColumnData, RowWriter, Table};

@@ -1,9 +1,11 @@
 //! What a trace record is: the [`Record`] trait, the [`Value`]s its fields hold, the
-//! [`TableId`] of every table, and the `record!` macro that declares a kind.
+//! `record!` macro that declares a kind, and the `tables!` macro that lists every table
+//! once (in `records`).
 
 use super::kind::{Kind, Type};
 use super::table::RowWriter;
 use crate::engine::SimTime;
+use crate::scenario::RecordKind;
 
 /// Declares a trace record: a struct whose fields, in order, are the columns of its table
 /// (a field's name is its column's name, its type gives the column's kind through
@@ -12,7 +14,7 @@ use crate::engine::SimTime;
 /// ```text
 /// record! {
 ///     /// TCP congestion window at every change.
-///     CwndRecord<'a> => Cwnd, "cwnd" {
+///     CwndRecord<'a> => "cwnd" {
 ///         time: SimTime,
 ///         flow: &'a str,
 ///         ssthresh: Option<u64>,
@@ -22,7 +24,7 @@ use crate::engine::SimTime;
 macro_rules! record {
     (
         $(#[$meta:meta])*
-        $name:ident $(<$lt:lifetime>)? => $table:ident, $table_name:literal {
+        $name:ident $(<$lt:lifetime>)? => $table_name:literal {
             $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),+ $(,)?
         }
     ) => {
@@ -33,7 +35,6 @@ macro_rules! record {
         }
 
         impl $(<$lt>)? $crate::trace::record::Record for $name $(<$lt>)? {
-            const TABLE: $crate::trace::record::TableId = $crate::trace::record::TableId::$table;
             const NAME: &'static str = $table_name;
             const COLUMNS: &'static [(&'static str, $crate::trace::kind::Kind)] =
                 &[ $( (stringify!($field), <$ty as $crate::trace::record::Value>::KIND) ),+ ];
@@ -43,6 +44,42 @@ macro_rules! record {
                 $( $crate::trace::record::Value::put(&self.$field, row); )+
             }
         }
+    };
+}
+
+/// Lists every table once, in the order a run lists them, each as its record and the
+/// [`RecordKind`] that turns it on; generates [`TableId`](super::records::TableId), the
+/// [`Tabled`](super::records::Tabled) implementation of every record, and
+/// [`SCHEMAS`](super::records::SCHEMAS). A new trace is a `record!` and one line here.
+macro_rules! tables {
+    ( $( $name:ident $(<$lt:lifetime>)? => $kind:ident ),+ $(,)? ) => {
+        /// The recorded tables, in the order a run lists them (one per record).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum TableId {
+            $( $name, )+
+        }
+
+        impl TableId {
+            /// How many tables there are.
+            pub const COUNT: usize = [$( TableId::$name ),+].len();
+        }
+
+        /// A record with its table: where [`Traces`](crate::trace::Traces) keeps it.
+        pub trait Tabled: $crate::trace::record::Record {
+            /// The table it goes to.
+            const TABLE: TableId;
+        }
+
+        $(
+            impl $(<$lt>)? Tabled for $name $(<$lt>)? {
+                const TABLE: TableId = TableId::$name;
+            }
+        )+
+
+        /// Every table's schema, in [`TableId`] order.
+        pub const SCHEMAS: [$crate::trace::record::Schema; TableId::COUNT] = [
+            $( $crate::trace::record::Schema::of::<$name>($crate::scenario::RecordKind::$kind), )+
+        ];
     };
 }
 
@@ -116,40 +153,8 @@ impl<T: Value> Value for Option<T> {
     }
 }
 
-/// The recorded tables, in the order a run lists them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TableId {
-    Queue,
-    Delay,
-    Drops,
-    Rtt,
-    Cwnd,
-    Rto,
-    Retransmits,
-    Handovers,
-    Switcher,
-    Rlc,
-    RlcSdu,
-    Wifi,
-    WifiRx,
-    RetryOut,
-    Roaming,
-    Rssi,
-    Quic,
-    Segments,
-    PathStatus,
-    Tfrc,
-}
-
-impl TableId {
-    /// How many tables there are.
-    pub const COUNT: usize = 20;
-}
-
 /// One kind of trace record: a row of table [`Record::NAME`].
 pub trait Record {
-    /// The table it goes to.
-    const TABLE: TableId;
     /// The table's name (and the Parquet file's stem).
     const NAME: &'static str;
     /// Column names and kinds, in order: one per field.
@@ -158,21 +163,22 @@ pub trait Record {
     fn write(&self, row: &mut RowWriter<'_>);
 }
 
-/// The name and columns of a table, as its record kind declares them.
+/// The name and columns of a table, as its record declares them, and the kind in a
+/// scenario's `record = [...]` that turns it on.
 #[derive(Clone, Copy, Debug)]
 pub struct Schema {
-    pub table: TableId,
     pub name: &'static str,
     pub columns: &'static [(&'static str, Kind)],
+    pub kind: RecordKind,
 }
 
 impl Schema {
-    /// The schema of record kind `R`.
-    pub const fn of<R: Record>() -> Schema {
+    /// The schema of record `R`, recorded when the scenario asks for `kind`.
+    pub const fn of<R: Record>(kind: RecordKind) -> Schema {
         Schema {
-            table: R::TABLE,
             name: R::NAME,
             columns: R::COLUMNS,
+            kind,
         }
     }
 

@@ -1,14 +1,14 @@
 //! The trace record kinds: one struct per table, its fields the table's columns in order.
 //!
 //! Times (`SimTime`) are written in seconds, flags (`bool`) as 0/1, `Option` fields as
-//! nullable columns. [`SCHEMAS`] lists every table in [`TableId`] order.
+//! nullable columns. The `tables!` list at the end names every table once, with the kind
+//! of `record = [...]` that turns it on; [`SCHEMAS`] and [`TableId`] come from it.
 
-use super::record::{Schema, TableId};
 use crate::engine::SimTime;
 
 record! {
     /// Queue length of a link direction, at every change.
-    QueueRecord<'a> => Queue, "queue" {
+    QueueRecord<'a> => "queue" {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
@@ -19,7 +19,7 @@ record! {
 
 record! {
     /// A message reached its receiving application: its one-way delay.
-    DelayRecord<'a> => Delay, "delay" {
+    DelayRecord<'a> => "delay" {
         time: SimTime,
         flow: &'a str,
         seq: u64,
@@ -34,7 +34,7 @@ record! {
 
 record! {
     /// A packet dropped, with where and why.
-    DropRecord<'a> => Drops, "drops" {
+    DropRecord<'a> => "drops" {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
@@ -47,7 +47,7 @@ record! {
 
 record! {
     /// A ping reply came back `rtt` after its request left.
-    RttRecord<'a> => Rtt, "rtt" {
+    RttRecord<'a> => "rtt" {
         time: SimTime,
         flow: &'a str,
         seq: u64,
@@ -57,7 +57,7 @@ record! {
 
 record! {
     /// A TCP endpoint's congestion window changed.
-    CwndRecord<'a> => Cwnd, "cwnd" {
+    CwndRecord<'a> => "cwnd" {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
@@ -73,7 +73,7 @@ record! {
     /// time, as tcptrace draws them from a capture). Sequence and acknowledgment numbers are
     /// offsets from the endpoint's and its peer's initial sequence numbers (the SYN is 0,
     /// the first data byte 1), so a transfer's bytes count from 1 whatever the ISNs.
-    SegmentRecord<'a> => Segments, "segments" {
+    SegmentRecord<'a> => "segments" {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
@@ -90,7 +90,7 @@ record! {
 
 record! {
     /// A TCP endpoint's RTT estimator after a sample (RFC 6298).
-    RtoRecord<'a> => Rto, "rto" {
+    RtoRecord<'a> => "rto" {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
@@ -103,7 +103,7 @@ record! {
 record! {
     /// A TCP retransmission (`kind` fast, rto, sack, probe, speculative), an RTO expiry
     /// (`rto_expiry`) or a spurious RTO found (`spurious_rto`).
-    RetransmitRecord<'a> => Retransmits, "retransmits" {
+    RetransmitRecord<'a> => "retransmits" {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
@@ -122,7 +122,7 @@ record! {
 
 record! {
     /// A cellular handover completed.
-    HandoverRecord<'a> => Handovers, "handovers" {
+    HandoverRecord<'a> => "handovers" {
         time: SimTime,
         link: &'a str,
         ue: &'a str,
@@ -134,7 +134,7 @@ record! {
 
 record! {
     /// A `ConnectionSwitcher` event: a notice sent or received, a handover, a switch.
-    SwitcherRecord<'a> => Switcher, "switcher" {
+    SwitcherRecord<'a> => "switcher" {
         time: SimTime,
         flow: &'a str,
         event: &'a str,
@@ -147,7 +147,7 @@ record! {
 
 record! {
     /// RLC AM in one TTI and direction: sender buffer, PDUs sent and retransmitted.
-    RlcRecord<'a> => Rlc, "rlc" {
+    RlcRecord<'a> => "rlc" {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
@@ -159,7 +159,7 @@ record! {
 
 record! {
     /// An SDU reassembled by RLC AM: its delay across the RLC.
-    RlcSduRecord<'a> => RlcSdu, "rlc_sdu" {
+    RlcSduRecord<'a> => "rlc_sdu" {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
@@ -170,7 +170,7 @@ record! {
 
 record! {
     /// An 802.11 PPDU on the air.
-    WifiRecord<'a> => Wifi, "wifi" {
+    WifiRecord<'a> => "wifi" {
         time: SimTime,
         bss: &'a str,
         from: &'a str,
@@ -189,7 +189,7 @@ record! {
 
 record! {
     /// An MPDU an 802.11 receiver's PHY passed up, with a good or a bad FCS.
-    WifiRxRecord<'a> => WifiRx, "wifi_rx" {
+    WifiRxRecord<'a> => "wifi_rx" {
         time: SimTime,
         bss: &'a str,
         from: &'a str,
@@ -204,7 +204,7 @@ record! {
     /// An 802.11n AP's driver declared an MPDU from a station lost: it failed its FCS more
     /// times than the retry-out index allows (the wlan-bufferbloat study's mechanism,
     /// [`crate::wifi::retry_out`]).
-    RetryOutRecord<'a> => RetryOut, "retry_out" {
+    RetryOutRecord<'a> => "retry_out" {
         time: SimTime,
         bss: &'a str,
         station: &'a str,
@@ -220,7 +220,7 @@ record! {
 
 record! {
     /// An 802.11 station left an AP or joined one.
-    RoamingRecord<'a> => Roaming, "roaming" {
+    RoamingRecord<'a> => "roaming" {
         time: SimTime,
         station: &'a str,
         event: &'a str,
@@ -232,7 +232,7 @@ record! {
 
 record! {
     /// The RSSI of an AP's beacon at one of its stations.
-    RssiRecord<'a> => Rssi, "rssi" {
+    RssiRecord<'a> => "rssi" {
         time: SimTime,
         station: &'a str,
         bss: &'a str,
@@ -245,7 +245,7 @@ record! {
     /// A QUIC endpoint's path state from the stack's own statistics, whenever its congestion
     /// window, smoothed RTT or lost-packet count changed; keyed by path id from the start
     /// (0 for single-path QUIC).
-    QuicRecord<'a> => Quic, "quic" {
+    QuicRecord<'a> => "quic" {
         time: SimTime,
         flow: &'a str,
         /// "client" or "server".
@@ -267,7 +267,7 @@ record! {
 record! {
     /// A change of class of the RSSI-threshold scheduler (mpquic-rssi), with the status it
     /// gives each path ("available" or "backup"; "none" before the first sample).
-    PathStatusRecord<'a> => PathStatus, "path_status" {
+    PathStatusRecord<'a> => "path_status" {
         time: SimTime,
         flow: &'a str,
         /// The Wi-Fi interface's RSSI sample (−inf: not associated).
@@ -284,7 +284,7 @@ record! {
 record! {
     /// A TFRC sender's state after every feedback packet and every no-feedback timeout
     /// (RFC 5348 §4.3–4.4).
-    TfrcRecord<'a> => Tfrc, "tfrc" {
+    TfrcRecord<'a> => "tfrc" {
         time: SimTime,
         flow: &'a str,
         /// "feedback" or "nofeedback".
@@ -300,26 +300,25 @@ record! {
     }
 }
 
-/// Every table's schema, in [`TableId`] order (the order a run lists its tables).
-pub const SCHEMAS: [Schema; TableId::COUNT] = [
-    Schema::of::<QueueRecord>(),
-    Schema::of::<DelayRecord>(),
-    Schema::of::<DropRecord>(),
-    Schema::of::<RttRecord>(),
-    Schema::of::<CwndRecord>(),
-    Schema::of::<RtoRecord>(),
-    Schema::of::<RetransmitRecord>(),
-    Schema::of::<HandoverRecord>(),
-    Schema::of::<SwitcherRecord>(),
-    Schema::of::<RlcRecord>(),
-    Schema::of::<RlcSduRecord>(),
-    Schema::of::<WifiRecord>(),
-    Schema::of::<WifiRxRecord>(),
-    Schema::of::<RetryOutRecord>(),
-    Schema::of::<RoamingRecord>(),
-    Schema::of::<RssiRecord>(),
-    Schema::of::<QuicRecord>(),
-    Schema::of::<SegmentRecord>(),
-    Schema::of::<PathStatusRecord>(),
-    Schema::of::<TfrcRecord>(),
-];
+tables! {
+    QueueRecord<'a> => Queue,
+    DelayRecord<'a> => Delay,
+    DropRecord<'a> => Drops,
+    RttRecord<'a> => Rtt,
+    CwndRecord<'a> => Cwnd,
+    RtoRecord<'a> => Rto,
+    RetransmitRecord<'a> => Retransmits,
+    HandoverRecord<'a> => Handovers,
+    SwitcherRecord<'a> => Switcher,
+    RlcRecord<'a> => Rlc,
+    RlcSduRecord<'a> => Rlc,
+    WifiRecord<'a> => Wifi,
+    WifiRxRecord<'a> => WifiRx,
+    RetryOutRecord<'a> => RetryOut,
+    RoamingRecord<'a> => Roaming,
+    RssiRecord<'a> => Rssi,
+    QuicRecord<'a> => Quic,
+    SegmentRecord<'a> => Segments,
+    PathStatusRecord<'a> => PathStatus,
+    TfrcRecord<'a> => Tfrc,
+}

@@ -4,8 +4,7 @@ use std::path::PathBuf;
 
 use super::error::TraceError;
 use super::file::ParquetTable;
-use super::record::{Record, TableId};
-use super::records::SCHEMAS;
+use super::records::{TableId, Tabled, SCHEMAS};
 use super::table::{RowWriter, Table};
 use crate::scenario::RecordKind;
 
@@ -71,33 +70,6 @@ pub struct Traces {
     error: Option<TraceError>,
 }
 
-/// The tables a recorded kind fills.
-fn tables_of(kind: RecordKind) -> &'static [TableId] {
-    match kind {
-        RecordKind::Queue => &[TableId::Queue],
-        RecordKind::Delay => &[TableId::Delay],
-        RecordKind::Drops => &[TableId::Drops],
-        RecordKind::Rtt => &[TableId::Rtt],
-        RecordKind::Cwnd => &[TableId::Cwnd],
-        RecordKind::Rto => &[TableId::Rto],
-        RecordKind::Retransmits => &[TableId::Retransmits],
-        RecordKind::Handovers => &[TableId::Handovers],
-        RecordKind::Switcher => &[TableId::Switcher],
-        RecordKind::Rlc => &[TableId::Rlc, TableId::RlcSdu],
-        RecordKind::Wifi => &[TableId::Wifi],
-        RecordKind::WifiRx => &[TableId::WifiRx],
-        RecordKind::RetryOut => &[TableId::RetryOut],
-        RecordKind::Roaming => &[TableId::Roaming],
-        RecordKind::Rssi => &[TableId::Rssi],
-        RecordKind::Quic => &[TableId::Quic],
-        RecordKind::Segments => &[TableId::Segments],
-        RecordKind::PathStatus => &[TableId::PathStatus],
-        RecordKind::Tfrc => &[TableId::Tfrc],
-        // Captures are files, not tables: see `World`.
-        RecordKind::Pcap | RecordKind::Qlog => &[],
-    }
-}
-
 impl Traces {
     /// Tables for the recorded `kinds`, in memory with the default cap.
     pub fn in_memory(kinds: &[RecordKind]) -> Traces {
@@ -120,8 +92,11 @@ impl Traces {
                 message: e.to_string(),
             })?;
         }
-        for &id in kinds.iter().flat_map(|&k| tables_of(k)) {
-            let schema = &SCHEMAS[id as usize];
+        // A kind turns on its tables (`rlc`: two); captures and qlog are files, not tables.
+        for (id, schema) in SCHEMAS.iter().enumerate() {
+            if !kinds.contains(&schema.kind) {
+                continue;
+            }
             let file = match &config.dir {
                 Some(dir) => {
                     let path = dir.join(format!("{}.parquet", schema.name));
@@ -134,7 +109,7 @@ impl Traces {
             } else {
                 MEMORY_CHECK_ROWS
             };
-            traces.slots[id as usize] = Some(Slot {
+            traces.slots[id] = Some(Slot {
                 table: Table::new(schema.name, schema.columns),
                 file,
                 room,
@@ -145,13 +120,13 @@ impl Traces {
 
     /// Whether records of kind `R` are kept: build a record only when this is true.
     #[inline]
-    pub fn wants<R: Record>(&self) -> bool {
+    pub fn wants<R: Tabled>(&self) -> bool {
         self.slots[R::TABLE as usize].is_some()
     }
 
     /// Records `r` if its kind is recorded.
     #[inline]
-    pub fn record<R: Record>(&mut self, r: &R) {
+    pub fn record<R: Tabled>(&mut self, r: &R) {
         if let Some(slot) = &mut self.slots[R::TABLE as usize] {
             r.write(&mut RowWriter::new(&mut slot.table));
             slot.room -= 1;

@@ -356,31 +356,3 @@ pub enum RecordKind {
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.
     Pcap,
 }
-
-impl RecordKind {
-    pub fn table_name(self) -> &'static str {
-        match self {
-            RecordKind::Queue => "queue",
-            RecordKind::Delay => "delay",
-            RecordKind::Drops => "drops",
-            RecordKind::Rtt => "rtt",
-            RecordKind::Cwnd => "cwnd",
-            RecordKind::Rto => "rto",
-            RecordKind::Retransmits => "retransmits",
-            RecordKind::Handovers => "handovers",
-            RecordKind::Switcher => "switcher",
-            RecordKind::Rlc => "rlc",
-            RecordKind::Wifi => "wifi",
-            RecordKind::WifiRx => "wifi_rx",
-            RecordKind::RetryOut => "retry_out",
-            RecordKind::Roaming => "roaming",
-            RecordKind::Rssi => "rssi",
-            RecordKind::Quic => "quic",
-            RecordKind::Segments => "segments",
-            RecordKind::PathStatus => "path_status",
-            RecordKind::Qlog => "qlog",
-            RecordKind::Tfrc => "tfrc",
-            RecordKind::Pcap => "pcap",
-        }
-    }
-}
