@@ -1,0 +1,176 @@
+"""The kernel's TCP through Tern's link (`tern emulate`, iperf3) against Tern's own TCP with the
+kernel's profile simulated on the same link (issue 21's comparison). Needs root, `ip`, iperf3
+and tshark; prints a Markdown table for benches/RESULTS.md.
+
+Link: 10 Mbit/s, 20 ms each way, DropTail 100 packets (ns-3's default device queue). Cases:
+- no loss, 10 s of bulk transfer: goodput;
+- 1 % Bernoulli loss on both directions, 10 s: goodput, retransmissions; the kernel with its
+  default CUBIC and with Reno (`iperf3 -C reno`), beside the Mathis et al. approximation
+  1.22 · MSS / (RTT · sqrt(p)) for Reno;
+- a 3 s outage of the forward direction from 4 s: the instants at which the sender retransmits
+  the first lost segment (the kernel's from the capture, Tern's RTO expiries from its trace).
+
+Tern's profile of the kernel: CUBIC (RFC 9438), SACK, timestamps, IW 10 (RFC 6928), 200 ms
+minimum RTO, F-RTO. Emulation runs are not deterministic; Tern's runs are (seeds 1-3 shown).
+
+Usage: sudo .venv/bin/python benches/linux_vs_tern.py   (from the repository root)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+import tern
+
+DURATION_S = 10
+LINK = """
+[sim]
+duration = "{duration}s"
+
+[[nodes]]
+name = "a"
+real = true
+
+[[nodes]]
+name = "b"
+real = true
+
+[[links]]
+name = "wire"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "100pkt" }}
+"""
+TERN_FLOW = """
+[[flows]]
+name = "bulk"
+from = "a"
+to = "b"
+app = {{ kind = "bulk" }}
+start = "{start}s"
+stop = "{stop}s"
+transport = {{ kind = "tcp", cc = "cubic", initial_window = 10, min_rto = "200ms", frto = true }}
+"""
+BERNOULLI = 'loss = { kind = "bernoulli", p = 0.01 }\n'
+OUTAGE = (
+    'loss = { kind = "outage", direction = "forward", windows = [{ at = "4s", for = "3s" }] }\n'
+)
+
+
+def linux(text: str, out: Path, iperf_args: str = "") -> tuple[dict, tern.Run]:
+    """iperf3 from a to b for DURATION_S, starting at 0.5 s; its JSON report and the run."""
+    report = out / "iperf3.json"
+    run = tern.emulate(
+        text=text,
+        out=out,
+        commands={
+            "a": [f"sleep 0.5; iperf3 -c {{b}} -t {DURATION_S} -J {iperf_args} > {report}"],
+            "b": ["iperf3 -s -1"],
+        },
+    )
+    return json.loads(report.read_text()), run
+
+
+def simulated(text: str, seed: int, start: float = 0.0) -> tern.Run:
+    sim = text.replace("real = true\n", "") + TERN_FLOW.format(start=start, stop=start + DURATION_S)
+    return tern.run(text=sim, seed=seed)
+
+
+def first_segment_retransmissions(pcap: Path, after: float) -> list[float]:
+    """Times (s) at which the first segment lost after `after` was sent again."""
+    cmd = [
+        "tshark",
+        "-r",
+        str(pcap),
+        "-n",
+        "-Y",
+        f"tcp.analysis.retransmission && frame.time_epoch > {after}",
+        "-T",
+        "fields",
+        "-e",
+        "frame.time_epoch",
+        "-e",
+        "tcp.seq_raw",
+    ]
+    rows = [line.split("\t") for line in subprocess.check_output(cmd, text=True).splitlines()]
+    first = rows[0][1]
+    return [float(t) for t, seq in rows if seq == first]
+
+
+def main() -> None:
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = LINK.format(duration=DURATION_S + 3)
+        rep, _ = linux(base, Path(tmp) / "clean")
+        got = rep["end"]["sum_received"]["bits_per_second"] / 1e6
+        terns = [
+            simulated(base, s).summary["flows"]["bulk"]["goodput_bps"] / 1e6 for s in (1, 2, 3)
+        ]
+        rows.append(
+            ("no loss: goodput (Mbit/s)", f"{got:.2f}", " / ".join(f"{g:.2f}" for g in terns))
+        )
+
+        lossy = base + BERNOULLI
+        for cc in ("cubic", "reno"):
+            # The kernel is not deterministic: three runs each.
+            runs = [linux(lossy, Path(tmp) / f"loss-{cc}-{k}", f"-C {cc}")[0] for k in range(3)]
+            got = " / ".join(
+                f"{r['end']['sum_received']['bits_per_second'] / 1e6:.2f}, "
+                f"{r['end']['sum_sent']['retransmits']}"
+                for r in runs
+            )
+            rows.append((f"1 % loss, kernel {cc}: goodput (Mbit/s), retransmissions", got, ""))
+        sims = [simulated(lossy, s).summary["flows"]["bulk"] for s in (1, 2, 3)]
+        tcp_retx = [
+            f["tcp"]["retransmits_fast"]
+            + f["tcp"]["retransmits_sack"]
+            + f["tcp"]["retransmits_rto"]
+            for f in sims
+        ]
+        rows.append(
+            (
+                "1 % loss, Tern CUBIC: goodput (Mbit/s), retransmissions",
+                "",
+                " / ".join(
+                    f"{f['goodput_bps'] / 1e6:.2f}, {r}"
+                    for f, r in zip(sims, tcp_retx, strict=True)
+                ),
+            )
+        )
+        mathis = 1.22 * 1448 * 8 / (0.040 * math.sqrt(0.01)) / 1e6
+        rows.append(
+            ("1 % loss, Mathis et al. for Reno at the base RTT (Mbit/s)", f"{mathis:.2f}", "")
+        )
+
+        cut = 'record = ["pcap"]\n' + LINK.format(duration=14) + OUTAGE
+        _, run = linux(cut, Path(tmp) / "outage")
+        kernel = first_segment_retransmissions(Path(tmp) / "outage" / "wire.forward.pcap", 3.9)
+        sim = simulated(cut.replace('record = ["pcap"]', 'record = ["retransmits"]'), 1, 0.5)
+        expiries = sim.series("retransmits").filter(pl.col("kind") == "rto_expiry")["time"]
+        rows.append(
+            (
+                "3 s outage from 4 s: first lost segment resent at (s)",
+                ", ".join(f"{t:.3f}" for t in kernel),
+                ", ".join(f"{t:.3f}" for t in expiries),
+            )
+        )
+        lateness = run.summary["emulation"]["lateness"]
+    print(
+        "| case | Linux (kernel TCP, iperf3; runs 1 / 2 / 3 where several) "
+        "| Tern TCP, seeds 1 / 2 / 3 |"
+    )
+    print("|---|---|---|")
+    for case, lin, tern_value in rows:
+        print(f"| {case} | {lin} | {tern_value} |")
+    print(f"\nlateness of the outage run: p99 {lateness['p99_us']} µs, max {lateness['max_us']} µs")
+
+
+if __name__ == "__main__":
+    main()
