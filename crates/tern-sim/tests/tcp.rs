@@ -324,3 +324,39 @@ fn segments_trace_is_deterministic() {
     assert_eq!(u64s(a, "seq"), u64s(b, "seq"));
     assert_eq!(opt_u64s(a, "ack"), opt_u64s(b, "ack"));
 }
+
+/// The first drop at the bottleneck and the first time ssthresh is set (the end of the
+/// first slow start), CUBIC on the p2p example for 2 s, with or without HyStart++.
+fn slow_start_end(hystart: &str) -> (f64, f64) {
+    let out = example(&[
+        ("sim.duration", "2s"),
+        ("record", r#"["cwnd", "drops"]"#),
+        ("flows.bulk.transport.cc", "cubic"),
+        ("flows.bulk.transport.hystart", hystart),
+    ]);
+    let drops = f64s(table(&out, "drops"), "time");
+    let cwnd = table(&out, "cwnd");
+    let set = opt_u64s(cwnd, "ssthresh");
+    let times = f64s(cwnd, "time");
+    let exit = times[set
+        .iter()
+        .position(Option::is_some)
+        .expect("slow start ends")];
+    (drops.first().copied().unwrap_or(f64::INFINITY), exit)
+}
+
+#[test]
+fn hystart_leaves_slow_start_before_the_queue_overflows() {
+    // 10 Mbit/s, 40 ms RTT, 100 packets of queue: standard slow start (×1.5 per round with
+    // delayed ACKs) overshoots BDP + queue (33 + 100 packets) and ends with a loss.
+    // HyStart++ (RFC 9406 §4.2) sees the round's minimum RTT grow by RttThresh
+    // (clamp(40 ms / 8, 4, 16) = 5 ms, four packets of standing queue) long before the
+    // queue fills, and leaves slow start, through CSS, before any drop.
+    let (drop, exit) = slow_start_end("false");
+    assert!(
+        drop < exit,
+        "standard slow start: first drop {drop} s, exit {exit} s"
+    );
+    let (drop, exit) = slow_start_end("true");
+    assert!(exit < drop, "HyStart++: exit {exit} s, first drop {drop} s");
+}

@@ -182,6 +182,15 @@ impl CongestionControl for Cubic {
     fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
         self.cwnd = (ev.cwnd as f64 / self.smss).max(1.0);
     }
+
+    /// RFC 9438 §4.10: leaving the first slow start without a loss, W_max is undefined:
+    /// cwnd_prior = cwnd, and congestion avoidance begins with K = 0 and W_max = cwnd
+    /// (what `begin_epoch` does with no earlier reduction).
+    fn exit_slow_start(&mut self, _now: SimTime) {
+        self.ssthresh = self.cwnd;
+        self.cwnd_prior = self.cwnd;
+        self.epoch_start = None;
+    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,11 @@
 //! [`new_controller`].
 
 mod cubic;
+mod hystart;
 mod newreno;
 
 pub use cubic::Cubic;
+pub use hystart::HyStartPlusPlus;
 pub use newreno::NewReno;
 
 use crate::time::SimTime;
@@ -149,19 +151,29 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent);
     /// F-RTO resumed conventional RTO recovery: set cwnd to `ev.cwnd`.
     fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent);
+    /// Slow start ends without a loss (HyStart++, RFC 9406 §4.2): congestion avoidance
+    /// begins at the current window (`ssthresh = cwnd`).
+    fn exit_slow_start(&mut self, now: SimTime);
 }
 
 /// Builds the configured controller for sender MSS `smss` and initial
 /// window `iw` bytes.
+/// With `hystart`, its initial slow start follows HyStart++ (RFC 9406).
 pub fn new_controller(
     kind: CcKind,
     smss: u32,
     iw: u64,
     fast_convergence: bool,
+    hystart: bool,
 ) -> Box<dyn CongestionControl> {
-    match kind {
+    let cc: Box<dyn CongestionControl> = match kind {
         CcKind::NewReno => Box::new(NewReno::new(smss, iw)),
         CcKind::Cubic => Box::new(Cubic::new(smss, iw, fast_convergence)),
+    };
+    if hystart {
+        Box::new(HyStartPlusPlus::new(cc, smss))
+    } else {
+        cc
     }
 }
 

@@ -5,6 +5,7 @@ use super::{
     half_flight, slow_start_increase, AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent,
     SpuriousRtoEvent,
 };
+use crate::time::SimTime;
 
 /// RFC 5681 slow start and congestion avoidance with appropriate byte
 /// counting (RFC 5681 §3.1 / RFC 3465): in congestion avoidance cwnd grows
@@ -80,6 +81,10 @@ impl CongestionControl for NewReno {
 
     fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
         self.cwnd = ev.cwnd.max(self.smss);
+    }
+
+    fn exit_slow_start(&mut self, _now: SimTime) {
+        self.ssthresh = self.cwnd;
     }
 }
 

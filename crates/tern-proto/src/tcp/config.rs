@@ -92,6 +92,8 @@ pub struct Config {
     pub time_wait: SimTime,
     /// CUBIC fast convergence (RFC 9438 §4.7).
     pub cubic_fast_convergence: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start.
+    pub hystart: bool,
     /// F-RTO: detect spurious retransmission timeouts (RFC 5682; the
     /// SACK-enhanced algorithm of §3 when SACK is negotiated, the basic one
     /// of §2 otherwise) and answer a detected one with the Eifel response
@@ -150,6 +152,7 @@ impl Default for Config {
             max_retries: 15,
             time_wait: SimTime::from_secs(60),
             cubic_fast_convergence: true,
+            hystart: false,
             frto: false,
             rlci: false,
             rlci_reset_path: false,
@@ -183,6 +186,7 @@ impl Config {
             smss,
             self.initial_window.bytes(smss),
             self.cubic_fast_convergence,
+            self.hystart,
         )
     }
 }

@@ -588,6 +588,10 @@ mod tests {
         fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
             self.inner.on_frto_fallback(ev);
         }
+
+        fn exit_slow_start(&mut self, now: SimTime) {
+            self.inner.exit_slow_start(now);
+        }
     }
 
     fn deliver(from: &mut Connection, to: &mut Connection, now: SimTime) -> usize {

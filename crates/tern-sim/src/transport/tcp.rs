@@ -51,6 +51,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         send_buffer: spec.send_buffer.0,
         recv_buffer: spec.recv_buffer.0,
         frto: spec.frto,
+        hystart: spec.hystart,
         rlci: spec.rlci,
         ..Config::default()
     }

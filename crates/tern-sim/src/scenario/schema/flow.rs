@@ -228,6 +228,12 @@ pub struct TcpSpec {
     /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
     #[serde(default)]
     pub frto: bool,
+    /// HyStart++ (RFC 9406): the initial slow start ends when the round trip grows by
+    /// clamp(RTT/8, 4 ms, 16 ms), through five rounds of Conservative Slow Start, before
+    /// a queue overflows. Off by default (RFC 5681 slow start); Windows and FreeBSD ship
+    /// it, Linux's CUBIC has the older HyStart of Ha and Rhee with the same delay rule.
+    #[serde(default)]
+    pub hystart: bool,
     /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
     /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
     /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and
