@@ -205,8 +205,7 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
-                let error = self.traces.error().or(self.captures.error()).cloned();
-                if let Some(error) = error.or_else(|| self.qlogs.error()) {
+                if let Some(error) = self.output_error() {
                     self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
                 }
@@ -265,6 +264,13 @@ impl World {
             captures,
             capture_files: [streamed.files, qlogs.files].concat(),
         })
+    }
+
+    /// The first failure to keep the run's outputs: traces over their memory cap, or a trace,
+    /// capture or qlog file that could not be written.
+    fn output_error(&self) -> Option<TraceError> {
+        let error = self.traces.error().or(self.captures.error()).cloned();
+        error.or_else(|| self.qlogs.error())
     }
 
     /// Removes what a run that stops early had written (trace, capture and qlog files).

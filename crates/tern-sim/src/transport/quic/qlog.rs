@@ -8,7 +8,8 @@
 //!   the count only in its qlog, in `quic:recovery_metrics_updated` events (draft-ietf-quic-
 //!   qlog-quic-events-12 §8.2, field `pto_count`, with the event's `path_id`), emitted after
 //!   every expiry of the loss-detection timer and every packet received or sent that changed
-//!   a metric. [`Tap`] keeps the latest count of each path, which the `quic` trace shows.
+//!   a metric. [`Tap`], the writer, keeps the latest count of each path, which the `quic`
+//!   trace shows.
 //!   So the stack logs whenever that trace is recorded, even without `record = ["qlog"]`.
 //! - **The files**, when the scenario records "qlog": each record goes on at once to its
 //!   [`QlogFile`], in memory or streamed to the output folder (see [`super::qvis`] for what
@@ -26,7 +27,7 @@ use noq_proto::{ConnectionId, PathId, QlogConfig, QlogFactory, Side};
 use serde::Deserialize;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What a flow's endpoints log for.
@@ -42,17 +43,18 @@ pub enum QlogUse {
 /// The name of the stack's event that carries the PTO count.
 const METRICS_UPDATED: &[u8] = b"quic:recovery_metrics_updated";
 
-/// One endpoint's qlog as the stack writes it.
-#[derive(Default)]
-struct TapState {
+/// Each path's latest PTO count at one endpoint, and whether it changed since last read.
+type PtoCounts = Arc<Mutex<Vec<(PathId, u32, bool)>>>;
+
+/// The writer the stack is given for one endpoint's qlog: it sees each record whole.
+struct Tap {
     /// The record being written (the stack writes each in many small pieces).
     record: Vec<u8>,
     /// Whether the header record (the first) has been seen.
     header_seen: bool,
     /// Where the records go, when qlog is recorded.
     file: Option<QlogFile>,
-    /// The latest PTO count of each path id, and whether it changed since last read.
-    pto: Vec<(PathId, u32, bool)>,
+    pto: PtoCounts,
 }
 
 /// The part of a `recovery_metrics_updated` event read here.
@@ -67,62 +69,55 @@ struct MetricsData {
     path_id: Option<u32>,
 }
 
-impl TapState {
+impl Tap {
     /// A whole record (RS, JSON text, LF) came.
     fn record(&mut self) {
-        let record = std::mem::take(&mut self.record);
+        let record = &self.record[..];
         if !std::mem::replace(&mut self.header_seen, true) {
             if let Some(f) = &self.file {
-                f.write(&qvis::header(&record));
+                f.write(&qvis::header(record));
             }
         } else {
-            let name = qvis::event_name(&record);
+            let name = qvis::event_name(record);
             if name == Some(METRICS_UPDATED) {
-                self.metrics(&record);
+                metrics(record, &self.pto);
             }
             if let Some(f) = &self.file {
-                qvis::write_event(&record, name, |bytes| f.write(bytes));
+                qvis::write_event(record, name, |bytes| f.write(bytes));
             }
         }
-        self.record = record;
         self.record.clear();
-    }
-
-    fn metrics(&mut self, record: &[u8]) {
-        let json = record.strip_prefix(&[qvis::RS]).unwrap_or(record);
-        // The stack's own serialisation of its own event: it parses.
-        let Ok(Metrics { data }) = serde_json::from_slice::<Metrics>(json) else {
-            return;
-        };
-        let Some(count) = data.pto_count else { return };
-        let id = PathId::from(data.path_id.unwrap_or(0));
-        match self.pto.iter_mut().find(|(i, ..)| *i == id) {
-            Some(entry) => *entry = (id, count, entry.1 != count || entry.2),
-            None => self.pto.push((id, count, count != 0)),
-        }
     }
 }
 
-/// The writer the stack is given for one endpoint's qlog.
-#[derive(Clone, Default)]
-struct Tap(Arc<Mutex<TapState>>);
-
-impl Tap {
-    fn lock(&self) -> MutexGuard<'_, TapState> {
-        self.0
-            .lock()
-            .expect("the tap does not panic while holding its state")
+/// Takes the PTO count of a `recovery_metrics_updated` event into `pto`.
+fn metrics(record: &[u8], pto: &PtoCounts) {
+    let json = record.strip_prefix(&[qvis::RS]).unwrap_or(record);
+    // The stack's own serialisation of its own event: it parses.
+    let Ok(Metrics { data }) = serde_json::from_slice::<Metrics>(json) else {
+        return;
+    };
+    let Some(count) = data.pto_count else { return };
+    let id = PathId::from(data.path_id.unwrap_or(0));
+    let mut pto = pto.lock().expect("not poisoned");
+    match pto.iter_mut().find(|(i, ..)| *i == id) {
+        Some(entry) => *entry = (id, count, entry.1 != count || entry.2),
+        None => pto.push((id, count, count != 0)),
     }
 }
 
 impl io::Write for Tap {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut state = self.lock();
         // JSON escapes line feeds inside strings: a bare one ends a record (RFC 7464 §2.2).
+        // Most writes are a token of the record (serde_json writes token by token).
+        if buf.last() != Some(&b'\n') && !buf.contains(&b'\n') {
+            self.record.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
         for piece in buf.split_inclusive(|&b| b == b'\n') {
-            state.record.extend_from_slice(piece);
+            self.record.extend_from_slice(piece);
             if piece.ends_with(b"\n") {
-                state.record();
+                self.record();
             }
         }
         Ok(buf.len())
@@ -133,41 +128,39 @@ impl io::Write for Tap {
     }
 }
 
-/// The qlog factory of one flow: a tap per side, events timed from `zero`.
+/// The qlog factory of one flow: each side's file (if recorded) and PTO counts, events timed
+/// from `zero`.
 #[derive(Clone)]
 pub struct Qlog {
     flow: String,
     /// The stack's instant of simulated time zero.
     zero: Instant,
     /// Client's and server's.
-    taps: [Tap; 2],
+    files: Option<[QlogFile; 2]>,
+    pto: [PtoCounts; 2],
 }
 
 impl Qlog {
     /// The qlog of flow `flow` for `used` (none when `Off`).
     pub fn new(flow: &str, zero: Instant, used: QlogUse) -> Option<Qlog> {
-        let taps: [Tap; 2] = Default::default();
-        match used {
+        let files = match used {
             QlogUse::Off => return None,
-            QlogUse::PtoCount => {}
-            QlogUse::Files(files) => {
-                for (tap, file) in taps.iter().zip(files) {
-                    tap.lock().file = Some(file);
-                }
-            }
-        }
+            QlogUse::PtoCount => None,
+            QlogUse::Files(files) => Some(files),
+        };
         Some(Qlog {
             flow: flow.to_owned(),
             zero,
-            taps,
+            files,
+            pto: Default::default(),
         })
     }
 
     /// Endpoint `side`'s (0: client, 1: server) latest PTO count on path `id`, and whether it
     /// changed since the last call.
     pub fn pto_count(&self, side: usize, id: PathId) -> (u32, bool) {
-        let mut state = self.taps[side].lock();
-        match state.pto.iter_mut().find(|(i, ..)| *i == id) {
+        let mut pto = self.pto[side].lock().expect("not poisoned");
+        match pto.iter_mut().find(|(i, ..)| *i == id) {
             Some((_, count, changed)) => (*count, std::mem::take(changed)),
             None => (0, false),
         }
@@ -186,7 +179,13 @@ impl QlogFactory for Qlog {
             Side::Client => (0, "client"),
             Side::Server => (1, "server"),
         };
-        let mut config = QlogConfig::new(Box::new(self.taps[index].clone()));
+        let tap = Tap {
+            record: Vec::new(),
+            header_seen: false,
+            file: self.files.as_ref().map(|f| f[index].clone()),
+            pto: self.pto[index].clone(),
+        };
+        let mut config = QlogConfig::new(Box::new(tap));
         config
             .title(Some(format!("tern flow {}", self.flow)))
             .description(Some(format!(
