@@ -432,8 +432,8 @@ fn pto_backs_off_through_an_outage_as_rfc9002_until_noqs_cap() {
     // connection idles out), or 1.5 × smoothed RTT above 1.33 s.
     //
     // The `quic` trace's PTO count (the stack's, from its qlog) is k + 1 from the k-th
-    // expiry on (§6.2.1: "the PTO backoff ... increased" at each expiry), and 0 again once an
-    // acknowledgment comes (§6.2.1: reset "when an acknowledgment is received"): the fourth
+    // expiry on (§6.2.1: each expiry raises the back-off), and 0 again once an acknowledgment
+    // comes (§6.2.1: an acknowledgment resets the back-off): the fourth
     // expiry's probes pass (the outage ends at 5.95 s) and carry IMMEDIATE_ACK, so the
     // server's ACK comes back two one-way trips (270 ms) and two serialisations of small
     // packets (under 0.2 ms each at 10 Mbit/s) after them.

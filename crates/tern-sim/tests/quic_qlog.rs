@@ -89,6 +89,12 @@ fn check_qvis_can_load(name: &str, log: &[u8], side: &str) -> Vec<String> {
     );
     assert_eq!(header["qlog_format"], "JSON-SEQ", "{name}");
     assert_eq!(header["trace"]["vantage_point"]["type"], side, "{name}");
+    // Times: no time_format, and a reference_time that is not a number or a date string, which
+    // qvis then reads as relative times from 0 (`DirectEventParser.init`, `parseReferenceTime`):
+    // the simulated milliseconds.
+    let common = &header["trace"]["common_fields"];
+    assert!(common.get("time_format").is_none(), "{common}");
+    assert!(common["reference_time"].is_object(), "{common}");
     let categories = [
         "connectivity",
         "security",

@@ -21,9 +21,10 @@
 //!   for what qvis draws (packet headers and frames, the recovery metrics), except a
 //!   packet's size, which qvis reads from `raw.length` (added, see [`write_event`]).
 //!
-//! Times stay as the stack writes them: milliseconds relative to the trace's start (qvis's
-//! default unit), with no `time_format`, which qvis then reads as absolute and shows from
-//! the first event on.
+//! Times stay as the stack writes them: milliseconds from simulated time zero (qvis's default
+//! unit). With no `time_format` but a `common_fields.reference_time` (draft-13's struct), qvis
+//! takes them as relative times and the reference, which it cannot parse, as 0
+//! (`DirectEventParser.init`, `parseReferenceTime`): it shows the simulated milliseconds.
 
 use serde_json::Value;
 
