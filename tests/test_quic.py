@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
+
+import pytest
 
 import tern
 from conftest import EXAMPLES, tern_cli
@@ -50,6 +53,34 @@ def test_python_api_quic_summary_and_series():
     assert client["lost_packets"][-1] == q["packets_lost"]
     msgs = r.summary["flows"]["messages"]
     assert msgs["messages_delivered"] >= msgs["messages_sent"] - 5
+
+
+def test_qlog_streams_into_the_folder_in_a_form_qvis_loads(tmp_path):
+    """qlog files stream into the run's folder and hold what an in-memory run holds; qvis's
+    JSON-SEQ loader (TextSequenceJSONToQlog, quiclog/qvis) asks for a header record with
+    qlog_version (it loads "0.3"), qlog_format = "JSON-SEQ" and a trace. A run stopped early
+    leaves no qlog file. The quic trace has the stack's PTO count."""
+    qlog = {"record": '["quic", "qlog"]', "sim.duration": "2s"}
+    streamed = tern.run(QUIC, set=qlog, out=tmp_path / "run")
+    name = "bulk.client.sqlog"
+    assert streamed.captures.path(name) == tmp_path / "run" / name
+    in_memory = tern.run(QUIC, set=qlog)
+    assert in_memory.captures.path(name) is None
+    assert streamed.captures[name] == in_memory.captures[name]
+    records = streamed.captures[name].split(b"\x1e")
+    header = json.loads(records[1])
+    assert (header["qlog_version"], header["qlog_format"]) == ("0.3", "JSON-SEQ")
+    assert header["trace"]["vantage_point"]["type"] == "client"
+    assert json.loads(records[2])["name"].split(":")[0] == "connectivity"
+    pto = in_memory.series("quic")["pto_count"]
+    assert pto.min() == 0
+
+    def stop(now: float, end: float) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tern.run(QUIC, set=qlog, out=tmp_path / "stopped", progress=stop)
+    assert not list((tmp_path / "stopped").glob("*.sqlog"))
 
 
 # A client `ue` with two equal access links to `router`, a download from `server` with the

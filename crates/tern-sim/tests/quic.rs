@@ -5,39 +5,6 @@ mod common;
 use common::*;
 use tern_sim::RunOutput;
 
-/// Two nodes on one link, one QUIC flow from `a` to `b` with `app` and extra transport
-/// settings, recording `record`.
-fn quic_link(link: &str, duration: &str, app: &str, transport: &str, record: &str) -> String {
-    format!(
-        r#"
-record = [{record}]
-[sim]
-duration = "{duration}"
-seed = 1
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l"
-ends = ["a", "b"]
-{link}
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-app = {app}
-transport = {{ kind = "quic"{transport} }}
-"#
-    )
-}
-
-/// 10 Mbit/s, 20 ms each way (40 ms RTT), a DropTail queue of one bandwidth-delay product:
-/// 10 Mbit/s × 40 ms = 50 000 B = 33.3 packets of 1500 B, so 34.
-const STEADY: &str = r#"rate = "10Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "34pkt" }"#;
-
 fn with_seed(text: &str, seed: u64) -> RunOutput {
     tern_sim::run_text("quic.toml", text, &[], Some(seed)).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -365,53 +332,6 @@ fn tail_loss_is_repaired_by_a_probe_at_the_rfc9002_pto() {
     assert_eq!(q.packets_lost, 1, "{q:?}");
 }
 
-#[test]
-fn qlog_files_have_simulated_times() {
-    let text = quic_link(
-        STEADY,
-        "1s",
-        r#"{ kind = "bulk", bytes = "20000B" }"#,
-        "",
-        r#""qlog""#,
-    );
-    let out = run(&text);
-    let events = |name: &str| -> Vec<serde_json::Value> {
-        let (_, log) = out.captures.iter().find(|(n, _)| n == name).expect(name);
-        // JSON-SEQ (RFC 7464): each record starts with RS (0x1E) and ends with a line feed.
-        std::str::from_utf8(log)
-            .unwrap()
-            .split('\u{1e}')
-            .filter(|r| !r.trim().is_empty())
-            .map(|r| serde_json::from_str(r).unwrap_or_else(|e| panic!("{e}: {r}")))
-            .collect()
-    };
-    let server = events("f.server.sqlog");
-    // The header record (draft-ietf-quic-qlog-main-schema-13 §5), then events.
-    assert_eq!(server[0]["serialization_format"], "JSON-SEQ");
-    assert_eq!(server[0]["trace"]["vantage_point"]["type"], "server");
-    // The client starts at 0 s; its first datagram is an Initial padded to 1200 B of UDP
-    // payload (RFC 9000 §14.1), 1228 B with IPv4 and UDP headers: 0.9824 ms on the 10 Mbit/s
-    // link, then 20 ms of propagation. Times are ms from simulated time zero, in µs.
-    let first_rx = server
-        .iter()
-        .find(|e| e["name"] == "quic:packet_received")
-        .expect("a received packet");
-    let t = first_rx["time"].as_f64().unwrap();
-    assert!(
-        (t - 20.9824).abs() < 0.001,
-        "first packet received at {t} ms"
-    );
-    // The client logs every packet its stack counts as sent.
-    let client = events("f.client.sqlog");
-    let sent = client
-        .iter()
-        .filter(|e| e["name"] == "quic:packet_sent")
-        .count() as u64;
-    let q = out.summary.flows["f"].quic.clone().unwrap();
-    assert_eq!(sent, q.packets_sent);
-    assert_eq!(client[1]["time"].as_f64(), Some(0.0));
-}
-
 /// The client's smoothed RTTs (s) in the `quic` trace before time `before` (s), once it has
 /// an RTT sample.
 fn client_srtts(out: &RunOutput, before: f64) -> Vec<f64> {
@@ -449,9 +369,30 @@ fn client_pto_base(out: &RunOutput, before: f64) -> f64 {
     srtt + (4.0 * rttvar).max(0.001) + 0.025
 }
 
-/// The instants (s) of the client's probes through a 3 s outage, in pairs (noq sends two
-/// probe packets per expiry, as RFC 9002 §6.2.4 allows), with idle timeout `idle`.
-fn probes_through_an_outage(idle: &str) -> (f64, Vec<[f64; 2]>) {
+/// The client's PTO count after time `after` (s), at each change in the `quic` trace: (time,
+/// count).
+fn client_pto_counts(out: &RunOutput, after: f64) -> Vec<(f64, u64)> {
+    let t = table(out, "quic");
+    let rows = texts(t, "endpoint")
+        .into_iter()
+        .zip(f64s(t, "time").into_iter().zip(u64s(t, "pto_count")));
+    let mut changes: Vec<(f64, u64)> = Vec::new();
+    let mut last = 0;
+    for (e, (time, count)) in rows {
+        if e == "client" && time > after && count != last {
+            changes.push((time, count));
+        }
+        if e == "client" {
+            last = count;
+        }
+    }
+    changes
+}
+
+/// Through a 3 s outage, with idle timeout `idle`: the first PTO period, the instants (s) of
+/// the client's probes, in pairs (noq sends two probe packets per expiry, as RFC 9002 §6.2.4
+/// allows), and the client's PTO count at each change after the last message.
+fn probes_through_an_outage(idle: &str) -> (f64, Vec<[f64; 2]>, Vec<(f64, u64)>) {
     // The tail-loss set-up with 135 ms each way and a 3 s outage: 30 messages, the last sent
     // at 2.9 s; everything reaching the server in [2.95 s, 5.95 s) is lost, so the first
     // three expiries' probes are lost and the fourth's gets through.
@@ -478,7 +419,7 @@ fn probes_through_an_outage(idle: &str) -> (f64, Vec<[f64; 2]>) {
     );
     let pairs: Vec<[f64; 2]> = sent.chunks(2).take(4).map(|p| [p[0], p[1]]).collect();
     assert_eq!(pairs.len(), 4, "{sent:?}");
-    (base, pairs)
+    (base, pairs, client_pto_counts(&out, 2.9))
 }
 
 #[test]
@@ -489,8 +430,17 @@ fn pto_backs_off_through_an_outage_as_rfc9002_until_noqs_cap() {
     // connection/mod.rs): d_k = min(2^k · PTO, d_(k-1) + cap), where the cap is 2 s, or 1 s
     // when the idle timeout is at most 25 s (so that several probes go before the
     // connection idles out), or 1.5 × smoothed RTT above 1.33 s.
+    //
+    // The `quic` trace's PTO count (the stack's, from its qlog) is k + 1 from the k-th
+    // expiry on (§6.2.1: each expiry raises the back-off), and 0 again once an acknowledgment
+    // comes (§6.2.1: an acknowledgment resets the back-off): the fourth
+    // expiry's probes pass (the outage ends at 5.95 s) and carry IMMEDIATE_ACK, so the
+    // server's ACK comes back two one-way trips (270 ms) and two serialisations of small
+    // packets (under 0.2 ms each at 10 Mbit/s) after them.
     for (idle, cap) in [("30s", 2.0), ("20s", 1.0)] {
-        let (base, probes) = probes_through_an_outage(idle);
+        let (base, probes, ptos) = probes_through_an_outage(idle);
+        let counts: Vec<u64> = ptos.iter().map(|&(_, c)| c).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 0], "idle {idle}: {ptos:?}");
         let mut last = 2.9;
         let (mut rfc, mut noq) = (base, base);
         for (k, [first, second]) in probes.into_iter().enumerate() {
@@ -503,6 +453,21 @@ fn pto_backs_off_through_an_outage_as_rfc9002_until_noqs_cap() {
                 "idle {idle}: expiry {k} at {first} s, noq's rule says {} s",
                 last + noq
             );
+            let (at, _) = ptos[k];
+            assert!(
+                (at - (last + noq)).abs() < 1e-6,
+                "idle {idle}: PTO count {} at {at} s, expiry {k} at {} s",
+                k + 1,
+                last + noq
+            );
+            if k == 3 {
+                let (reset, _) = ptos[4];
+                let ack = first + 2.0 * 0.135;
+                assert!(
+                    reset > ack && reset < ack + 0.0004,
+                    "idle {idle}: PTO count reset at {reset} s, the ACK is due at {ack} s"
+                );
+            }
             last = second;
             // With PTO ≈ 0.3 s, the cap of 1 s first bites at the fourth expiry (8 · PTO >
             // 4 · PTO + 1 s), and makes it 0.2 s earlier than RFC 9002's; 2 s never bites here.

@@ -95,10 +95,6 @@ impl Transport for RssiScheduledQuic {
         self.quic.tls_key_log()
     }
 
-    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
-        self.quic.qlog_files()
-    }
-
     fn report(&self, start: SimTime) -> TransportReport {
         self.quic.report(start)
     }

@@ -10,8 +10,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// Where one capture's bytes go.
-enum Out {
+/// Where one capture's (or qlog's, [`super::QlogFiles`]) bytes go.
+pub(super) enum Out {
     Memory(Vec<u8>),
     File { path: PathBuf, out: BufWriter<File> },
 }

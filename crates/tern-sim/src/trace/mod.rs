@@ -13,7 +13,8 @@
 //! without one, tables stay in memory as [`Table`]s up to a cap. A value that is not set
 //! (ssthresh before the first loss, the MCS of a non-HT frame) is an `Option` field: a
 //! nullable column, null in Parquet and in the frames, never a sentinel. Packet captures
-//! ([`Captures`]) follow the same rule: in memory without a folder, streamed into it with one.
+//! ([`Captures`]) and QUIC qlog files ([`QlogFiles`]) follow the same rule: in memory
+//! without a folder, streamed into it with one.
 
 mod addr;
 mod capture;
@@ -22,6 +23,7 @@ mod file;
 mod kind;
 pub mod pcap;
 mod pcap_tfrc;
+mod qlog;
 #[macro_use]
 mod record;
 pub mod records;
@@ -33,6 +35,7 @@ mod tests;
 pub use capture::{CaptureOutput, Captures};
 pub use error::TraceError;
 pub use kind::{Kind, Type};
+pub use qlog::{QlogFile, QlogFiles};
 pub use record::{Record, Schema, Value};
 pub use records::*;
 pub use sink::{TraceConfig, TraceOutput, Traces, DEFAULT_MAX_TRACE_MEMORY};

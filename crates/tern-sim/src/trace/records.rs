@@ -243,7 +243,7 @@ record! {
 
 record! {
     /// A QUIC endpoint's path state from the stack's own statistics, whenever its congestion
-    /// window, smoothed RTT or lost-packet count changed; keyed by path id from the start
+    /// window, smoothed RTT, PTO count or lost-packet count changed; keyed by path id from the start
     /// (0 for single-path QUIC).
     QuicRecord<'a> => "quic" {
         time: SimTime,
@@ -254,6 +254,10 @@ record! {
         cwnd: u64,
         /// Smoothed RTT (RFC 9002 §5.3).
         srtt: SimTime,
+        /// Probe timeouts since the last acknowledgment (RFC 9002 §6.2.1: the PTO period is
+        /// multiplied by 2^pto_count), as the stack reports it in its qlog
+        /// (`recovery_metrics_updated`); it has no other way to tell.
+        pto_count: u64,
         sent_packets: u64,
         /// Packets declared lost so far (RFC 9002 §6.1).
         lost_packets: u64,

@@ -154,12 +154,6 @@ pub trait Transport {
         String::new()
     }
 
-    /// The flow's qlog files (draft-ietf-quic-qlog-main-schema, JSON-SEQ) as (file name,
-    /// contents), when the scenario records "qlog"; none for a transport without qlog.
-    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
-        Vec::new()
-    }
-
     /// The end-of-run report; `start` is the flow's start.
     fn report(&self, start: SimTime) -> TransportReport;
 }

@@ -14,7 +14,7 @@ use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
-use crate::trace::{Captures, Traces};
+use crate::trace::{Captures, QlogFiles, Traces};
 use crate::transport::Cmd;
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -211,7 +211,9 @@ impl World {
             devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
+        let mut qlogs = QlogFiles::default();
         let qlog = s.record.contains(&RecordKind::Qlog);
+        let quic_trace = s.record.contains(&RecordKind::Quic);
         for (i, f) in s.flows.iter().enumerate() {
             let id = FlowId(i as u32);
             let start = f.start.0;
@@ -228,7 +230,9 @@ impl World {
                     topology::path_mtu(s, &ends, &mut routes, src, dst),
                     u32::min,
                 );
-            let (transport, first) = registry::build(f, i as u32, seed, mtu, source, qlog);
+            let files = qlog.then_some(&mut qlogs);
+            let (transport, first) =
+                registry::build(f, i as u32, seed, mtu, source, files, quic_trace);
             first_commands(&mut queue, id, first);
             flows.push(Flow {
                 name: f.name.clone(),
@@ -297,6 +301,7 @@ impl World {
             recorded: s.record.clone(),
             changes,
             captures,
+            qlogs,
             spare_actions: Vec::new(),
             spare_cmds: Vec::new(),
             outbox: Default::default(),

@@ -21,7 +21,9 @@ use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
 use crate::summary::{EmulationSummary, Summary};
-use crate::trace::{Captures, DropRecord, QueueRecord, Table, TraceConfig, TraceError, Traces};
+use crate::trace::{
+    Captures, DropRecord, QlogFiles, QueueRecord, Table, TraceConfig, TraceError, Traces,
+};
 use crate::transport::{Cmd, Io, Side, Transport};
 
 #[derive(Clone, Copy, Debug)]
@@ -126,9 +128,9 @@ pub struct RunOutput {
     /// Packet captures as pcap file contents, named `<link>.<direction>.pcap`, when the run
     /// kept them in memory (no output folder), and with them the TLS key log
     /// ([`TLS_KEY_LOG`]) that decrypts their QUIC packets; then the QUIC flows' qlog files
-    /// (`<flow>.<client|server>.sqlog`).
+    /// (`<flow>.<client|server>.sqlog`), when kept in memory too.
     pub captures: Vec<(String, Vec<u8>)>,
-    /// The capture files written, when the run had an output folder.
+    /// The capture files, then the qlog files, written when the run had an output folder.
     pub capture_files: Vec<std::path::PathBuf>,
 }
 
@@ -155,6 +157,8 @@ pub struct World {
     changes: Vec<Change>,
     /// One capture per interface, when `record` asks for "pcap".
     captures: Captures,
+    /// One qlog per QUIC endpoint, when `record` asks for "qlog".
+    qlogs: QlogFiles,
     /// Spare action and command buffers (calls nest: a device's action can make a
     /// transport send, whose packet enters another device).
     spare_actions: Vec<Vec<Action>>,
@@ -178,12 +182,14 @@ impl World {
 
     /// Sends the run's traces where `config` says (by default they stay in memory, up to
     /// [`DEFAULT_MAX_TRACE_MEMORY`](crate::trace::DEFAULT_MAX_TRACE_MEMORY)); with a
-    /// folder, creates it and the trace files.
+    /// folder, creates it and the trace files (and the capture and qlog files, which then
+    /// stream into it).
     pub fn trace_to(&mut self, config: &TraceConfig) -> Result<(), TraceError> {
         let traces = Traces::new(&self.recorded, config)?;
         std::mem::replace(&mut self.traces, traces).discard();
         if let Some(dir) = &config.dir {
             self.captures.to_folder(dir)?;
+            self.qlogs.to_folder(dir)?;
         }
         Ok(())
     }
@@ -199,8 +205,7 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
-                if let Some(error) = self.traces.error().or(self.captures.error()) {
-                    let error = error.clone();
+                if let Some(error) = self.output_error() {
                     self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
                 }
@@ -230,9 +235,11 @@ impl World {
         let mut summary = report::summary(&self, self.queue.events_popped());
         summary.emulation = emulation;
         let end = self.end;
+        let failed = |error| RunError::Trace { at: end, error };
         let streamed = std::mem::replace(&mut self.captures, Captures::none())
             .finish()
-            .map_err(|error| RunError::Trace { at: end, error })?;
+            .map_err(failed)?;
+        let qlogs = std::mem::take(&mut self.qlogs).finish().map_err(failed)?;
         let mut captures = streamed.in_memory;
         let traces = self
             .traces
@@ -248,21 +255,29 @@ impl World {
         if captured && !keys.is_empty() {
             captures.push((TLS_KEY_LOG.to_owned(), keys.into_bytes()));
         }
-        captures.extend(self.flows.iter().flat_map(|f| f.transport.qlog_files()));
+        captures.extend(qlogs.in_memory);
         Ok(RunOutput {
             summary,
             tables: traces.tables,
             trace_files: traces.files,
             trace_peak_bytes: traces.peak_bytes,
             captures,
-            capture_files: streamed.files,
+            capture_files: [streamed.files, qlogs.files].concat(),
         })
     }
 
-    /// Removes what a run that stops early had written (trace and capture files).
+    /// The first failure to keep the run's outputs: traces over their memory cap, or a trace,
+    /// capture or qlog file that could not be written.
+    fn output_error(&self) -> Option<TraceError> {
+        let error = self.traces.error().or(self.captures.error()).cloned();
+        error.or_else(|| self.qlogs.error())
+    }
+
+    /// Removes what a run that stops early had written (trace, capture and qlog files).
     fn discard_outputs(&mut self) {
         std::mem::replace(&mut self.traces, Traces::in_memory(&[])).discard();
         std::mem::replace(&mut self.captures, Captures::none()).discard();
+        std::mem::take(&mut self.qlogs).discard();
     }
 
     /// The RSSI (dBm) at a station of the beacons of the AP it is associated with, or

@@ -86,16 +86,15 @@ impl World {
             let now = wall();
             if now >= next_control {
                 next_control = now + CONTROL_EVERY;
-                if let Some(error) = self.traces.error() {
-                    let error = error.clone();
-                    self.traces.discard();
+                if let Some(error) = self.output_error() {
+                    self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
                 }
                 match control(now) {
                     Control::Go => {}
                     Control::End => self.end = self.end.min(now),
                     Control::Stop => {
-                        self.traces.discard();
+                        self.discard_outputs();
                         return Err(RunError::Interrupted { at: now });
                     }
                 }
@@ -109,7 +108,7 @@ impl World {
                 let lateness = wall().saturating_sub(t);
                 late.add(lateness);
                 if lateness > bounds.fail {
-                    self.traces.discard();
+                    self.discard_outputs();
                     return Err(RunError::Behind {
                         at: t,
                         late: lateness,

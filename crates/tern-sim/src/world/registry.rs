@@ -8,21 +8,25 @@ use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::net::packet::IPV4_HEADER;
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
-use crate::transport::quic::{QuicApp, QuicTransport};
+use crate::trace::QlogFiles;
+use crate::transport::quic::{QlogUse, QuicApp, QuicTransport};
 use crate::transport::tcp::{self, TcpApp, TcpConn, TcpTransport};
 use crate::transport::tfrc::{tfrc_wire, TfrcApp, TfrcTransport};
 use crate::transport::udp::UdpTransport;
 use crate::transport::{Cmd, Transport};
 
 /// The transport of flow `f` (the `index`-th of the scenario) on a path of MTU `mtu`, and
-/// its first commands. `source` is the application's message source, if it has one.
+/// its first commands. `source` is the application's message source, if it has one. A QUIC
+/// flow's qlog files are added to `qlog` when the scenario records them; `quic_trace`: the
+/// scenario records the `quic` trace.
 pub fn build(
     f: &FlowSpec,
     index: u32,
     seed: u64,
     mtu: u32,
     source: Option<MessageSource>,
-    qlog: bool,
+    qlog: Option<&mut QlogFiles>,
+    quic_trace: bool,
 ) -> (Box<dyn Transport>, Vec<Cmd>) {
     let start = f.start.0;
     match &f.transport {
@@ -30,6 +34,13 @@ pub fn build(
             source.expect("validated: UDP has a source"),
         )),
         TransportSpec::Quic(spec) => {
+            let qlog = match qlog {
+                Some(q) => QlogUse::Files(
+                    ["client", "server"].map(|side| q.add(format!("{}.{side}.sqlog", f.name))),
+                ),
+                None if quic_trace => QlogUse::PtoCount,
+                None => QlogUse::Off,
+            };
             let quic = QuicTransport::new(
                 &f.name,
                 spec,

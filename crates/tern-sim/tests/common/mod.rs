@@ -77,13 +77,14 @@ pub fn opt_u64s(t: &Table, col: &str) -> Vec<Option<u64>> {
     nullable(t, col, u64_values)
 }
 
-/// Two nodes `a` and `b` on one link named `l`, plus extra TOML.
-pub fn p2p(rate: &str, delay: &str, queue: &str, duration: &str, extra: &str) -> String {
+/// Two nodes `a` and `b` on one link named `l` (with TOML keys `link`), recording `record`,
+/// with `sim` the keys of `[sim]`, plus extra TOML.
+fn one_link(record: &str, sim: &str, link: &str, extra: &str) -> String {
     format!(
         r#"
-record = ["queue", "delay", "drops", "rtt"]
+record = [{record}]
 [sim]
-duration = "{duration}"
+{sim}
 [[nodes]]
 name = "a"
 [[nodes]]
@@ -91,12 +92,17 @@ name = "b"
 [[links]]
 name = "l"
 ends = ["a", "b"]
-rate = "{rate}"
-delay = "{delay}"
-queue = {queue}
+{link}
 {extra}
 "#
     )
+}
+
+/// Two nodes `a` and `b` on one link named `l`, plus extra TOML.
+pub fn p2p(rate: &str, delay: &str, queue: &str, duration: &str, extra: &str) -> String {
+    let link = format!("rate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}");
+    let sim = format!("duration = \"{duration}\"");
+    one_link(r#""queue", "delay", "drops", "rtt""#, &sim, &link, extra)
 }
 
 /// `ue` with two interfaces: links `wlan` and `cell` to `router` (each given as its TOML
@@ -140,3 +146,20 @@ pub fn texts(t: &Table, col: &str) -> Vec<String> {
         other => panic!("{col} is {other:?}"),
     }
 }
+
+/// Two nodes on one link, one QUIC flow from `a` to `b` with `app` and extra transport
+/// settings, recording `record`.
+pub fn quic_link(link: &str, duration: &str, app: &str, transport: &str, record: &str) -> String {
+    let sim = format!("duration = \"{duration}\"\nseed = 1");
+    let flow = format!(
+        "[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {app}\n\
+         transport = {{ kind = \"quic\"{transport} }}"
+    );
+    one_link(record, &sim, link, &flow)
+}
+
+/// 10 Mbit/s, 20 ms each way (40 ms RTT), a DropTail queue of one bandwidth-delay product:
+/// 10 Mbit/s × 40 ms = 50 000 B = 33.3 packets of 1500 B, so 34.
+pub const STEADY: &str = r#"rate = "10Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "34pkt" }"#;

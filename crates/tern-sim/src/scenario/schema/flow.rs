@@ -344,8 +344,9 @@ pub enum RecordKind {
     /// TFRC: the sender's allowed rate X, the reported receive rate X_recv, the loss event
     /// rate p and the RTT estimate, at every feedback and no-feedback timeout.
     Tfrc,
-    /// QUIC: each endpoint's congestion window, smoothed RTT and sent/lost packet counts
-    /// per path, at every change.
+    /// QUIC: each endpoint's congestion window, smoothed RTT, PTO count (RFC 9002 §6.2.1,
+    /// read from the stack's qlog, which it then writes) and sent/lost packet counts per path,
+    /// at every change.
     Quic,
     /// Every TCP segment sent, with its sequence and acknowledgment offsets and whether it
     /// is a retransmission (time-sequence graphs).
@@ -355,8 +356,9 @@ pub enum RecordKind {
     #[serde(rename = "path_status")]
     PathStatus,
     /// QUIC: a qlog file per endpoint of every QUIC flow (`<flow>.client.sqlog`,
-    /// `<flow>.server.sqlog`; JSON-SEQ, draft-ietf-quic-qlog-main-schema-13 §5, which qvis
-    /// opens), with simulated times.
+    /// `<flow>.server.sqlog`; JSON-SEQ, draft-ietf-quic-qlog-main-schema-13 §5, with the
+    /// header fields and event names of qlog 0.3 that qvis reads), with simulated times,
+    /// streamed into the output folder as the run goes.
     Qlog,
     /// A packet capture per link direction (`<link>.<direction>.pcap`), taken
     /// as each packet starts leaving its interface, with real IPv4/TCP/UDP headers.

@@ -1,7 +1,7 @@
 //! The QUIC stack's configuration from a flow's [`QuicSpec`], with every random input the stack
 //! lets a user set taken from the flow's named random streams (README, dependency notes).
 
-use super::qlog::QlogBuffers;
+use super::qlog::Qlog;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
@@ -76,7 +76,7 @@ pub fn endpoint(seed: u64, flow: &str, side: &str, max_udp: u16) -> EndpointConf
 }
 
 /// The transport parameters and recovery settings both ends use, and their qlog if asked.
-pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&QlogBuffers>) -> TransportConfig {
+pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&Qlog>) -> TransportConfig {
     let max_udp = max_udp_payload(spec, mtu);
     let mut t = TransportConfig::default();
     let cc: Arc<dyn ControllerFactory + Send + Sync> = match spec.cc {
@@ -137,7 +137,7 @@ pub struct Setup<'a> {
     pub seed: u64,
     pub flow: &'a str,
     pub clock: Arc<SimClock>,
-    pub qlog: Option<&'a QlogBuffers>,
+    pub qlog: Option<&'a Qlog>,
     /// The application protocol the client offers and the server accepts in the TLS
     /// handshake (ALPN, RFC 7301; RFC 9001 §8.1), if any.
     pub alpn: Option<&'static [u8]>,

@@ -16,10 +16,12 @@ mod config;
 mod h3;
 mod paths;
 mod qlog;
+mod qvis;
 mod streams;
 mod tls;
 
 pub use app::QuicApp;
+pub use qlog::QlogUse;
 
 use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::engine::{RngStream, SimTime, Wake};
@@ -36,7 +38,7 @@ use noq_proto::{
     PathEvent, PathId, PathStats, PathStatus,
 };
 use paths::{client_addr, server_addr, Paths};
-use qlog::QlogBuffers;
+use qlog::Qlog;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -82,8 +84,9 @@ pub struct QuicTransport {
     client_config: Option<ClientConfig>,
     clock: Arc<SimClock>,
     keys: Arc<KeyLogLines>,
-    /// The endpoints' qlog, when the scenario records "qlog".
-    qlog: Option<QlogBuffers>,
+    /// The endpoints' qlog, when the scenario records "qlog" or the `quic` trace (which
+    /// takes the PTO count from it).
+    qlog: Option<Qlog>,
     epoch: Epoch,
     app: AppState,
     start: SimTime,
@@ -95,8 +98,8 @@ pub struct QuicTransport {
 
 impl QuicTransport {
     /// The flow `name` on a path of MTU `mtu`, and its first commands: the source's first
-    /// message (message apps) and the client opening the connection at `start`. With `qlog`,
-    /// both endpoints keep a qlog.
+    /// message (message apps) and the client opening the connection at `start`; the
+    /// endpoints log qlog for `qlog`.
     pub fn new(
         name: &str,
         spec: &QuicSpec,
@@ -104,13 +107,13 @@ impl QuicTransport {
         mtu: u32,
         start: SimTime,
         app: QuicApp,
-        qlog: bool,
+        qlog: QlogUse,
     ) -> (QuicTransport, Vec<Cmd>) {
         // The one reading of the machine's clock: an origin, never a decision's input.
         let epoch = Epoch {
             base: Instant::now(),
         };
-        let qlog = qlog.then(|| QlogBuffers::new(name, epoch.base));
+        let qlog = Qlog::new(name, epoch.base, qlog);
         let clock = Arc::new(SimClock::default());
         let max_udp = config::max_udp_payload(spec, mtu);
         let end = |side: &str, server| End {
@@ -177,6 +180,7 @@ impl QuicTransport {
             paths,
             buf,
             start,
+            qlog,
             ..
         } = self;
         let End {
@@ -286,10 +290,26 @@ impl QuicTransport {
                 }
             }
             let wants = traces.wants::<QuicRecord>();
+            // Each path's PTO count, by path index, from the stack's qlog (see `qlog`).
+            let ptos: Vec<(u8, (u32, bool))> = match qlog {
+                Some(q) if wants => c
+                    .paths()
+                    .into_iter()
+                    .filter_map(|id| {
+                        Some((paths::index(c, id, client)?, q.pto_count(side.index(), id)))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
             for (k, old, s) in paths.update_stats(side.index(), c) {
-                let changed = old.is_none_or(|old| {
-                    (old.cwnd, old.rtt, old.lost_packets) != (s.cwnd, s.rtt, s.lost_packets)
-                });
+                let (pto_count, pto_changed) = ptos
+                    .iter()
+                    .find(|(i, _)| *i == k)
+                    .map_or((0, false), |&(_, p)| p);
+                let changed = pto_changed
+                    || old.is_none_or(|old| {
+                        (old.cwnd, old.rtt, old.lost_packets) != (s.cwnd, s.rtt, s.lost_packets)
+                    });
                 if wants && changed {
                     traces.record(&QuicRecord {
                         time: now,
@@ -298,6 +318,7 @@ impl QuicTransport {
                         path: u64::from(k),
                         cwnd: s.cwnd,
                         srtt: SimTime::from_nanos(s.rtt.as_nanos() as u64),
+                        pto_count: u64::from(pto_count),
                         sent_packets: s.sent_packets,
                         lost_packets: s.lost_packets,
                         congestion_events: s.congestion_events,
@@ -438,10 +459,6 @@ impl Transport for QuicTransport {
 
     fn tls_key_log(&self) -> String {
         self.keys.text()
-    }
-
-    fn qlog_files(&self) -> Vec<(String, Vec<u8>)> {
-        self.qlog.as_ref().map_or_else(Vec::new, QlogBuffers::files)
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {

@@ -1,29 +1,125 @@
-//! qlog (draft-ietf-quic-qlog-main-schema-13 §5, JSON-SEQ; the event definitions of
-//! draft-ietf-quic-qlog-quic-events) of a flow's two QUIC endpoints, written by the stack's own
-//! qlog feature into memory and handed to the world at the end of the run, which puts them in
-//! the run's output folder as `<flow>.<client|server>.sqlog` (qvis opens JSON-SEQ files by that
-//! extension).
+//! The qlog of a flow's two QUIC endpoints, written by the stack's own qlog feature
+//! (draft-ietf-quic-qlog-main-schema-13 §5 JSON-SEQ, with the events of
+//! draft-ietf-quic-qlog-quic-events-12) and read record by record as it is written, for two
+//! uses:
 //!
-//! The stack's own `QlogFileFactory` names its files after the machine's clock and writes them
-//! wherever it is told; [`QlogBuffers`] instead keeps each endpoint's log in memory, and gives
-//! every event its time relative to simulated time zero (the `start_time` of the stack's
-//! `QlogConfig`), so a log's `time` fields are the simulated milliseconds of the run and two
-//! runs of one scenario and seed give the same bytes.
+//! - **The PTO count.** The stack keeps each path's probe-timeout count (RFC 9002 §6.2.1,
+//!   the exponent of the PTO back-off) private: its public `PathStats` have none. It reports
+//!   the count only in its qlog, in `quic:recovery_metrics_updated` events (draft-ietf-quic-
+//!   qlog-quic-events-12 §8.2, field `pto_count`, with the event's `path_id`), emitted after
+//!   every expiry of the loss-detection timer and every packet received or sent that changed
+//!   a metric. [`Tap`], the writer, keeps the latest count of each path, which the `quic`
+//!   trace shows.
+//!   So the stack logs whenever that trace is recorded, even without `record = ["qlog"]`.
+//! - **The files**, when the scenario records "qlog": each record goes on at once to its
+//!   [`QlogFile`], in memory or streamed to the output folder (see [`super::qvis`] for what
+//!   is changed on the way so that qvis reads them).
+//!
+//! The stack's own `QlogFileFactory` names its files after the machine's clock and writes
+//! them wherever it is told; [`Qlog`] instead gives every event its time relative to
+//! simulated time zero (the `start_time` of the stack's `QlogConfig`), so a log's `time`
+//! fields are the simulated milliseconds of the run and two runs of one scenario and seed
+//! give the same bytes.
 
-use noq_proto::{ConnectionId, QlogConfig, QlogFactory, Side};
+use super::qvis;
+use crate::trace::QlogFile;
+use noq_proto::{ConnectionId, PathId, QlogConfig, QlogFactory, Side};
+use serde::Deserialize;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// One endpoint's log, shared between the stack (which writes) and the transport (which reads
-/// it at the end of the run).
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
+/// What a flow's endpoints log for.
+pub enum QlogUse {
+    /// Nothing: neither qlog nor the `quic` trace is recorded.
+    Off,
+    /// The `quic` trace's PTO count only.
+    PtoCount,
+    /// These files (client's, server's), and the `quic` trace's PTO count if it is recorded.
+    Files([QlogFile; 2]),
+}
 
-impl io::Write for Buffer {
+/// The name of the stack's event that carries the PTO count.
+const METRICS_UPDATED: &[u8] = b"quic:recovery_metrics_updated";
+
+/// Each path's latest PTO count at one endpoint, and whether it changed since last read.
+type PtoCounts = Arc<Mutex<Vec<(PathId, u32, bool)>>>;
+
+/// The writer the stack is given for one endpoint's qlog: it sees each record whole.
+struct Tap {
+    /// The record being written (the stack writes each in many small pieces).
+    record: Vec<u8>,
+    /// Whether the header record (the first) has been seen.
+    header_seen: bool,
+    /// Where the records go, when qlog is recorded.
+    file: Option<QlogFile>,
+    pto: PtoCounts,
+}
+
+/// The part of a `recovery_metrics_updated` event read here.
+#[derive(Deserialize)]
+struct Metrics {
+    data: MetricsData,
+}
+
+#[derive(Deserialize)]
+struct MetricsData {
+    pto_count: Option<u32>,
+    path_id: Option<u32>,
+}
+
+impl Tap {
+    /// A whole record (RS, JSON text, LF) came.
+    fn record(&mut self) {
+        let record = &self.record[..];
+        if !std::mem::replace(&mut self.header_seen, true) {
+            if let Some(f) = &self.file {
+                f.write(&qvis::header(record));
+            }
+        } else {
+            let name = qvis::event_name(record);
+            if name == Some(METRICS_UPDATED) {
+                metrics(record, &self.pto);
+            }
+            if let Some(f) = &self.file {
+                qvis::write_event(record, name, |bytes| f.write(bytes));
+            }
+        }
+        self.record.clear();
+    }
+}
+
+/// Takes the PTO count of a `recovery_metrics_updated` event into `pto`.
+fn metrics(record: &[u8], pto: &PtoCounts) {
+    let json = record.strip_prefix(&[qvis::RS]).unwrap_or(record);
+    // The stack's own serialisation of its own event: it parses.
+    let Ok(Metrics { data }) = serde_json::from_slice::<Metrics>(json) else {
+        return;
+    };
+    let Some(count) = data.pto_count else { return };
+    let id = PathId::from(data.path_id.unwrap_or(0));
+    let mut pto = pto.lock().expect("not poisoned");
+    match pto.iter_mut().find(|(i, ..)| *i == id) {
+        Some(entry) => *entry = (id, count, entry.1 != count || entry.2),
+        None => pto.push((id, count, count != 0)),
+    }
+}
+
+impl io::Write for Tap {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().expect("not poisoned").extend_from_slice(buf);
+        // JSON escapes line feeds inside strings: a bare one ends a record (RFC 7464 §2.2).
+        // Most writes are a token of the record (serde_json writes token by token).
+        if buf.last() != Some(&b'\n') && !buf.contains(&b'\n') {
+            self.record.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
+        for piece in buf.split_inclusive(|&b| b == b'\n') {
+            self.record.extend_from_slice(piece);
+            if piece.ends_with(b"\n") {
+                self.record();
+            }
+        }
         Ok(buf.len())
     }
 
@@ -32,40 +128,46 @@ impl io::Write for Buffer {
     }
 }
 
-/// The qlog factory of one flow: a buffer per side, events timed from `zero`.
+/// The qlog factory of one flow: each side's file (if recorded) and PTO counts, events timed
+/// from `zero`.
 #[derive(Clone)]
-pub struct QlogBuffers {
+pub struct Qlog {
     flow: String,
     /// The stack's instant of simulated time zero.
     zero: Instant,
-    /// Client's and server's logs.
-    logs: [Buffer; 2],
+    /// Client's and server's.
+    files: Option<[QlogFile; 2]>,
+    pto: [PtoCounts; 2],
 }
 
-impl QlogBuffers {
-    pub fn new(flow: &str, zero: Instant) -> QlogBuffers {
-        QlogBuffers {
+impl Qlog {
+    /// The qlog of flow `flow` for `used` (none when `Off`).
+    pub fn new(flow: &str, zero: Instant, used: QlogUse) -> Option<Qlog> {
+        let files = match used {
+            QlogUse::Off => return None,
+            QlogUse::PtoCount => None,
+            QlogUse::Files(files) => Some(files),
+        };
+        Some(Qlog {
             flow: flow.to_owned(),
             zero,
-            logs: Default::default(),
-        }
+            files,
+            pto: Default::default(),
+        })
     }
 
-    /// The logs as files: `<flow>.client.sqlog` and `<flow>.server.sqlog`, those that have
-    /// anything in them.
-    pub fn files(&self) -> Vec<(String, Vec<u8>)> {
-        ["client", "server"]
-            .into_iter()
-            .zip(&self.logs)
-            .filter_map(|(side, log)| {
-                let bytes = log.0.lock().expect("not poisoned").clone();
-                (!bytes.is_empty()).then(|| (format!("{}.{side}.sqlog", self.flow), bytes))
-            })
-            .collect()
+    /// Endpoint `side`'s (0: client, 1: server) latest PTO count on path `id`, and whether it
+    /// changed since the last call.
+    pub fn pto_count(&self, side: usize, id: PathId) -> (u32, bool) {
+        let mut pto = self.pto[side].lock().expect("not poisoned");
+        match pto.iter_mut().find(|(i, ..)| *i == id) {
+            Some((_, count, changed)) => (*count, std::mem::take(changed)),
+            None => (0, false),
+        }
     }
 }
 
-impl QlogFactory for QlogBuffers {
+impl QlogFactory for Qlog {
     fn for_connection(
         &self,
         side: Side,
@@ -77,7 +179,13 @@ impl QlogFactory for QlogBuffers {
             Side::Client => (0, "client"),
             Side::Server => (1, "server"),
         };
-        let mut config = QlogConfig::new(Box::new(self.logs[index].clone()));
+        let tap = Tap {
+            record: Vec::new(),
+            header_seen: false,
+            file: self.files.as_ref().map(|f| f[index].clone()),
+            pto: self.pto[index].clone(),
+        };
+        let mut config = QlogConfig::new(Box::new(tap));
         config
             .title(Some(format!("tern flow {}", self.flow)))
             .description(Some(format!(
