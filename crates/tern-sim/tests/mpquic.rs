@@ -155,18 +155,44 @@ fn rssi_at(d: f64) -> f64 {
 /// 250 m from the AP at 20 m/s while downloading from `server` over both paths, the RSSI
 /// scheduler setting their status with T1 = −75 dBm, T2 = −85 dBm.
 fn walking_away(hysteresis: f64) -> String {
+    walk(
+        "6s",
+        ([50, 250], 20),
+        "rate = \"1Gbps\"\ndelay = \"1ms\"",
+        "50pkt",
+        "propagation = { exponent = 3, reference_loss = 40, tx_power = 20 }",
+        "100MB",
+        &format!("t1 = -75, t2 = -85, hysteresis = {hysteresis}"),
+    )
+}
+
+/// `ue`, a station of the AP `ap` (802.11n) whose wire (`wire`: rate, delay, queue) leads to
+/// `router`, and with a 10 Mbit/s, 20 ms `cell` link (a queue of `cell_queue`) to `router`,
+/// walks along x from `xs[0]` to `xs[1]` m at `speed` m/s while downloading `size` from
+/// `server` (1 Gbit/s, 1 ms behind `router`) over both paths, the RSSI scheduler (`rssi`, the
+/// fields of its table) setting their status.
+fn walk(
+    duration: &str,
+    (xs, speed): ([u32; 2], u32),
+    wire: &str,
+    cell_queue: &str,
+    radio: &str,
+    size: &str,
+    rssi: &str,
+) -> String {
+    let [from, to] = xs;
     format!(
         r#"
-record = ["path_status", "quic"]
+record = ["path_status", "quic", "delay"]
 [sim]
-duration = "6s"
+duration = "{duration}"
 [[nodes]]
 name = "ap"
 position = [0, 0, 0]
 [[nodes]]
 name = "ue"
-position = [50, 0, 0]
-moves = [{{ walk_to = [250, 0, 0], speed = 20 }}]
+position = [{from}, 0, 0]
+moves = [{{ walk_to = [{to}, 0, 0], speed = {speed} }}]
 [[nodes]]
 name = "router"
 [[nodes]]
@@ -174,14 +200,13 @@ name = "server"
 [[links]]
 name = "wire"
 ends = ["ap", "router"]
-rate = "1Gbps"
-delay = "1ms"
+{wire}
 [[links]]
 name = "cell"
 ends = ["ue", "router"]
 rate = "10Mbps"
 delay = "20ms"
-queue = {{ kind = "droptail", limit = "50pkt" }}
+queue = {{ kind = "droptail", limit = "{cell_queue}" }}
 [[links]]
 name = "core"
 ends = ["router", "server"]
@@ -192,16 +217,16 @@ name = "wlan"
 ap = "ap"
 stations = ["ue"]
 standard = "802.11n"
-propagation = {{ exponent = 3, reference_loss = 40, tx_power = 20 }}
+{radio}
 [[flows]]
 name = "get"
 from = "ue"
 to = "server"
-app = {{ kind = "file", size = "100MB" }}
+app = {{ kind = "file", size = "{size}" }}
 [flows.transport]
 kind = "quic"
 paths = [{{ via = "wlan" }}, {{ via = "cell" }}]
-rssi_scheduler = {{ t1 = -75, t2 = -85, hysteresis = {hysteresis} }}
+rssi_scheduler = {{ {rssi} }}
 "#
     )
 }
@@ -317,4 +342,120 @@ fn the_get_response_is_traced_as_it_is_read() {
     assert!((1_000_000..1_000_100).contains(&total), "{total} B");
     let q = out.summary.flows["get"].quic.as_ref().unwrap();
     assert_eq!(*time.last().unwrap(), q.completion_time_s.unwrap());
+}
+
+/// The mpquic-rssi stall in small: `ue` walks from 250 m to 400 m from the AP at 10 m/s with
+/// the study's radio (802.11n, 2.4 GHz, 14 dBm, 30.10 dB at 1 m, exponent 3); the AP's wire
+/// is a 1 Mbit/s link with a 1000-packet queue, so the Wi-Fi path's queue holds most of the
+/// stream's flow-control window (1.25 MiB, seconds at 1 Mbit/s) when the scheduler (normal
+/// migration, T1 = T2 = −90 dBm) sets the path backup, and the radio dies before it drains.
+/// `abandon` adds the scheduler's `abandon_below`.
+fn out_of_range(abandon: &str) -> String {
+    walk(
+        "30s",
+        ([250, 400], 10),
+        "rate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"1000pkt\" }",
+        "100pkt",
+        "band = \"2.4GHz\"\npropagation = { exponent = 3, reference_loss = 30.10, tx_power = 14 }",
+        "10MB",
+        &format!("t1 = -90, t2 = -90{abandon}"),
+    )
+}
+
+#[test]
+fn abandoning_the_dead_wifi_path_ends_the_stall_after_the_stacks_drain() {
+    let rssi = |d: f64| 14.0 - 30.10 - 30.0 * d.log10();
+    // Sample k at k beacon intervals; the first at or below `dbm`.
+    let first_at_or_below = |dbm: f64| {
+        let k = (0..)
+            .find(|&k| rssi((250.0 + 10.0 * f64::from(k) * 0.1024).min(400.0)) <= dbm)
+            .unwrap();
+        f64::from(k) * 0.1024
+    };
+    let (t_backup, t_abandon) = (first_at_or_below(-90.0), first_at_or_below(-91.0));
+
+    // Without abandoning: the packets in the backup path's queue die with the radio, no later
+    // packet on that path is ever acknowledged, so none is declared lost (draft-21 §5.7), and
+    // the stream's window stays held by them: the download stalls to the end.
+    let stalled = run(&out_of_range(""));
+    let d = table(&stalled, "delay");
+    let last_read = f64s(d, "time").into_iter().fold(0.0, f64::max);
+    assert!(stalled.summary.flows["get"].bytes_delivered < 10_000_000);
+    assert!(last_read < t_abandon + 5.0, "last read at {last_read} s");
+
+    let out = run(&out_of_range(", abandon_below = -91"));
+    let t = table(&out, "path_status");
+    assert_eq!(texts(t, "wifi_new"), ["available", "backup", "abandoned"]);
+    let times = f64s(t, "time");
+    for (got, want) in times.iter().zip([0.0, t_backup, t_abandon]) {
+        assert!((got - want).abs() < 1e-9, "{times:?}");
+    }
+    let q = out.summary.flows["get"].quic.clone().unwrap();
+    assert_eq!(q.paths["wlan"].status, "closed");
+    assert_eq!(out.summary.flows["get"].bytes_delivered, 10_000_000);
+
+    // The stall ends when the server drops the abandoned path, three PTOs of that path after
+    // the PATH_ABANDON (noq-proto; draft-21 §3.4's 3 PTO), each PTO at least the path's
+    // smoothed RTT (RFC 9002 §6.2.1): the reads resume no sooner than t_abandon + 3 srtt,
+    // srtt the server's on Wi-Fi when it was abandoned.
+    let qt = table(&out, "quic");
+    let srtt = texts(qt, "endpoint")
+        .into_iter()
+        .zip(u64s(qt, "path"))
+        .zip(f64s(qt, "time").into_iter().zip(f64s(qt, "srtt")))
+        .filter(|((e, p), (time, _))| e == "server" && *p == 0 && *time <= t_abandon)
+        .map(|(_, (_, s))| s)
+        .next_back()
+        .unwrap();
+    let d = table(&out, "delay");
+    let (time, size) = (f64s(d, "time"), u64s(d, "size"));
+    let resume = *time.iter().find(|&&x| x > t_abandon + 1.0).unwrap();
+    assert!(
+        resume >= t_abandon + 3.0 * srtt,
+        "resumed at {resume} s, srtt {srtt} s"
+    );
+    // Then the rest comes over cellular at its 10 Mbit/s, after at most a slow start from the
+    // initial window to the path's bandwidth-delay product (10 Mbit/s × 42 ms ≈ 52 kB:
+    // log2(52 kB / 12 kB) ≈ 2 RTTs, each under 42 ms + the 100-packet queue's 120 ms): 1 s.
+    // Some of the rest may have arrived before, over Wi-Fi, held behind the hole: at most the
+    // stream's flow-control window, 1.25 MiB (RFC 9000 §4.1).
+    let rest: u64 = time
+        .iter()
+        .zip(&size)
+        .filter(|(x, _)| **x >= resume)
+        .map(|(_, s)| s)
+        .sum();
+    let done = q.completion_time_s.unwrap();
+    let at_rate = |bytes: f64| bytes * 8.0 / 10e6;
+    let window = 1.25 * 1024.0 * 1024.0;
+    assert!(
+        done - resume >= at_rate(rest as f64 - window)
+            && done - resume <= at_rate(rest as f64) + 1.0,
+        "{rest} B from {resume} s to {done} s"
+    );
+}
+
+#[test]
+fn same_seed_same_abandoning_run() {
+    // The first 10 s of the run above: the abandonment (at 6.45 s) included.
+    let text = out_of_range(", abandon_below = -91").replace("\"30s\"", "\"10s\"");
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
+    assert_eq!(a.tables, b.tables);
+    let wifi = texts(table(&a, "path_status"), "wifi_new");
+    assert_eq!(wifi.last().map(String::as_str), Some("abandoned"));
+}
+
+#[test]
+fn an_abandon_level_must_be_a_level() {
+    let text =
+        walking_away(0.0).replace("hysteresis = 0 }", "hysteresis = 0, abandon_below = nan }");
+    let e = error_of(&text);
+    assert!(
+        e.contains("rssi_scheduler.abandon_below") && e.contains("expected a level in dBm"),
+        "{e}"
+    );
 }

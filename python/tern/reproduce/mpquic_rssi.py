@@ -21,10 +21,10 @@ from matplotlib.figure import Figure
 SCHEDULER = '"flows.get.transport.rssi_scheduler"'
 #: The paper's four variants (§4.1) by their value of the scheduler's table in study.toml.
 VARIANTS = {
-    "{ t1 = -90, t2 = -90 }": "normal migration",
-    "{ t1 = -75, t2 = -75 }": "early migration",
+    "{ t1 = -90, t2 = -90, abandon_below = -91 }": "normal migration",
+    "{ t1 = -75, t2 = -75, abandon_below = -91 }": "early migration",
     "{ t1 = -75, t2 = -90, enabled = false }": "plain MPQUIC",
-    "{ t1 = -75, t2 = -90 }": "proposed",
+    "{ t1 = -75, t2 = -90, abandon_below = -91 }": "proposed",
 }
 #: Bin of the receive-rate curves (s).
 BIN_S = 0.5

@@ -1,7 +1,8 @@
 //! A multipath QUIC flow steered by the [`RssiThresholdScheduler`] (mpquic-rssi): the
 //! scheduler reads the client's Wi-Fi RSSI every `period` and, at each change of class, sets
-//! path 0 (Wi-Fi) and path 1 (cellular) available or backup; everything else is the QUIC
-//! flow's own.
+//! path 0 (Wi-Fi) and path 1 (cellular) available or backup, and abandons path 0 once the
+//! RSSI says its link is broken (`abandon_below`, if set); everything else is the QUIC flow's
+//! own.
 
 use super::rssi_scheduler::{Class, Config, RssiThresholdScheduler};
 use crate::engine::SimTime;
@@ -65,10 +66,44 @@ impl Transport for RssiScheduledQuic {
     }
 
     /// A sample of the client's Wi-Fi RSSI: a change of class is traced and sets the paths'
-    /// status.
+    /// status; a broken Wi-Fi link is traced (Wi-Fi "abandoned") and abandons path 0.
     fn on_rssi(&mut self, now: SimTime, rssi_dbm: Option<f64>, io: &mut Io<'_>) {
         io.cmds
             .push(Cmd::SampleRssi(now + self.scheduler.config().period));
+        self.on_class(now, rssi_dbm, io);
+        if self.scheduler.breaks(rssi_dbm) {
+            let class = self.scheduler.class().map_or("none", Class::as_str);
+            let (wifi, cell) = self
+                .scheduler
+                .class()
+                .map_or((false, true), Class::available);
+            io.traces.record(&PathStatusRecord {
+                time: now,
+                flow: io.flow,
+                rssi_dbm: rssi_dbm.unwrap_or(f64::NEG_INFINITY),
+                old_class: class,
+                new_class: class,
+                wifi_old: name(wifi),
+                wifi_new: "abandoned",
+                cell_old: name(cell),
+                cell_new: name(cell),
+            });
+            self.quic.abandon_path(now, 0, io);
+        }
+    }
+
+    fn tls_key_log(&self) -> String {
+        self.quic.tls_key_log()
+    }
+
+    fn report(&self, start: SimTime) -> TransportReport {
+        self.quic.report(start)
+    }
+}
+
+impl RssiScheduledQuic {
+    /// A change of class, if the sample makes one: traced, and the paths' status set.
+    fn on_class(&mut self, now: SimTime, rssi_dbm: Option<f64>, io: &mut Io<'_>) {
         let Some(change) = self.scheduler.sample(rssi_dbm) else {
             return;
         };
@@ -89,13 +124,5 @@ impl Transport for RssiScheduledQuic {
         });
         self.quic
             .set_path_status(now, &[(0, status(wifi)), (1, status(cell))], io);
-    }
-
-    fn tls_key_log(&self) -> String {
-        self.quic.tls_key_log()
-    }
-
-    fn report(&self, start: SimTime) -> TransportReport {
-        self.quic.report(start)
     }
 }

@@ -15,8 +15,21 @@
 //! once the RSSI exceeds the threshold by `hysteresis` dB (downwards at the threshold itself,
 //! as the paper's rule), so an RSSI wavering at a threshold does not flap the paths.
 //!
+//! Beyond the paper's table, the client may also *abandon* the Wi-Fi path once its RSSI falls
+//! to `abandon_below` (or it has none). A backup path whose link has died keeps the packets
+//! sent on it before the change in flight, and a sender declares them lost only when a later
+//! packet on that same path is acknowledged or the path is closed (draft-ietf-quic-multipath-21
+//! §5.7, PTO expiration), so on a dead link they, and the stream data behind them, wait. The
+//! draft's answer to a path found broken is to close it explicitly with PATH_ABANDON so that
+//! the peer stops using it and switches over to the backup path sooner (§3.3, last paragraphs;
+//! §3.4). noq-proto, on either end, drops an abandoned path's state three PTOs (of that path)
+//! after the PATH_ABANDON, declaring then whatever was still in flight on it lost, and its
+//! frames are sent again on the paths left. Abandonment is final (a path id is never reused,
+//! §3.4): a station back in range would need a new path, which this mechanism does not open.
+//!
 //! The mechanism is a plain state machine: [`RssiThresholdScheduler::sample`] takes an RSSI
-//! and returns the change to make, if any.
+//! and returns the change to make, if any, and [`RssiThresholdScheduler::breaks`] whether the
+//! Wi-Fi path is to be abandoned now.
 
 use crate::engine::SimTime;
 
@@ -31,6 +44,9 @@ pub struct Config {
     pub period: SimTime,
     /// dB above a threshold the RSSI must reach to move to the better class.
     pub hysteresis_db: f64,
+    /// At or below it (dBm), or with no RSSI, the Wi-Fi path is broken and abandoned, whatever
+    /// the class. `None`: never (the paper's rule).
+    pub abandon_below_dbm: Option<f64>,
 }
 
 /// The class of an RSSI sample.
@@ -74,6 +90,8 @@ pub struct Change {
 pub struct RssiThresholdScheduler {
     config: Config,
     class: Option<Class>,
+    /// Whether the Wi-Fi path has been abandoned.
+    abandoned: bool,
 }
 
 impl RssiThresholdScheduler {
@@ -82,11 +100,17 @@ impl RssiThresholdScheduler {
         RssiThresholdScheduler {
             config,
             class: None,
+            abandoned: false,
         }
     }
 
     pub fn config(&self) -> Config {
         self.config
+    }
+
+    /// The current class (`None` before the first sample).
+    pub fn class(&self) -> Option<Class> {
+        self.class
     }
 
     /// The class of `rssi` by the thresholds alone (no RSSI: weak).
@@ -114,6 +138,17 @@ impl RssiThresholdScheduler {
         let old = self.class.replace(new);
         Some(Change { rssi_dbm, old, new })
     }
+
+    /// Whether a sample (`None`: not associated) breaks the Wi-Fi path: true once, at the
+    /// first sample at or below `abandon_below` (or without an RSSI), when one is set.
+    pub fn breaks(&mut self, rssi_dbm: Option<f64>) -> bool {
+        let Some(limit) = self.config.abandon_below_dbm else {
+            return false;
+        };
+        let broken = !self.abandoned && rssi_dbm.is_none_or(|r| r <= limit);
+        self.abandoned |= broken;
+        broken
+    }
 }
 
 #[cfg(test)]
@@ -127,6 +162,7 @@ mod tests {
             t2_dbm: -90.0,
             period: SimTime::from_millis(100),
             hysteresis_db,
+            abandon_below_dbm: None,
         })
     }
 
@@ -158,6 +194,7 @@ mod tests {
             t2_dbm: -90.0,
             period: SimTime::from_millis(100),
             hysteresis_db: 0.0,
+            abandon_below_dbm: None,
         });
         assert_eq!(s.sample(Some(-89.0)).unwrap().new, Class::Strong);
         assert_eq!(s.sample(Some(-90.0)).unwrap().new, Class::Weak);
@@ -174,5 +211,26 @@ mod tests {
         assert_eq!(s.sample(Some(-90.0)).unwrap().new, Class::Weak);
         // From weak straight to strong once past T1 + 3 dB.
         assert_eq!(s.sample(Some(-71.0)).unwrap().new, Class::Strong);
+    }
+
+    #[test]
+    fn the_wifi_path_breaks_once_at_the_abandon_threshold() {
+        let mut s = RssiThresholdScheduler::new(Config {
+            abandon_below_dbm: Some(-91.0),
+            ..proposed(0.0).config()
+        });
+        // Weak but above the threshold: backup only.
+        assert!(!s.breaks(Some(-90.5)));
+        // At it: abandoned, once.
+        assert!(s.breaks(Some(-91.0)));
+        assert!(!s.breaks(Some(-95.0)));
+        assert!(!s.breaks(None));
+        // No RSSI (not associated) breaks it too; without a threshold nothing does.
+        let mut t = RssiThresholdScheduler::new(Config {
+            abandon_below_dbm: Some(-91.0),
+            ..proposed(0.0).config()
+        });
+        assert!(t.breaks(None));
+        assert!(!proposed(0.0).breaks(None));
     }
 }

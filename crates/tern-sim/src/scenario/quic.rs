@@ -76,6 +76,12 @@ pub struct RssiSchedulerSpec {
     /// paper's rule (it has no hysteresis).
     #[serde(default)]
     pub hysteresis: f64,
+    /// At or below it (dBm), or once the client has no RSSI (not associated), the client
+    /// abandons the Wi-Fi path (PATH_ABANDON; draft-ietf-quic-multipath-21 §3.3: an endpoint
+    /// that finds a path broken may close it); none by default (the paper's rule only sets
+    /// the path backup). See `mech::rssi_scheduler`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_below: Option<f64>,
     /// Whether the scheduler sets the paths' status (default true); false leaves both paths
     /// at their `status` (plain MPQUIC, the paper's third variant), so that a sweep can turn
     /// the mechanism on and off (`--set flows.<flow>.transport.rssi_scheduler.enabled=false`).

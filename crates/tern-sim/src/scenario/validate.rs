@@ -372,6 +372,12 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                         format!("expected 0 dB or more, got {}", r.hysteresis),
                     ));
                 }
+                if r.abandon_below.is_some_and(|a| !a.is_finite()) {
+                    return Err(src.error(
+                        &here("abandon_below"),
+                        format!("expected a level in dBm, got {:?}", r.abandon_below),
+                    ));
+                }
             }
             for (k, p) in q.paths.iter().enumerate() {
                 check_via(s, src, &paths(k, "via"), &f.from, &p.via)?;

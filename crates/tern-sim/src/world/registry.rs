@@ -58,6 +58,7 @@ pub fn build(
                         t2_dbm: r.t2,
                         period: r.period.0,
                         hysteresis_db: r.hysteresis,
+                        abandon_below_dbm: r.abandon_below,
                     };
                     boxed(RssiScheduledQuic::new(quic, config, start))
                 }

@@ -354,6 +354,12 @@ impl QuicTransport {
         self.drive(now, Side::Client, Input::App, io);
     }
 
+    /// The client abandons path `k` now (a multipath flow; a PATH_ABANDON frame, sent at once).
+    pub fn abandon_path(&mut self, now: SimTime, k: usize, io: &mut Io<'_>) {
+        self.paths.abandon_from(k, now);
+        self.drive(now, Side::Client, Input::App, io);
+    }
+
     /// The side that sends the application's data: the server for a file transfer.
     fn sender(&self) -> Side {
         match self.app.app {

@@ -137,6 +137,15 @@ impl Paths {
         }
     }
 
+    /// The client is to abandon path `k` now (`sim_now`), unless an earlier `abandon_at` is set
+    /// (carried out at its next input, as `abandon_at` is).
+    pub fn abandon_from(&mut self, k: usize, sim_now: SimTime) {
+        let at = &mut self.specs[k].abandon_at;
+        if at.is_none_or(|d| d.0 > sim_now) {
+            *at = Some(crate::scenario::units::Duration(sim_now));
+        }
+    }
+
     /// Path `k` is to have status `s` from now on (signalled at the client's next input).
     pub fn want(&mut self, k: usize, s: QuicPathStatus) {
         self.specs[k].status = s;
