@@ -51,6 +51,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         send_buffer: spec.send_buffer.0,
         recv_buffer: spec.recv_buffer.0,
         frto: spec.frto,
+        cwnd_limited_growth: spec.cwnd_limited_growth,
         rlci: spec.rlci,
         ..Config::default()
     }
