@@ -47,7 +47,7 @@ pub struct WifiSpec {
     /// A queue discipline in front of each member's MAC queue, as Linux's qdisc on the
     /// interface: packets wait in it while the MAC queue (`queue`) is full, and the driver
     /// takes the next one whenever a frame leaves the MAC queue (acknowledged or dropped).
-    /// E.g. `{ kind = "droptail", limit = 1000 }` (pfifo_fast with txqueuelen 1000, the
+    /// E.g. `{ kind = "droptail", limit = "1000pkt" }` (pfifo_fast with txqueuelen 1000, the
     /// default ether_setup() gives Wi-Fi devices) or `{ kind = "codel" }` (RFC 8289).
     /// Default: none, packets go straight to the MAC queue (as in ns-3). Not with roaming.
     #[serde(default, skip_serializing_if = "Option::is_none")]
