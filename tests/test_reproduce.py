@@ -215,14 +215,22 @@ def test_wlan_bufferbloat_quick_checks_every_claim_and_draws_the_figures(wlan_qu
     # 500 ms below 20 Mbit/s (Fig. 6 (a)).
     assert by_id["scheme-rtt-under-100ms-to-50mbps"].passed
     assert by_id["none-rtt-over-500ms-below-20mbps"].passed
+    # linux-none's cwnd stops where Linux 3.13's 4 MiB send buffer does: 4194304 / 4352 B
+    # per queued segment = 963 segments, plus the 3 segments of slack with which
+    # tcp_is_cwnd_limited still lets it grow and one ACK's slow-start increase (≤ 2).
+    assert 963 <= by_id["none-cwnd-near-1000"].value <= 963 + 3 + 2
+    # TSQ and CoDel keep the send queue short (Fig. 7 (a)).
+    assert by_id["tsq-codel-send-queue-under-150"].passed
     md = (out / "report.md").read_text()
     for claim in load_study("wlan-bufferbloat").claims:
         assert claim.claim[:40] in md
     assert {name for name, _, _ in rep.figures} == {
         "rate-error",
         "ping-rtt",
+        "send-queue",
         "throughput",
         "cwnd",
+        "send-queue-over-time",
         "fixed-index",
     }
-    assert (out / "report.html").read_text().count("<svg") >= 5
+    assert (out / "report.html").read_text().count("<svg") >= 7

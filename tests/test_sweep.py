@@ -35,6 +35,15 @@ def test_python_sweep_returns_one_row_per_run_and_flow_and_resumes(tmp_path):
     assert (again.total, again.skipped, again.done) == (4, 4, 0)
     con = tern.connect(tmp_path / "s")
     assert con.execute("SELECT count(DISTINCT key) FROM delay").fetchone()[0] == 4
+    # `links`: one row per run, link and direction, with the direction's summary; every
+    # packet the access link delivered is one message of the flow (1000 B, one packet each).
+    links = con.execute(
+        """SELECT l.delivered_packets, r.messages_delivered FROM links l JOIN runs r
+           USING (key) WHERE l.link = 'access' AND l.direction = 'forward'"""
+    ).fetchall()
+    assert len(links) == 4
+    assert con.execute("SELECT count(*) FROM links").fetchone()[0] == 4 * 2
+    assert all(delivered == messages > 0 for delivered, messages in links)
 
 
 def test_linked_keys_change_together_crossed_with_the_grid(tmp_path):

@@ -6,6 +6,9 @@ connection returned by `connect` has
 * a table `runs`: one row per run and flow — the grid values (one column per
   swept key), `seed`, `key`, and the flow's summary flattened
   (`goodput_bps`, `delay_s_p50`, `tcp_rto_expiries`, ...);
+* a table `links`: one row per run, link and direction (`link`, `direction`) — the same
+  grid values, `seed`, `key`, and the direction's summary flattened (`tx_packets`,
+  `queue_mean_packets`, `drops_queue`, ...);
 * a view per trace (`cwnd`, `delay`, `queue`, ...) over every run's Parquet
   file of that name, with the run's `key` as a column to join on.
 """
@@ -32,20 +35,43 @@ def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
         row[prefix] = value
 
 
+def _finished(folder: str | os.PathLike[str]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every finished run's `params.json` and `summary.json`, in key order."""
+    runs = []
+    for run_dir in sorted((Path(folder) / "runs").iterdir()):
+        meta_file = run_dir / "params.json"
+        if meta_file.is_file():
+            summary = json.loads((run_dir / "summary.json").read_text())
+            runs.append((json.loads(meta_file.read_text()), summary))
+    return runs
+
+
+def _row(meta: dict[str, Any], **names: str) -> dict[str, Any]:
+    row: dict[str, Any] = dict(meta["params"])
+    row.update(key=meta["key"], seed=meta["seed"], **names)
+    return row
+
+
 def summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
     """One row per finished run and flow."""
     rows = []
-    for run_dir in sorted((Path(folder) / "runs").iterdir()):
-        meta_file = run_dir / "params.json"
-        if not meta_file.is_file():
-            continue
-        meta = json.loads(meta_file.read_text())
-        summary = json.loads((run_dir / "summary.json").read_text())
+    for meta, summary in _finished(folder):
         for flow, stats in summary["flows"].items():
-            row: dict[str, Any] = dict(meta["params"])
-            row.update(key=meta["key"], seed=meta["seed"], flow=flow)
+            row = _row(meta, flow=flow)
             _flatten("", stats, row)
             rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def link_summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
+    """One row per finished run, link and direction."""
+    rows = []
+    for meta, summary in _finished(folder):
+        for link, directions in summary.get("links", {}).items():
+            for direction, stats in directions.items():
+                row = _row(meta, link=link, direction=direction)
+                _flatten("", stats, row)
+                rows.append(row)
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
@@ -60,13 +86,17 @@ def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.
     if not (root / "runs").is_dir():
         raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
     con = duckdb.connect()
-    frame = summaries(root)
-    if frame.is_empty():
-        con.execute("CREATE TABLE runs (key VARCHAR, seed BIGINT, flow VARCHAR)")
-    else:
-        con.register("summaries_frame", frame)
-        con.execute("CREATE TABLE runs AS SELECT * FROM summaries_frame")
-        con.unregister("summaries_frame")
+    tables = (
+        ("runs", summaries(root), "flow VARCHAR"),
+        ("links", link_summaries(root), "link VARCHAR, direction VARCHAR"),
+    )
+    for table, frame, names in tables:
+        if frame.is_empty():
+            con.execute(f"CREATE TABLE {table} (key VARCHAR, seed BIGINT, {names})")
+        else:
+            con.register("summaries_frame", frame)
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM summaries_frame")
+            con.unregister("summaries_frame")
     traces: dict[str, list[str]] = {}
     for path in sorted(root.glob("runs/*/*.parquet")):
         traces.setdefault(path.stem, []).append(str(path))

@@ -4,73 +4,22 @@
 
 mod common;
 
-use common::{f64s, table, texts, u64s};
+use common::{f64s, mean_rtt, table, texts, u64s, wifi_upload};
 use tern_sim::RunOutput;
 
-/// A station 5 m from its AP uploads with TCP CUBIC to a server behind a 1 Gbit/s, 1 ms
-/// wire and pings it every 100 ms (a 64-byte ICMP-sized echo, 56 B of payload), from 0 s to
-/// `duration`. 802.11n at MCS 1 (13 Mbit/s, 20 MHz, long GI: IEEE 802.11-2020 Table 19-27)
-/// with a fixed MPDU error rate `fer` (the paper's Fig. 5: 0.05–0.2). TCP Small
-/// Queues is off (the paper's "no countermeasure" Linux, TSQ limit raised); the station's
-/// 500-packet MAC queue (Tern's default) discards nothing by age (`lifetime = "0s"`: Linux
-/// mac80211 and ath9k keep no MSDU lifetime). `retry_out`: the `[wifi.retry_out]` table, or
-/// empty for none.
+/// The shared lossy upload (see [`common::wifi_upload`]) with a fixed MPDU error rate `fer`
+/// (the paper's Fig. 5: 0.05–0.2) and Tern's default 500-packet MAC queue. `retry_out`: the
+/// `[wifi.retry_out]` table, or empty for none.
 fn upload(duration: &str, fer: f64, retry_out: &str, record: &str) -> String {
-    format!(
-        r#"record = [{record}]
-[sim]
-duration = "{duration}"
-[[nodes]]
-name = "ap"
-[[nodes]]
-name = "sta"
-position = [5, 0, 0]
-[[nodes]]
-name = "server"
-[[wifi]]
-name = "wlan"
-ap = "ap"
-stations = ["sta"]
-standard = "802.11n"
-rate_control = {{ kind = "constant", mcs = 1 }}
-mpdu_error = {fer}
-lifetime = "0s"
-{retry_out}
-[[links]]
-name = "wire"
-ends = ["ap", "server"]
-rate = "1Gbps"
-delay = "1ms"
-[[flows]]
-name = "upload"
-from = "sta"
-to = "server"
-app = {{ kind = "bulk" }}
-[flows.transport]
-kind = "tcp"
-cc = "cubic"
-tsq = "1GB"
-[[flows]]
-name = "ping"
-from = "sta"
-to = "server"
-app = {{ kind = "ping", size = "56B", interval = "100ms" }}
-"#
+    wifi_upload(
+        record,
+        duration,
+        &format!("mpdu_error = {fer}\n{retry_out}"),
+        "",
     )
 }
 
 const PAPER: &str = "[wifi.retry_out]";
-
-/// Mean ping RTT (s) of the pings sent after `warm` seconds (TCP's slow start is over).
-fn mean_rtt(out: &RunOutput, warm: f64) -> f64 {
-    let rtt = table(out, "rtt");
-    let (time, v) = (f64s(rtt, "time"), f64s(rtt, "rtt"));
-    let after: Vec<f64> = (0..v.len())
-        .filter(|&i| time[i] - v[i] >= warm)
-        .map(|i| v[i])
-        .collect();
-    after.iter().sum::<f64>() / after.len() as f64
-}
 
 /// The paper's claims for a Linux station with no countermeasure, here at 13 Mbit/s and
 /// the paper's highest MAC frame error rate, 0.2:

@@ -19,16 +19,31 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import ScalarFormatter
 
-TSQ = '"flows.upload.transport.tsq"'
 ENABLED = '"wifi.wlan.retry_out.enabled"'
 FIXED = '"wifi.wlan.retry_out.fixed"'
-#: Station kinds by their TSQ limit (upload.toml: 1 GB = the limit raised, TSQ off).
-KINDS = {"1GB": "linux-none", "128KiB": "linux-tsq"}
+#: The station kinds of the `location` experiment (study.toml).
+KINDS = ("linux-none", "linux-tsq", "linux-codel")
+#: A run's kind from its TSQ limit (upload.toml: 1 GB = raised, TSQ off) and qdisc; NULL for
+#: the grid's TSQ-with-CoDel runs, which are no kind of the paper.
+KIND = """CASE WHEN "wifi.wlan.qdisc.kind" = 'codel' AND "flows.upload.transport.tsq" = '1GB'
+                THEN 'linux-codel'
+           WHEN "wifi.wlan.qdisc.kind" = 'codel' THEN NULL
+           WHEN "flows.upload.transport.tsq" = '128KiB' THEN 'linux-tsq' ELSE 'linux-none' END"""
 
-#: Per run: average MAC data rate of the station's A-MPDUs (Mbit/s) and MAC frame error rate.
-PER_RUN = """
-SELECT key, avg(rate_mbps) AS mac_mbps, 1 - sum(acked) / sum(mpdus) AS fer
-FROM wifi WHERE kind = 'ampdu' AND "from" = 'sta' GROUP BY key
+#: The station's driver queue (upload.toml `queue`: ath9k's 123 frames), filled before its qdisc.
+DRIVER_QUEUE = 123
+#: Per run: average MAC data rate of the station's A-MPDUs (Mbit/s), MAC frame error rate,
+#: and the station's mean send queue: its qdisc's backlog (what `tc -s qdisc` reports), the
+#: part of the `queue` trace above the driver's queue, time-averaged.
+PER_RUN = f"""
+WITH w AS (SELECT key, avg(rate_mbps) AS mac_mbps, 1 - sum(acked) / sum(mpdus) AS fer
+           FROM wifi WHERE kind = 'ampdu' AND "from" = 'sta' GROUP BY key),
+     q AS (SELECT key, sum(greatest(packets - {DRIVER_QUEUE}, 0) * dt) / sum(dt) AS queue
+           FROM (SELECT key, packets::DOUBLE AS packets,
+                        lead(time) OVER (PARTITION BY key ORDER BY time) - time AS dt
+                 FROM queue WHERE link = 'wlan-sta' AND direction = 'forward')
+           WHERE dt IS NOT NULL GROUP BY key)
+SELECT * FROM w JOIN q USING (key)
 """
 
 
@@ -45,19 +60,19 @@ def per_run(con: duckdb.DuckDBPyConnection, columns: str) -> pl.DataFrame:
         f"""WITH m AS ({PER_RUN})
             SELECT {columns}, r.flow, r.rtt_s_mean * 1e3 AS rtt_ms,
                    r.rtt_s_max * 1e3 AS rtt_max_ms, r.goodput_bps / 1e6 AS goodput_mbps,
-                   m.mac_mbps, m.fer
+                   m.mac_mbps, m.fer, m.queue
             FROM runs r JOIN m USING (key) ORDER BY m.mac_mbps"""
     ).pl()
 
 
 def rate_error(con: duckdb.DuckDBPyConnection) -> Figure:
     """Fig. 5: MAC frame error rate against average MAC data rate, no scheme."""
-    rows = per_run(con, f"{TSQ} AS tsq, {ENABLED} AS scheme").filter(
+    rows = per_run(con, f"{KIND} AS kind, {ENABLED} AS scheme").filter(
         (pl.col("flow") == "upload") & (pl.col("scheme") == "false")
     )
     fig, ax = plt.subplots(figsize=(6, 4))
-    for i, (tsq, kind) in enumerate(KINDS.items()):
-        part = rows.filter(pl.col("tsq") == tsq)
+    for i, kind in enumerate(KINDS):
+        part = rows.filter(pl.col("kind") == kind)
         ax.plot(part["mac_mbps"], part["fer"], "o", color=f"C{i}", label=kind)
     ax.axhspan(0.05, 0.2, color="grey", alpha=0.15, label="paper: 0.05-0.2")
     _rate_axis(ax)
@@ -69,12 +84,12 @@ def rate_error(con: duckdb.DuckDBPyConnection) -> Figure:
 
 
 def _by_scheme(con: duckdb.DuckDBPyConnection, flow: str, column: str, ylabel: str) -> Figure:
-    rows = per_run(con, f"{TSQ} AS tsq, {ENABLED} AS scheme").filter(pl.col("flow") == flow)
+    rows = per_run(con, f"{KIND} AS kind, {ENABLED} AS scheme").filter(pl.col("flow") == flow)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     panels = (("false", "(a) without"), ("true", "(b) with"))
     for ax, (scheme, title) in zip(axes, panels, strict=True):
-        for i, (tsq, kind) in enumerate(KINDS.items()):
-            part = rows.filter((pl.col("tsq") == tsq) & (pl.col("scheme") == scheme))
+        for i, kind in enumerate(KINDS):
+            part = rows.filter((pl.col("kind") == kind) & (pl.col("scheme") == scheme))
             ax.plot(part["mac_mbps"], part[column], "o", color=f"C{i}", label=kind)
         _rate_axis(ax)
         ax.set_title(f"{title} the retry-out index")
@@ -89,6 +104,11 @@ def ping_rtt(con: duckdb.DuckDBPyConnection) -> Figure:
     return _by_scheme(con, "ping", "rtt_ms", "mean ping RTT (ms)")
 
 
+def send_queue(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Fig. 7: the station's mean send queue against average MAC data rate."""
+    return _by_scheme(con, "upload", "queue", "mean send queue (qdisc backlog, packets)")
+
+
 def throughput(con: duckdb.DuckDBPyConnection) -> Figure:
     """Fig. 8: TCP throughput against average MAC data rate, without and with the scheme."""
     return _by_scheme(con, "upload", "goodput_mbps", "TCP throughput (Mbit/s)")
@@ -98,25 +118,54 @@ def throughput(con: duckdb.DuckDBPyConnection) -> Figure:
 LOW_RATE_POSITION = "[95, 0, 0]"
 
 
-def cwnd_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
-    """Figs. 11-12: linux-none's cwnd over time at a low rate, without and with the scheme."""
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for i, (scheme, label) in enumerate((("false", "without"), ("true", "with"))):
-        c = con.sql(
-            f"""SELECT c.time, c.cwnd / 1448 AS segments FROM cwnd c JOIN runs r USING (key)
-                WHERE r.flow = 'upload' AND c.flow = 'upload' AND c.endpoint = 'client'
-                  AND r.seed = 1 AND r."nodes.sta.position" = ? AND {TSQ} = '1GB'
-                  AND {ENABLED} = ? ORDER BY c.time""",
-            params=[LOW_RATE_POSITION, scheme],
-        ).pl()
-        ax.step(c["time"], c["segments"], where="post", color=f"C{i}", label=f"{label} the index")
-    ax.set_yscale("log")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cwnd (segments of 1448 B, log)")
-    ax.set_title("linux-none at about 16 Mbit/s (95 m)")
-    ax.legend(fontsize=8)
+def _over_time(con: duckdb.DuckDBPyConnection, select: str, ylabel: str) -> Figure:
+    """A time series per kind at the low rate, (a) without and (b) with the scheme; `select`
+    gives `time` and `y` of one run (parameter `key`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    panels = (("false", "(a) without"), ("true", "(b) with"))
+    for ax, (scheme, title) in zip(axes, panels, strict=True):
+        for i, kind in enumerate(KINDS):
+            # Traces record changes only: each series is held to the run's last ping.
+            runs = con.sql(
+                f"""SELECT DISTINCT r.key, (SELECT max(t.time) FROM rtt t WHERE t.key = r.key)
+                    FROM runs r WHERE r.seed = 1 AND r."nodes.sta.position" = ?
+                      AND {KIND} = ? AND {ENABLED} = ?""",
+                params=[LOW_RATE_POSITION, kind, scheme],
+            ).fetchall()
+            if not runs:
+                continue
+            key, end = runs[0]
+            s = con.sql(select, params=[key]).pl()
+            if s.is_empty():
+                continue
+            times, ys = [*s["time"], max(end, s["time"][-1])], [*s["y"], s["y"][-1]]
+            ax.step(times, ys, where="post", color=f"C{i}", lw=0.8, label=kind)
+        ax.set_xlabel("time (s)")
+        ax.set_title(f"{title} the retry-out index")
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel(ylabel)
     fig.tight_layout()
     return fig
+
+
+def cwnd_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Fig. 12: the upload's cwnd over time at a low rate, per kind, without and with."""
+    return _over_time(
+        con,
+        """SELECT time, cwnd / 1448 AS y FROM cwnd
+           WHERE key = ? AND flow = 'upload' AND endpoint = 'client' ORDER BY time""",
+        "cwnd (segments of 1448 B)",
+    )
+
+
+def queue_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
+    """The station's send queue over time at a low rate, per kind, without and with."""
+    return _over_time(
+        con,
+        """SELECT time, packets AS y FROM queue
+           WHERE key = ? AND link = 'wlan-sta' AND direction = 'forward' ORDER BY time""",
+        "packets queued in the station (qdisc + driver)",
+    )
 
 
 def fixed_index(con: duckdb.DuckDBPyConnection) -> Figure:
@@ -153,6 +202,13 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         "without and (b) with the AP's retry-out index.",
     )
     yield (
+        "send-queue",
+        send_queue(location),
+        "Study Fig. 7: the station's mean send queue (its qdisc's backlog; ath9k's 123-frame "
+        "driver queue comes on top) against average MAC data rate per kind, (a) without and "
+        "(b) with the index.",
+    )
+    yield (
         "throughput",
         throughput(location),
         "Study Fig. 8: TCP throughput against average MAC data rate, without and with.",
@@ -160,10 +216,16 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
     yield (
         "cwnd",
         cwnd_over_time(location),
-        "Study Figs. 11-12: linux-none's congestion window over time at about 16 Mbit/s, "
-        "without and with the index. The paper's Linux caps it near 1000 segments; Tern's TCP "
-        "keeps growing it while the 1000-segment send buffer bounds what is in flight (no "
-        "cwnd validation, RFC 7661).",
+        "Study Fig. 12: the upload's congestion window over time at the lowest rate, per "
+        "kind, without and with the index. Linux 3.13's 4 MiB send buffer caps it at 963 "
+        "segments (upload.toml).",
+    )
+    yield (
+        "send-queue-over-time",
+        queue_over_time(location),
+        "The packets queued in the station over time at the lowest rate, per kind, without "
+        "and with the index (the `queue` trace): ath9k's driver queue holds the first 123, "
+        "the qdisc the rest.",
     )
     yield (
         "fixed-index",

@@ -127,7 +127,22 @@ pub struct Config {
     /// default. Only meaningful if the driver signals link-up on a real
     /// path change.
     pub rlci_reset_path: bool,
+    /// Grow cwnd on an ACK only while the sender is cwnd-limited, as Linux does
+    /// (`tcp_is_cwnd_limited`, net/ipv4/tcp_cong.c, Linux 2.6.18–3.19, after
+    /// RFC 2861): when the bytes in flight before the ACK reach cwnd, or fall
+    /// short of it by at most [`CWND_LIMITED_SLACK_SEGMENTS`] segments
+    /// (`tcp_max_tso_deferred_mss`; the GSO allowance does not apply, Tern
+    /// sends one segment at a time). A sender held back by its send buffer or
+    /// the peer's window then keeps cwnd where its flight is, instead of
+    /// growing it without bound (RFC 7661 §4.3 makes the same point).
+    ///
+    /// Off by default: RFC 5681 §3.1 grows cwnd on every ACK of new data.
+    pub cwnd_limited_growth: bool,
 }
+
+/// Segments by which the flight may fall short of cwnd and the sender still
+/// count as cwnd-limited (Linux `tcp_max_tso_deferred_mss()`, which returns 3).
+pub const CWND_LIMITED_SLACK_SEGMENTS: u64 = 3;
 
 impl Default for Config {
     fn default() -> Self {
@@ -156,6 +171,7 @@ impl Default for Config {
             frto: false,
             rlci: false,
             rlci_reset_path: false,
+            cwnd_limited_growth: false,
         }
     }
 }

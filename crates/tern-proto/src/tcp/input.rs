@@ -1,5 +1,6 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
+use super::config::CWND_LIMITED_SLACK_SEGMENTS;
 use super::frto::{AckInfo, AckKind};
 use super::recovery::{PartialAck, Recovery};
 use super::{unwrap_offset, Connection, Event, Segment, State};
@@ -311,7 +312,7 @@ impl Connection {
                     PartialAck::Exit => self.exit_recovery(),
                 }
             }
-        } else {
+        } else if self.cwnd_may_grow(in_flight) {
             self.cc.on_ack(&AckEvent {
                 now,
                 bytes_acked: bytes,
@@ -322,6 +323,14 @@ impl Connection {
         }
         // RFC 6298 §5.2 / §5.3.
         self.rearm_rto(now);
+    }
+
+    /// Whether this ACK may grow cwnd: always (RFC 5681 §3.1), or with
+    /// [`Config::cwnd_limited_growth`] only if the `in_flight` bytes before it
+    /// filled cwnd to within the Linux slack.
+    fn cwnd_may_grow(&self, in_flight: u64) -> bool {
+        let slack = CWND_LIMITED_SLACK_SEGMENTS * u64::from(self.smss);
+        !self.cfg.cwnd_limited_growth || in_flight + slack >= self.cc.cwnd()
     }
 
     fn enter_recovery(&mut self, now: SimTime) {

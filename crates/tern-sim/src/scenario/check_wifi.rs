@@ -2,6 +2,7 @@
 //! standard it belongs to, values are in range.
 
 use super::rules::{at, check_probability, duplicate, key};
+use super::validate::check_queue;
 use super::{
     PathSeg, RetryOutSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
 };
@@ -150,6 +151,16 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
         let mut p = path("stations");
         p.push(PathSeg::Index(k));
         return Err(src.error(&p, format!("station {n:?} is listed twice")));
+    }
+    if let Some(q) = &w.qdisc {
+        check_queue(src, path("qdisc"), q)?;
+        if s.roaming.iter().any(|r| w.stations.contains(&r.station)) {
+            return Err(src.error(
+                &path("qdisc"),
+                "a qdisc is not supported on a BSS with a roaming station (its packets would \
+                 stay with the old association)",
+            ));
+        }
     }
     let (only, other) = match w.standard {
         WifiStandard::Dot11b => ("802.11b", "802.11n"),

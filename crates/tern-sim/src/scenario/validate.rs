@@ -198,7 +198,11 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
     Ok(())
 }
 
-fn check_queue(src: &Source, path: Vec<PathSeg>, queue: &QueueSpec) -> Result<(), ScenarioError> {
+pub(super) fn check_queue(
+    src: &Source,
+    path: Vec<PathSeg>,
+    queue: &QueueSpec,
+) -> Result<(), ScenarioError> {
     let limit = match queue {
         QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
     };

@@ -52,6 +52,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         recv_buffer: spec.recv_buffer.0,
         frto: spec.frto,
         hystart: spec.hystart,
+        cwnd_limited_growth: spec.cwnd_limited_growth,
         rlci: spec.rlci,
         ..Config::default()
     }

@@ -10,6 +10,7 @@ use super::roaming::{Membership, Roam, Roamer, BEACON_INTERVAL};
 use crate::engine::{SimTime, Wake};
 use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueMeter, QueueStats};
 use crate::net::packet::{Body, NodeId, Packet, PacketRef};
+use crate::net::qdisc::{Qdisc, Queued};
 use crate::summary::{Summary, WifiSummary};
 use crate::trace::{RetryOutRecord, RoamingRecord, RssiRecord, WifiRecord, WifiRxRecord};
 
@@ -64,9 +65,11 @@ pub struct WifiDevice {
     active: Vec<bool>,
     roamers: Vec<Roamer>,
     roams: Vec<Roam>,
-    /// Per interface (port), what its sender's MAC holds for that peer: queued, or held by
-    /// its Block Ack originator until acknowledged or dropped.
+    /// Per interface (port), what its sender holds for that peer: in its qdisc, queued in
+    /// its MAC, or held by its Block Ack originator until acknowledged or dropped.
     queues: Vec<QueueMeter>,
+    /// Per interface (port), the sender's qdisc in front of its MAC queue, if any.
+    qdiscs: Vec<Option<Qdisc>>,
 }
 
 /// Where the device starts: its BSSs, their member names, the associations in interface
@@ -85,6 +88,8 @@ pub struct WifiSetup {
     pub scheduled: Vec<(SimTime, Roam)>,
     /// Whether beacons run (the `rssi` trace is recorded or a station roams on RSSI).
     pub beacons: bool,
+    /// Per interface, in interface order, the sender's qdisc, if any.
+    pub qdiscs: Vec<Option<Qdisc>>,
 }
 
 impl WifiDevice {
@@ -130,6 +135,7 @@ impl WifiDevice {
             roamers: setup.roamers,
             roams,
             queues: vec![QueueMeter::default(); 2 * setup_associations],
+            qdiscs: setup.qdiscs,
         };
         (device, actions)
     }
@@ -138,6 +144,54 @@ impl WifiDevice {
     fn iface(&self, b: usize, from: usize, to: usize) -> IfaceId {
         let a = self.base[b] + (from.max(to) as u32 - 1);
         IfaceId(self.first.0 + 2 * a + u32::from(from == 0))
+    }
+
+    /// BSS, sender and receiver of interface `port` (uplink ports are even).
+    fn ends(&self, port: u32) -> (usize, usize, usize) {
+        let (b, k) = self.associations[port as usize / 2];
+        if port.is_multiple_of(2) {
+            (b, k, 0)
+        } else {
+            (b, 0, k)
+        }
+    }
+
+    /// Moves packets from the qdisc of interface `iface` into its sender's MAC queue while
+    /// that has room, as a Linux driver dequeues from the interface's qdisc when it wakes
+    /// its queue; a packet the qdisc's AQM drops on the way (CoDel, RFC 8289 §5.5) leaves
+    /// the device.
+    fn refill(&mut self, now: SimTime, iface: IfaceId, cx: &mut DeviceCx<'_>) {
+        let port = iface.0 - self.first.0;
+        let (b, from, to) = self.ends(port);
+        let Some(qdisc) = self.qdiscs[port as usize].as_mut() else {
+            return;
+        };
+        let (mut dropped, mut dropped_too) = (Vec::new(), Vec::new());
+        while self.bsses[b].has_room(from) {
+            let Some(q) = qdisc.dequeue(now, &mut dropped) else {
+                break;
+            };
+            let uid = cx.pool.get(q.packet).uid;
+            match self.bsses[b].enqueue(now, from, to, q.packet, uid, q.size) {
+                Ok(()) => cx.push(Action::Transmit { iface, p: q.packet }),
+                // The peer left: the packet cannot be sent (as `enqueue` refuses it).
+                Err(_) => dropped_too.push(q),
+            }
+        }
+        let aqm = dropped.into_iter().map(|q| (q, "aqm", DropKind::Aqm));
+        let gone = dropped_too
+            .into_iter()
+            .map(|q| (q, "disassociated", DropKind::Loss));
+        for (q, reason, kind) in aqm.chain(gone) {
+            self.queues[port as usize].remove(now, 1, u64::from(q.size));
+            cx.push(Action::LeftFirstHop { iface, p: q.packet });
+            cx.push(Action::Drop {
+                iface,
+                p: q.packet,
+                reason,
+                kind,
+            });
+        }
     }
 
     /// What the sender of interface `iface` holds for its peer.
@@ -243,6 +297,7 @@ impl WifiDevice {
             }
         }
         for iface in changed {
+            self.refill(now, iface, cx);
             cx.push(Action::QueueChanged { iface });
         }
         let names = &self.names[b];
@@ -444,12 +499,23 @@ impl Device for WifiDevice {
         pkt: &Packet,
         cx: &mut DeviceCx<'_>,
     ) -> Result<(), &'static str> {
-        let (b, k) = self.associations[port as usize / 2];
-        let (from, to) = if port.is_multiple_of(2) {
-            (k, 0)
-        } else {
-            (0, k)
-        };
+        let (b, from, to) = self.ends(port);
+        if let Some(qdisc) = self.qdiscs[port as usize].as_mut() {
+            // Behind packets already waiting, or in front of a full MAC queue: the qdisc.
+            if qdisc.packets() > 0 || !self.bsses[b].has_room(from) {
+                let size = pkt.size();
+                qdisc
+                    .enqueue(Queued {
+                        packet: p,
+                        size,
+                        enqueued_at: now,
+                    })
+                    .map_err(|_| "queue")?;
+                self.queues[port as usize].add(now, 1, u64::from(size));
+                cx.push(Action::QueueChanged { iface });
+                return Ok(());
+            }
+        }
         self.bsses[b]
             .enqueue(now, from, to, p, pkt.uid, pkt.size())
             .map_err(|why| match why {

@@ -325,6 +325,12 @@ fn wifi(s: &Scenario, nodes: &Nodes, seed: u64, first: IfaceId) -> (WifiDevice, 
         bss.observe_rx = s.record.contains(&RecordKind::WifiRx) || strategy.is_some();
         bss.observe_tx = s.record.contains(&RecordKind::Wifi);
     }
+    // Each association's uplink, then downlink (the device's interface order).
+    let qdiscs = associations
+        .iter()
+        .flat_map(|&(b, _)| [(); 2].map(|()| s.wifi[b].qdisc.as_ref()))
+        .map(|q| q.map(|spec| Qdisc::from_spec(spec, WIFI_MTU)))
+        .collect();
     let members = |w: &crate::scenario::WifiSpec| -> Vec<String> {
         std::iter::once(&w.ap).chain(&w.stations).cloned().collect()
     };
@@ -343,5 +349,6 @@ fn wifi(s: &Scenario, nodes: &Nodes, seed: u64, first: IfaceId) -> (WifiDevice, 
         roamers,
         scheduled,
         beacons,
+        qdiscs,
     })
 }

@@ -163,3 +163,65 @@ pub fn quic_link(link: &str, duration: &str, app: &str, transport: &str, record:
 pub const STEADY: &str = r#"rate = "10Mbps"
 delay = "20ms"
 queue = { kind = "droptail", limit = "34pkt" }"#;
+
+/// A station 5 m from its AP uploads with TCP CUBIC to a server behind a 1 Gbit/s, 1 ms
+/// wire and pings it every 100 ms (a 64-byte ICMP-sized echo, 56 B of payload), from 0 s to
+/// `duration`. 802.11n at MCS 1 (13 Mbit/s, 20 MHz, long GI: IEEE 802.11-2020 Table 19-27);
+/// TCP Small Queues is off (the wlan-bufferbloat study's "no countermeasure" Linux, TSQ
+/// limit raised); the MAC discards nothing by age (`lifetime = "0s"`: Linux mac80211 and
+/// ath9k keep no MSDU lifetime). `wifi` and `tcp` are more keys of the `[[wifi]]` table and
+/// of `[flows.transport]`.
+pub fn wifi_upload(record: &str, duration: &str, wifi: &str, tcp: &str) -> String {
+    format!(
+        r#"record = [{record}]
+[sim]
+duration = "{duration}"
+[[nodes]]
+name = "ap"
+[[nodes]]
+name = "sta"
+position = [5, 0, 0]
+[[nodes]]
+name = "server"
+[[wifi]]
+name = "wlan"
+ap = "ap"
+stations = ["sta"]
+standard = "802.11n"
+rate_control = {{ kind = "constant", mcs = 1 }}
+lifetime = "0s"
+{wifi}
+[[links]]
+name = "wire"
+ends = ["ap", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[flows]]
+name = "upload"
+from = "sta"
+to = "server"
+app = {{ kind = "bulk" }}
+[flows.transport]
+kind = "tcp"
+cc = "cubic"
+tsq = "1GB"
+{tcp}
+[[flows]]
+name = "ping"
+from = "sta"
+to = "server"
+app = {{ kind = "ping", size = "56B", interval = "100ms" }}
+"#
+    )
+}
+
+/// Mean ping RTT (s) of the pings sent after `warm` seconds (the `rtt` trace).
+pub fn mean_rtt(out: &RunOutput, warm: f64) -> f64 {
+    let rtt = table(out, "rtt");
+    let (time, v) = (f64s(rtt, "time"), f64s(rtt, "rtt"));
+    let after: Vec<f64> = (0..v.len())
+        .filter(|&i| time[i] - v[i] >= warm)
+        .map(|i| v[i])
+        .collect();
+    after.iter().sum::<f64>() / after.len() as f64
+}

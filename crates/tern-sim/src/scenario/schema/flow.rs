@@ -234,6 +234,11 @@ pub struct TcpSpec {
     /// it, Linux's CUBIC has the older HyStart of Ha and Rhee with the same delay rule.
     #[serde(default)]
     pub hystart: bool,
+    /// Grow cwnd only while the sender is cwnd-limited (Linux's `tcp_is_cwnd_limited`,
+    /// RFC 2861; Linux 2.6.18-3.19): a sender held back by its send buffer or the peer's
+    /// window keeps cwnd near its flight. Off by default (RFC 5681 §3.1: every ACK).
+    #[serde(default)]
+    pub cwnd_limited_growth: bool,
     /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
     /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
     /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and

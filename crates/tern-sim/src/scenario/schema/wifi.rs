@@ -2,6 +2,7 @@
 
 use super::super::units::{DataRate, Duration};
 use super::defaults::*;
+use super::link::QueueSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,14 @@ pub struct WifiSpec {
     /// WifiMacQueue).
     #[serde(default = "wifi_queue")]
     pub queue: u32,
+    /// A queue discipline in front of each member's MAC queue, as Linux's qdisc on the
+    /// interface: packets wait in it while the MAC queue (`queue`) is full, and the driver
+    /// takes the next one whenever a frame leaves the MAC queue (acknowledged or dropped).
+    /// E.g. `{ kind = "droptail", limit = "1000pkt" }` (pfifo_fast with txqueuelen 1000, the
+    /// default ether_setup() gives Wi-Fi devices) or `{ kind = "codel" }` (RFC 8289).
+    /// Default: none, packets go straight to the MAC queue (as in ns-3). Not with roaming.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qdisc: Option<QueueSpec>,
     /// Attempts before a frame is dropped: 802.11b per frame (default 7,
     /// dot11ShortRetryLimit), 802.11n per MPDU (default 30, ATH_MAX_SW_RETRIES of the Linux
     /// ath9k driver).

@@ -273,6 +273,11 @@ impl Bss {
         Ok(())
     }
 
+    /// Whether entity `k`'s MAC queue has room for another frame.
+    pub fn has_room(&self, k: usize) -> bool {
+        self.entities[k].backlog() < self.cfg.queue_limit
+    }
+
     /// Whether station `k` is associated with the AP.
     pub fn is_associated(&self, k: usize) -> bool {
         self.entities[k].associated
