@@ -1,8 +1,7 @@
 //! Checks of node positions and `[[wifi]]` tables: members exist, each field fits the
 //! standard it belongs to, values are in range.
 
-use super::rules::{at, check_probability, duplicate, key};
-use super::validate::check_queue;
+use super::rules::{at, check_probability, check_queue, duplicate, key};
 use super::{
     PathSeg, RetryOutSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
 };

@@ -1,7 +1,8 @@
 //! Small helpers shared by the scenario's checks: key paths for error messages, duplicate
-//! names, probabilities.
+//! names, probabilities, queues.
 
-use super::{PathSeg, ScenarioError, Source};
+use super::units::QueueLimit;
+use super::{PathSeg, QueueSpec, ScenarioError, Source};
 
 pub(crate) fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_owned())
@@ -34,4 +35,24 @@ pub(crate) fn check_probability(
 
 pub(crate) fn link_path(i: usize, segs: &[PathSeg]) -> Vec<PathSeg> {
     [vec![key("links"), PathSeg::Index(i)], segs.to_vec()].concat()
+}
+
+/// A queue's limit is above zero, and CoDel's interval too.
+pub(crate) fn check_queue(
+    src: &Source,
+    path: Vec<PathSeg>,
+    queue: &QueueSpec,
+) -> Result<(), ScenarioError> {
+    let limit = match queue {
+        QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
+    };
+    if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+        return Err(src.error(&path, "expected a queue limit above zero"));
+    }
+    if let QueueSpec::Codel { interval, .. } = queue {
+        if interval.0.as_nanos() == 0 {
+            return Err(src.error(&path, "CoDel interval must be above zero"));
+        }
+    }
+    Ok(())
 }

@@ -3,12 +3,11 @@
 //! MTUs, the RLC's and the radios' own checks) is checked by `world::check`; both run
 //! before a run starts.
 
-use super::rules::{at, check_probability, duplicate, key, link_path};
+use super::rules::{at, check_probability, check_queue, duplicate, key, link_path};
 use super::{
-    AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, QueueSpec, RecordKind,
-    RlcSpec, Scenario, ScenarioError, Source, TcpSpec,
+    AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, RecordKind, RlcSpec,
+    Scenario, ScenarioError, Source, TcpSpec,
 };
-use crate::scenario::units::QueueLimit;
 
 /// Most paths of a multipath QUIC flow: one per interface of a host, and few hosts have more.
 pub const MAX_QUIC_PATHS: usize = 8;
@@ -194,25 +193,6 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
     // The scenario's `window` sets both RLC windows; name it as the file does.
     if !(1..=2046).contains(&rlc.window) {
         return Err(src.error(&sub("window"), "expected 1 to 2046 PDUs (TS 25.322 §9.6)"));
-    }
-    Ok(())
-}
-
-pub(super) fn check_queue(
-    src: &Source,
-    path: Vec<PathSeg>,
-    queue: &QueueSpec,
-) -> Result<(), ScenarioError> {
-    let limit = match queue {
-        QueueSpec::Droptail { limit } | QueueSpec::Codel { limit, .. } => *limit,
-    };
-    if matches!(limit, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
-        return Err(src.error(&path, "expected a queue limit above zero"));
-    }
-    if let QueueSpec::Codel { interval, .. } = queue {
-        if interval.0.as_nanos() == 0 {
-            return Err(src.error(&path, "CoDel interval must be above zero"));
-        }
     }
     Ok(())
 }
