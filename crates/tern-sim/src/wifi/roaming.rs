@@ -75,8 +75,8 @@ pub struct Roam {
     pub roamer: usize,
     pub to: usize,
     pub disconnect: SimTime,
-    /// Countermeasure D of the tfrc-handover study: when the disconnection ends, the
-    /// station's MAC discards the frames older than this.
+    /// Countermeasure D of the tfrc-handover study: during the disconnection the station's
+    /// MAC discards the frames that entered it longer ago than this.
     pub deadline: Option<SimTime>,
 }
 
