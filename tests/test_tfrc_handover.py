@@ -48,8 +48,9 @@ def test_the_figures_rates_are_the_claims(quick):
         if r.claim.id == "short-gap-stays-below" and "gap = 1.5s" in r.condition
     )
     below = float(claim.condition.rsplit("= ", 1)[1])
-    table = tfrc_handover.countermeasures(store.connect(quick.out / "countermeasures"))
-    row = table.filter((pl.col("gap") == "1.5s") & (pl.col("notice") == "false"))
+    con = store.connect(quick.out / "countermeasures")
+    table = tfrc_handover.effects(con, tfrc_handover.VARIANTS["countermeasures"])
+    row = table.filter((pl.col("gap") == "1.5s") & (pl.col("variant") == "none"))
     assert row["catch_up_s"].item() == pytest.approx(below)
 
 
@@ -111,21 +112,57 @@ def test_handover_notice_keeps_the_gap_out_of_the_rtt(quick):
         assert with_b < without, (gap, seed, with_b, without)
 
 
-@pytest.mark.parametrize("notice", ["false", "true"])
-def test_same_seed_same_traces(tmp_path, notice):
+def test_the_countermeasure_table_has_every_variant_and_gap(quick):
+    # Every countermeasure experiment of the quick run, at each of its periods, beside the
+    # runs without any; a recovery time is within the measured window.
+    results = {e: store.connect(quick.out / e) for e in tfrc_handover.VARIANTS}
+    table = tfrc_handover.countermeasure_table(results)
+    variants = set(table["variant"].to_list())
+    assert variants == {"none", "A", "B", "C 5s g 1.0 n 2", "D 150ms"}
+    assert table.group_by("variant").len()["len"].to_list() == [2] * 5
+    assert table["recovery_s"].is_between(0, tfrc_handover.SPAN_S).all()
+    assert tfrc_handover.table_markdown(table).count("\n") == table.height + 1
+
+
+def test_a_deadline_keeps_the_gap_out_of_the_rtt(quick):
+    # Countermeasure D discards the frames held through the disconnection, so no RTT sample
+    # after the reconnection spans it: the mobile's RTT estimate in the 5 s after the
+    # reconnection stays below the disconnection period, which it exceeds without D
+    # (test_held_packets_raise_the_rtt_estimate_by_the_gap's mechanism, at 4.5 s).
+    con = store.connect(quick.out / "countermeasure-d")
+    rows = con.sql(
+        """WITH g AS (SELECT key, CAST(rtrim("roaming.handover.disconnect", 's') AS DOUBLE) AS d
+                      FROM runs WHERE flow = 'mobile')
+           SELECT g.d, max(x.rtt) FROM tfrc x JOIN g USING (key)
+           WHERE x.flow = 'mobile' AND x.time >= 20 + g.d AND x.time < 20 + g.d + 5
+           GROUP BY g.key, g.d"""
+    ).fetchall()
+    assert rows
+    for d, r in rows:
+        assert r < d, (d, r)
+
+
+#: Each countermeasure switched on (`--set` overrides), for the determinism test.
+SWITCHES = {
+    "none": [],
+    "B": ["flows.mobile.transport.handover_notice=true"],
+    "A": ["flows.mobile.transport.rate_from_bss_load=true"],
+    "C": [
+        "flows.mobile.transport.recent_window=2s",
+        "flows.mobile.transport.recent_rtt_gain=0.5",
+        "flows.mobile.transport.recent_intervals=2",
+    ],
+    "D": ["roaming.handover.discard_older_than=150ms"],
+}
+
+
+@pytest.mark.parametrize("variant", list(SWITCHES))
+def test_same_seed_same_traces(tmp_path, variant):
     outs = []
     for name in ("a", "b"):
         out = tmp_path / name
-        r = tern_cli(
-            "run",
-            str(SCENARIO),
-            "--out",
-            str(out),
-            "--set",
-            "sim.duration=24s",
-            "--set",
-            f"flows.mobile.transport.handover_notice={notice}",
-        )
+        sets = [a for kv in ["sim.duration=24s", *SWITCHES[variant]] for a in ("--set", kv)]
+        r = tern_cli("run", str(SCENARIO), "--out", str(out), *sets)
         assert r.returncode == 0, r.stderr
         outs.append(out / "tfrc.parquet")
     assert outs[0].read_bytes() == outs[1].read_bytes()

@@ -357,3 +357,86 @@ fn mechanisms_read_the_rssi_of_the_station_s_ap() {
     // Not a station: nothing to read.
     assert_eq!(world.rssi_dbm(node("server"), at(0)), None);
 }
+
+/// Countermeasure D of the tfrc-handover study (`discard_older_than`): the same roam with a
+/// play-out deadline of 150 ms (ITU-T G.114). While away the station discards, before each
+/// new frame, the frames that entered its queue more than 150 ms ago, so its 50-frame queue
+/// holds at most the 16 messages of the last 150 ms (one every 10 ms) and refuses none; at
+/// the join it discards again, so the first held message delivered after it waited at most
+/// 150 ms plus its own exchange (< 2 ms at 11 Mbit/s) instead of the whole gap.
+#[test]
+fn a_play_out_deadline_discards_stale_frames_during_the_gap() {
+    let text = scheduled_roam().replace(
+        "disconnect = \"2.5s\"\n",
+        "disconnect = \"2.5s\"\ndiscard_older_than = \"150ms\"\n",
+    );
+    let out = common::run(&text);
+    let roam = f64s(table(&out, "roaming"), "time");
+    let (left, joined) = (roam[0], roam[1]);
+    let drops = table(&out, "drops");
+    let (drop_t, reasons, flows) = (
+        f64s(drops, "time"),
+        texts(drops, "reason"),
+        texts(drops, "flow"),
+    );
+    let up = |reason: &str| -> Vec<f64> {
+        (0..drop_t.len())
+            .filter(|&i| flows[i] == "up" && reasons[i] == reason)
+            .map(|i| drop_t[i])
+            .collect()
+    };
+    assert!(up("queue").is_empty(), "refused: {:?}", up("queue"));
+    let stale = up("deadline");
+    // About 250 messages made while away, at most 16 kept.
+    assert!(stale.len() >= 250 - 16, "{} discarded", stale.len());
+    assert!(stale.iter().all(|t| (left..=joined).contains(t)));
+    let delay = table(&out, "delay");
+    let (d_t, d_flow, d_delay) = (
+        f64s(delay, "time"),
+        texts(delay, "flow"),
+        f64s(delay, "delay"),
+    );
+    let first = (0..d_t.len())
+        .find(|&i| d_flow[i] == "up" && d_t[i] >= joined)
+        .expect("delivered after the join");
+    assert!(d_delay[first] <= 0.152, "waited {} s", d_delay[first]);
+}
+
+/// Countermeasure A of the tfrc-handover study (`rate_from_bss_load`): a DCCP flow from the
+/// station sets its rate, when the station leaves AP1 and again when it joins AP2, to its
+/// fair share at AP2 from AP2's BSS Load. No station is associated there (Station Count 0),
+/// so the share is the back-to-back rate of one 802.11b station (`wifi::bss_load`'s test:
+/// a 665-byte IP packet, 629 B of payload, per 1320 µs), of which TFRC counts the payload:
+/// 629 B / 1320 µs = 3 812 121 bit/s.
+#[test]
+fn a_tfrc_sender_sets_its_rate_from_the_new_ap_s_bss_load() {
+    let text = two_aps(
+        "6s",
+        "standard = \"802.11b\"\nqueue = 50\nlifetime = \"0s\"",
+        &format!(
+            "position = [20, 0, 0]\n{}{}",
+            flow(
+                "up",
+                ("sta", "server"),
+                r#"{ kind = "periodic", size = "629B", interval = "10ms" }"#,
+                r#"{ kind = "tfrc", rate_from_bss_load = true }"#,
+                "1s"
+            ),
+            roam_to_bss2("3s", "1s")
+        ),
+    )
+    .replace("record = [", "record = [\"tfrc\", ");
+    let out = common::run(&text);
+    let roam = f64s(table(&out, "roaming"), "time");
+    let tfrc = table(&out, "tfrc");
+    let (t, event, x) = (
+        f64s(tfrc, "time"),
+        texts(tfrc, "event"),
+        f64s(tfrc, "x_bps"),
+    );
+    let set: Vec<usize> = (0..t.len()).filter(|&i| event[i] == "estimate").collect();
+    assert_eq!(set.iter().map(|&i| t[i]).collect::<Vec<_>>(), roam);
+    for i in set {
+        assert!((x[i] - 629.0 * 8.0 / 1320e-6).abs() < 1e-6, "{}", x[i]);
+    }
+}

@@ -295,6 +295,16 @@ fn bad_tfrc_settings() {
             "1464",
         ),
         (", pacing = true", "pacing", "unknown field"),
+        (
+            ", recent_rtt_gain = 1.5",
+            "flows[0].transport.recent_rtt_gain",
+            "at most 1, got 1.5",
+        ),
+        (
+            ", recent_intervals = 9",
+            "flows[0].transport.recent_intervals",
+            "1 to 8 loss intervals, got 9",
+        ),
     ];
     for (extra, key, expected) in cases {
         let text = base.replace("kind = \"tfrc\"", &format!("kind = \"tfrc\"{extra}"));

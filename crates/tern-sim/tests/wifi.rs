@@ -3,14 +3,13 @@
 
 mod common;
 
-use tern_sim::engine::SimTime;
 use tern_sim::wifi::analytic::{
     bianchi_saturation, ht_single_station_throughput, Backoff, DcfTimes,
 };
-use tern_sim::wifi::frames::{dcf_mpdu_len, max_ampdu_mpdus, ACK};
+use tern_sim::wifi::frames::max_ampdu_mpdus;
 use tern_sim::wifi::phy::{
-    dsss_txtime, AccessCategory, Band, ChannelWidth, DsssPreamble, DsssRate, EdcaParams,
-    GuardInterval, HtMcs, HtTxVector, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
+    AccessCategory, Band, ChannelWidth, DsssPreamble, DsssRate, EdcaParams, GuardInterval, HtMcs,
+    HtTxVector, OfdmRate, PhyTiming,
 };
 
 /// `n` stations each sending `rate` of UDP datagrams of `size` payload bytes to the AP of
@@ -47,17 +46,8 @@ fn goodput(text: &str) -> f64 {
 /// the stations that heard it wait EIFS (§10.3.2.3.7), so T_c = TXTIME(data) + EIFS.
 fn bianchi_802_11b(n: u32, payload: u32) -> f64 {
     let t = PhyTiming::DSSS;
-    let ip = payload + 28;
-    let data = dsss_txtime(dcf_mpdu_len(ip), DsssRate::Mbps11, DsssPreamble::Long).unwrap();
-    let ack = dsss_txtime(ACK, DsssRate::Mbps2, DsssPreamble::Long).unwrap();
-    let bits = u64::from(payload) * 8;
-    let times = DcfTimes {
-        slot: t.slot,
-        success: data + t.sifs + ack + t.difs(),
-        collision: data + t.eifs(DSSS_EIFS_ACK_TXTIME),
-        payload: SimTime::from_nanos(bits * 1000 / 11),
-        payload_bits: bits,
-    };
+    let times =
+        DcfTimes::dsss(payload + 28, payload, DsssRate::Mbps11, DsssPreamble::Long).unwrap();
     bianchi_saturation(n, Backoff::from_cw(t.cw_min, t.cw_max).unwrap(), &times).bps
 }
 

@@ -23,6 +23,23 @@ from matplotlib.figure import Figure
 GAP = '"roaming.handover.disconnect"'
 #: Countermeasure B's switch (study.toml, experiment `countermeasures`).
 NOTICE = '"flows.mobile.transport.handover_notice"'
+_T = '"flows.mobile.transport.'
+#: The countermeasure experiments of study.toml, each with the SQL (over `runs`) that names a
+#: run's variant: "none" (B off, the same runs as the `gaps` experiment's), B, A, C with its
+#: window, RTT gain and loss-interval count, D with its play-out deadline.
+VARIANTS = {
+    "countermeasures": f"CASE WHEN {NOTICE} = 'true' THEN 'B' ELSE 'none' END",
+    "countermeasure-a": "'A'",
+    "countermeasure-c": (
+        f"'C ' || {_T}recent_window\" || ' g ' || {_T}recent_rtt_gain\" "
+        f"|| ' n ' || {_T}recent_intervals\""
+    ),
+    "countermeasure-d": "'D ' || \"roaming.handover.discard_older_than\"",
+}
+#: The residents' rate before the mobile arrives is averaged over this many seconds before
+#: the reconnection (their undisturbed share), the rates after it over `AFTER_S`.
+BEFORE_S = 5.0
+AFTER_S = 10.0
 #: §4.1: the mobile leaves AP1 at 20 s.
 LEAVE_S = 20.0
 #: §4.1: 629 B every 10 ms.
@@ -44,10 +61,11 @@ def gap_seconds(text: str) -> float:
     return float(str(text).removesuffix("s"))
 
 
-def rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per run, flow and sample after the reconnection: gap, seed, `since` (s) and the sending
-    rate (bit/s), with `mobile` telling the mobile from the residents."""
+def rates(con: duckdb.DuckDBPyConnection, before_s: float = 0.0) -> pl.DataFrame:
+    """Per run, flow and sample from `before_s` before the reconnection on: gap, seed, `since`
+    (s) and the sending rate (bit/s), with `mobile` telling the mobile from the residents."""
     n = round(SPAN_S / STEP_S)
+    first = round(before_s / STEP_S) + AVG_N
     return con.sql(
         f"""WITH g AS (SELECT key, seed, {GAP} AS gap,
                               {LEAVE_S} + CAST(rtrim({GAP}, 's') AS DOUBLE) AS back
@@ -55,7 +73,7 @@ def rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                  s AS (SELECT g.key, g.seed, g.gap, f.flow, t.range / {1 / STEP_S} AS since,
                               g.back + t.range / {1 / STEP_S} AS time
                        FROM g JOIN (SELECT DISTINCT key, flow FROM tfrc) f USING (key),
-                            range(-{AVG_N}, {n}) t),
+                            range(-{first}, {n}) t),
                  i AS (SELECT s.key, s.seed, s.gap, s.flow, s.since,
                               least(x.x_bps, {APP_BPS}) AS bps
                        FROM s ASOF JOIN tfrc x
@@ -63,7 +81,7 @@ def rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             SELECT key, seed, gap, flow, flow = 'mobile' AS mobile, since, avg_bps AS bps FROM (
                 SELECT *, avg(bps) OVER (PARTITION BY key, flow ORDER BY since
                                          ROWS {AVG_N - 1} PRECEDING) AS avg_bps FROM i)
-            WHERE since >= 0"""
+            WHERE since >= -{before_s}"""
     ).pl()
 
 
@@ -149,58 +167,94 @@ def after_figure(obs: pl.DataFrame, ylabel: str, scale: float) -> Figure:
     return fig
 
 
-def countermeasures(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per disconnection period, with and without countermeasure B (means over the runs):
-    the catch-up time (s after the reconnection until the seed-averaged rate of the mobile
-    first reaches the residents', `SPAN_S` if it does not), the mobile's and the
-    residents' mean rate in the 10 s after the reconnection (kbit/s), and the mobile's
-    packets lost in the network and dropped at its full send buffer per run."""
-    r = rates(con).join(
-        con.sql(f"SELECT key, {NOTICE} AS notice FROM runs WHERE flow = 'mobile'").pl(), on="key"
+def effects(con: duckdb.DuckDBPyConnection, variant: str) -> pl.DataFrame:
+    """Per disconnection period and countermeasure variant (`variant`: SQL over `runs`), means
+    over the runs: the rate recovery time of §4.2 (`recovery_s`, as Fig. 4), the catch-up time
+    (s after the reconnection until the seed-averaged rate of the mobile first reaches the
+    residents', `SPAN_S` if it does not), the mobile's mean rate in the `AFTER_S` after the
+    reconnection, the residents' in the `BEFORE_S` before it and in the `AFTER_S` after it
+    and their drop (kbit/s), and the mobile's packets lost in the network and dropped at its
+    full send buffer per run."""
+    r = rates(con, BEFORE_S).join(
+        con.sql(f"SELECT key, {variant} AS variant FROM runs WHERE flow = 'mobile'").pl(), on="key"
     )
-    curves = r.group_by("gap", "notice", "since").agg(
+    after = r.filter(pl.col("since") >= 0)
+    curves = after.group_by("gap", "variant", "since").agg(
         m=pl.col("bps").filter(pl.col("mobile")).mean(),
         res=pl.col("bps").filter(~pl.col("mobile")).mean(),
     )
-    catch = curves.group_by("gap", "notice").agg(
+    catch = curves.group_by("gap", "variant").agg(
         catch_up_s=pl.col("since").filter(pl.col("m") >= pl.col("res")).min().fill_null(SPAN_S)
     )
-    first10 = (
-        r.filter(pl.col("since") < 10)
-        .group_by("gap", "notice")
-        .agg(
-            mobile_kbps=pl.col("bps").filter(pl.col("mobile")).mean() / 1e3,
-            residents_kbps=pl.col("bps").filter(~pl.col("mobile")).mean() / 1e3,
-        )
+    rec = (
+        recovery(after)
+        .join(r.select("key", "variant").unique(), on="key")
+        .group_by("gap", "variant")
+        .agg(recovery_s=pl.col("t").mean())
     )
+    residents = ~pl.col("mobile")
+    window = r.filter(pl.col("since") < AFTER_S).group_by("gap", "variant")
+    means = window.agg(
+        mobile_kbps=pl.col("bps").filter(pl.col("mobile") & (pl.col("since") >= 0)).mean() / 1e3,
+        residents_before_kbps=pl.col("bps").filter(residents & (pl.col("since") < 0)).mean() / 1e3,
+        residents_kbps=pl.col("bps").filter(residents & (pl.col("since") >= 0)).mean() / 1e3,
+    ).with_columns(residents_drop_kbps=pl.col("residents_before_kbps") - pl.col("residents_kbps"))
     losses = con.sql(
-        f"""SELECT {GAP} AS gap, {NOTICE} AS notice, avg(tfrc_lost_packets) AS lost,
+        f"""SELECT {GAP} AS gap, {variant} AS variant, avg(tfrc_lost_packets) AS lost,
                    avg(tfrc_send_buffer_drops) AS buffer_drops
             FROM runs WHERE flow = 'mobile' GROUP BY ALL"""
     ).pl()
     return (
-        catch.join(first10, on=["gap", "notice"])
-        .join(losses, on=["gap", "notice"])
+        rec.join(catch, on=["gap", "variant"])
+        .join(means, on=["gap", "variant"])
+        .join(losses, on=["gap", "variant"])
         .with_columns(d=pl.col("gap").map_elements(gap_seconds, return_dtype=pl.Float64))
-        .sort("d", "notice")
+        .sort("d", "variant")
     )
 
 
+def countermeasure_table(results: Mapping[str, duckdb.DuckDBPyConnection]) -> pl.DataFrame:
+    """`effects` of every countermeasure experiment the results hold, one table."""
+    parts = [effects(results[e], v) for e, v in VARIANTS.items() if e in results]
+    return pl.concat(parts).sort("d", "variant")
+
+
 def countermeasure_figure(t: pl.DataFrame) -> Figure:
-    """Catch-up time and the rates in the 10 s after the reconnection, with and without B."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-    for i, (notice, label) in enumerate((("false", "without"), ("true", "with B"))):
-        part = t.filter(pl.col("notice") == notice)
-        a.plot(part["d"], part["catch_up_s"], "o-", color=f"C{i}", label=label)
-        b.plot(part["d"], part["mobile_kbps"], "o-", color=f"C{i}", label=f"mobile, {label}")
-        b.plot(part["d"], part["residents_kbps"], "x--", color=f"C{i}", label=f"residents, {label}")
-    a.set_ylabel("catch-up time (s)")
-    b.set_ylabel("mean rate, 10 s after the reconnection (kbit/s)")
-    for ax in (a, b):
+    """Rate recovery time, catch-up time and the residents' rate drop against the disconnection
+    period, per countermeasure variant."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    for i, variant in enumerate(sorted(t["variant"].unique().to_list())):
+        part = t.filter(pl.col("variant") == variant).sort("d")
+        style = "k-" if variant == "none" else f"C{i % 10}{'o-' if i < 10 else 'x--'}"
+        for ax, col in zip(axes, ("recovery_s", "catch_up_s", "residents_drop_kbps"), strict=True):
+            ax.plot(part["d"], part[col], style, label=variant, ms=4)
+    for ax, label in zip(
+        axes,
+        ("rate recovery time (s)", "catch-up time (s)", "residents' rate drop (kbit/s)"),
+        strict=True,
+    ):
         ax.set_xlabel("disconnection period (s)")
-        ax.legend(fontsize=8)
+        ax.set_ylabel(label)
+    axes[2].legend(fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
+
+
+def table_markdown(t: pl.DataFrame) -> str:
+    """The countermeasure table as the README prints it."""
+    head = (
+        "| gap | variant | recovery (s) | catch-up (s) | mobile (kbit/s) "
+        "| residents before / after (kbit/s) | residents' drop (kbit/s) | lost | buffer drops |"
+    )
+    lines = [head, "|" + "---|" * 9]
+    for r in t.iter_rows(named=True):
+        lines.append(
+            f"| {r['gap']} | {r['variant']} | {r['recovery_s']:.1f} | {r['catch_up_s']:.1f} "
+            f"| {r['mobile_kbps']:.0f} | {r['residents_before_kbps']:.0f} / "
+            f"{r['residents_kbps']:.0f} | {r['residents_drop_kbps']:.0f} | {r['lost']:.0f} "
+            f"| {r['buffer_drops']:.0f} |"
+        )
+    return "\n".join(lines)
 
 
 def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[str, Figure, str]]:
@@ -240,10 +294,13 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         )
     yield (
         "countermeasures",
-        countermeasure_figure(countermeasures(results["countermeasures"])),
-        "Beyond the paper (§4.5 proposes, does not evaluate): countermeasure B, the receiver "
-        "told of the handover leaves the packets sent during the disconnection out of its "
-        "feedback. Left: time until the mobile's seed-averaged rate first reaches the "
-        f"residents' ({SPAN_S:g} s: not within the window); right: mean rates in the 10 s "
-        "after the reconnection.",
+        countermeasure_figure(countermeasure_table(results)),
+        "Beyond the paper (§4.5 proposes, does not evaluate): countermeasures A (rate set from "
+        "the new AP's BSS Load), B (receiver told of the handover), C (newest RTT samples and "
+        "loss intervals weigh more for a window; variants: window, RTT gain g, intervals n), "
+        "D (MAC discards frames older than a play-out deadline at the end of the gap); 'none' "
+        "is the paper's set-up. Left: rate recovery time (§4.2's std below 85 kbit/s; "
+        f"{SPAN_S:g} s: not within the window); middle: time until the mobile's seed-averaged "
+        "rate first reaches the residents'; right: the residents' mean rate in the "
+        f"{BEFORE_S:g} s before the reconnection less that in the {AFTER_S:g} s after it.",
     )

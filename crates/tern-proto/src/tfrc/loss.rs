@@ -6,13 +6,14 @@ use std::collections::VecDeque;
 /// Loss intervals averaged, n of RFC 5348 §5.4.
 pub const N: usize = 8;
 
-/// The weights w_0 … w_{n-1} of RFC 5348 §5.4: w_i = 1 for i < n/2, and
-/// w_i = 2·(n−i)/(n+2) after, giving 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2 for n = 8.
-pub fn weight(i: usize) -> f64 {
-    if i < N / 2 {
+/// The weights w_0 … w_{n-1} of RFC 5348 §5.4 for a history of `n` intervals: w_i = 1 for
+/// i < n/2, and w_i = 1 − (i − (n/2 − 1))/(n/2 + 1) = 2·(n−i)/(n+2) after, giving 1, 1, 1,
+/// 1, 0.8, 0.6, 0.4, 0.2 for the RFC's n = 8 (and 1, 0.5 for n = 2).
+pub fn weight(n: usize, i: usize) -> f64 {
+    if 2 * i < n {
         1.0
     } else {
-        2.0 * (N - i) as f64 / (N + 2) as f64
+        2.0 * (n - i) as f64 / (n + 2) as f64
     }
 }
 
@@ -49,7 +50,7 @@ impl LossIntervals {
     /// force at that moment (§5.5: "the discount factors … are retained").
     pub fn close(&mut self, closed: f64) {
         if self.discounting {
-            let df = self.discount(closed);
+            let df = self.discount(closed, N);
             for (_, d) in self.closed.iter_mut() {
                 *d *= df;
             }
@@ -58,25 +59,27 @@ impl LossIntervals {
         self.closed.truncate(N);
     }
 
-    /// The history's own mean, I_1 … I_k with their weights w_0 … w_{k-1} and DF_i.
-    fn history_mean(&self) -> f64 {
+    /// The history's own mean over `n` intervals, I_1 … I_k (k ≤ n) with their weights
+    /// w_0 … w_{k-1} and DF_i.
+    fn history_mean(&self, n: usize) -> f64 {
         let (i_tot, w_tot) = self
             .closed
             .iter()
+            .take(n)
             .enumerate()
             .fold((0.0, 0.0), |(i, w), (k, &(len, df))| {
-                (i + len * weight(k) * df, w + weight(k) * df)
+                (i + len * weight(n, k) * df, w + weight(n, k) * df)
             });
         i_tot / w_tot
     }
 
     /// The general discount factor DF of §5.5 for an open interval of `i0` packets:
     /// 2·I_mean/I_0 when I_0 > 2·I_mean, at least THRESHOLD = 0.5; 1 otherwise.
-    fn discount(&self, i0: f64) -> f64 {
+    fn discount(&self, i0: f64, n: usize) -> f64 {
         if !self.discounting || self.closed.is_empty() {
             return 1.0;
         }
-        let mean = self.history_mean();
+        let mean = self.history_mean(n);
         if i0 > 2.0 * mean {
             (2.0 * mean / i0).max(DISCOUNT_FLOOR)
         } else {
@@ -89,24 +92,33 @@ impl LossIntervals {
     /// interval since the last loss raises it but a short one cannot lower it; `None`
     /// before the first loss event.
     pub fn mean(&self, i0: f64) -> Option<f64> {
+        self.mean_of(i0, N)
+    }
+
+    /// [`LossIntervals::mean`] over the newest `n` intervals (1 ≤ n ≤ [`N`]) with §5.4's
+    /// weights for n: what the tfrc-handover study's countermeasure C uses for a while
+    /// after a handover, to weight the newest intervals more.
+    pub fn mean_of(&self, i0: f64, n: usize) -> Option<f64> {
+        assert!((1..=N).contains(&n), "1 to {N} intervals, not {n}");
         if self.closed.is_empty() {
             return None;
         }
-        let df = self.discount(i0);
-        let k = self.closed.len();
+        let df = self.discount(i0, n);
+        let k = self.closed.len().min(n);
         // With I_0: I_0·w_0 + Σ_{i=1}^{k-1} I_i·w_i·DF_i·DF.
-        let (mut i_tot0, mut w_tot0) = (i0 * weight(0), weight(0));
+        let (mut i_tot0, mut w_tot0) = (i0 * weight(n, 0), weight(n, 0));
         for (i, &(len, d)) in self.closed.iter().take(k - 1).enumerate() {
-            i_tot0 += len * weight(i + 1) * d * df;
-            w_tot0 += weight(i + 1) * d * df;
+            i_tot0 += len * weight(n, i + 1) * d * df;
+            w_tot0 += weight(n, i + 1) * d * df;
         }
         let mean0 = i_tot0 / w_tot0;
-        Some(mean0.max(self.history_mean()))
+        Some(mean0.max(self.history_mean(n)))
     }
 
-    /// The loss event rate p = 1/I_mean (§5.4), 0 before the first loss event.
-    pub fn loss_event_rate(&self, i0: f64) -> f64 {
-        self.mean(i0).map_or(0.0, |m| 1.0 / m)
+    /// The loss event rate p = 1/I_mean (§5.4) over the newest `n` intervals, 0 before the
+    /// first loss event.
+    pub fn loss_event_rate(&self, i0: f64, n: usize) -> f64 {
+        self.mean_of(i0, n).map_or(0.0, |m| 1.0 / m)
     }
 }
 
@@ -117,8 +129,31 @@ mod tests {
     /// §5.4's weights for n = 8.
     #[test]
     fn weights_of_section_5_4() {
-        let w: Vec<f64> = (0..N).map(weight).collect();
+        let w: Vec<f64> = (0..N).map(|i| weight(N, i)).collect();
         assert_eq!(w, [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]);
+        // The same rule for shorter histories: n = 2 gives 1, 2·1/4; n = 4 gives 1, 1, 4/6, 2/6.
+        assert_eq!([weight(2, 0), weight(2, 1)], [1.0, 0.5]);
+        let w4: Vec<f64> = (0..4).map(|i| weight(4, i)).collect();
+        assert_eq!(w4, [1.0, 1.0, 4.0 / 6.0, 2.0 / 6.0]);
+    }
+
+    /// Countermeasure C's shorter history: a short newest interval of 10 after seven of 100
+    /// gives, over n = 8, (10 + 100·(1+1+1+0.8+0.6+0.4+0.2)) / 6 = 510/6 = 85; over n = 2
+    /// only I_1 and I_2 count, (10·1 + 100·0.5) / 1.5 = 40. An I_0 of 30 would give
+    /// (30·1 + 10·0.5)/1.5 = 23.3 with n = 2, below 40, so it is not taken (§5.4).
+    #[test]
+    fn a_shorter_history_follows_the_newest_intervals() {
+        let mut h = LossIntervals::new(false);
+        for _ in 0..7 {
+            h.close(100.0);
+        }
+        h.close(10.0);
+        assert!((h.mean(0.0).unwrap() - 85.0).abs() < 1e-12);
+        assert!((h.mean_of(30.0, 2).unwrap() - 40.0).abs() < 1e-12);
+        assert_eq!(
+            h.loss_event_rate(30.0, 2),
+            1.0 / h.mean_of(30.0, 2).unwrap()
+        );
     }
 
     /// Eight equal intervals of 100 packets give I_mean = 100 whatever the (shorter) I_0;
@@ -131,7 +166,7 @@ mod tests {
         }
         assert_eq!(h.mean(10.0), Some(100.0));
         assert_eq!(h.mean(1000.0), Some(250.0));
-        assert_eq!(h.loss_event_rate(10.0), 0.01);
+        assert_eq!(h.loss_event_rate(10.0, N), 0.01);
     }
 
     /// The newest interval weighs most: intervals (newest first) 10, 20, …, 80 give

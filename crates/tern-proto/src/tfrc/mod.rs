@@ -10,5 +10,5 @@ pub mod loss;
 pub mod receiver;
 pub mod sender;
 
-pub use receiver::{DataInfo, Feedback, ReceiverConfig, TfrcReceiver, NDUPACK};
+pub use receiver::{DataInfo, Feedback, ReceiverConfig, Recent, TfrcReceiver, NDUPACK};
 pub use sender::{FeedbackIn, Profile, SenderConfig, TfrcSender};

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::equation;
-use super::loss::LossIntervals;
+use super::loss::{LossIntervals, N};
 use crate::time::SimTime;
 
 /// Packets with a higher sequence number that must arrive before a missing one counts as
@@ -60,6 +60,22 @@ pub struct ReceiverConfig {
     /// unmarked packet after them starts the observations afresh, as for a new
     /// connection (§6.3: answered at once; no loss history, so no loss before it counts).
     pub handover_notice: bool,
+    /// Countermeasure C of the tfrc-handover study (§4.5 C: "for a while after the
+    /// handover, make the newest observations count more"), the receiver's half: for
+    /// `window` after the handover the loss event rate averages only the newest
+    /// `intervals` loss intervals with §5.4's weights for that n. Not in any RFC; `None`
+    /// (off) by default. The handover ends, for the receiver, at the first packet without
+    /// the notice ([`DataInfo::in_handover`]) after packets with it.
+    pub recent: Option<Recent>,
+}
+
+/// Countermeasure C's receiver settings ([`ReceiverConfig::recent`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Recent {
+    /// How long after the handover the short history is used.
+    pub window: SimTime,
+    /// Loss intervals averaged meanwhile, 1 to [`N`] (the RFC's n = 8 changes nothing).
+    pub intervals: usize,
 }
 
 /// The open loss event: the sequence number and estimated time of its first loss.
@@ -96,8 +112,10 @@ pub struct TfrcReceiver {
     /// Packets detected lost so far.
     pub lost: u64,
     /// A packet marked as sent during a handover arrived, and no unmarked one since
-    /// (countermeasure B).
+    /// (countermeasures B and C).
     in_handover: bool,
+    /// Until when countermeasure C's short history is used.
+    recent_until: Option<SimTime>,
 }
 
 impl TfrcReceiver {
@@ -118,26 +136,38 @@ impl TfrcReceiver {
             loss_events: 0,
             lost: 0,
             in_handover: false,
+            recent_until: None,
         }
     }
 
-    /// Countermeasure B ([`ReceiverConfig::handover_notice`]): whether the packet is left
-    /// out, and a fresh start at the first packet after a handover. The counters and the
-    /// sender's RTT estimate (carried by every packet) are kept.
-    fn handover(&mut self, d: &DataInfo) -> bool {
-        if !self.cfg.handover_notice {
-            return false;
-        }
+    /// The handover notice: whether the packet is left out (countermeasure B,
+    /// [`ReceiverConfig::handover_notice`]), and at the first packet after a handover B's
+    /// fresh start (the counters and the sender's RTT estimate, carried by every packet,
+    /// are kept) and C's window ([`ReceiverConfig::recent`]).
+    fn handover(&mut self, now: SimTime, d: &DataInfo) -> bool {
         if d.in_handover {
             self.in_handover = true;
-            return true;
+            return self.cfg.handover_notice;
         }
         if self.in_handover {
-            let (loss_events, lost, rtt) = (self.loss_events, self.lost, self.rtt);
-            *self = TfrcReceiver::new(self.cfg);
-            (self.loss_events, self.lost, self.rtt) = (loss_events, lost, rtt);
+            self.in_handover = false;
+            if self.cfg.handover_notice {
+                let (loss_events, lost, rtt) = (self.loss_events, self.lost, self.rtt);
+                *self = TfrcReceiver::new(self.cfg);
+                (self.loss_events, self.lost, self.rtt) = (loss_events, lost, rtt);
+            }
+            self.recent_until = self.cfg.recent.map(|r| now + r.window);
         }
         false
+    }
+
+    /// Loss intervals averaged at `now`: §5.4's n = 8, or countermeasure C's shorter
+    /// history within its window after a handover.
+    fn history_len(&self, now: SimTime) -> usize {
+        match (self.cfg.recent, self.recent_until) {
+            (Some(r), Some(until)) if now < until => r.intervals,
+            _ => N,
+        }
     }
 
     /// A data packet arrived. Feedback is sent at once for the first packet (§6.3), on a
@@ -147,7 +177,7 @@ impl TfrcReceiver {
         if d.rtt.is_some() {
             self.rtt = d.rtt;
         }
-        if self.handover(&d) {
+        if self.handover(now, &d) {
             return None;
         }
         let first = self.highest.is_none();
@@ -279,9 +309,16 @@ impl TfrcReceiver {
         self.highest
     }
 
-    /// The current loss event rate p (§5.4).
+    /// The current loss event rate p (§5.4, n = 8).
     pub fn loss_event_rate(&self) -> f64 {
-        self.intervals.loss_event_rate(self.open_interval())
+        self.intervals.loss_event_rate(self.open_interval(), N)
+    }
+
+    /// The loss event rate p the receiver reports at `now` (§5.4; within countermeasure
+    /// C's window over its shorter history).
+    pub fn loss_event_rate_at(&self, now: SimTime) -> f64 {
+        let n = self.history_len(now);
+        self.intervals.loss_event_rate(self.open_interval(), n)
     }
 
     /// The average loss interval I_mean in packets, before the first loss event `None`.
@@ -296,7 +333,7 @@ impl TfrcReceiver {
             t_recvdata: sent,
             t_delay: now.saturating_sub(arrived),
             x_recv: self.receive_rate(now),
-            p: self.loss_event_rate(),
+            p: self.loss_event_rate_at(now),
             intervals: self.intervals.len(),
         };
         self.bytes_since_feedback = 0;
@@ -342,6 +379,7 @@ mod tests {
             discounting: false,
             ndupack: NDUPACK,
             handover_notice: false,
+            recent: None,
         })
     }
 
@@ -496,5 +534,50 @@ mod tests {
         assert_eq!(fb.t_recvdata, SimTime(2500 * MS));
         assert_eq!((fb.x_recv, fb.p, fb.intervals), (0.0, 0.0, 0));
         assert_eq!(on.loss_event_rate(), 0.0);
+    }
+
+    /// Countermeasure C, as a story. Packets every ms (R = 100 ms), lost 100, 400 and 520
+    /// (more than an RTT apart): loss events close the synthetic first interval, then
+    /// I = 300 and I = 120 (§5.3). Packets 600-609 carry the handover notice, and 610, the
+    /// first without it, arrives at 660 ms: for 50 ms the receiver averages the newest
+    /// n = 2 intervals with weights 1, 0.5 (§5.4's rule for n = 2): (120·1 + 300·0.5)/1.5
+    /// = 180 packets; with the open interval (at most 660 − 520 + 1 = 141 packets then) it
+    /// would be (141 + 60)/1.5 = 134, lower, so it is not taken, and every feedback in the
+    /// window reports p = 1/180. Without C, and with C after the
+    /// window, p is that of the RFC's eight intervals, the synthetic one among them.
+    #[test]
+    fn recent_history_for_a_while_after_the_handover() {
+        let story = |recent: Option<Recent>| {
+            let mut r = TfrcReceiver::new(ReceiverConfig { recent, ..rx().cfg });
+            let mut answers = vec![];
+            for seq in (0..800).filter(|s| ![100, 400, 520].contains(s)) {
+                let (t, mut d) = data(seq);
+                d.in_handover = (600..610).contains(&seq);
+                answers.extend(r.on_timeout(t).map(|fb| (t, fb.p)));
+                answers.extend(r.on_data(t, d).map(|fb| (t, fb.p)));
+            }
+            assert_eq!(r.loss_events, 3);
+            answers
+        };
+        let recent = Recent {
+            window: SimTime(50 * MS),
+            intervals: 2,
+        };
+        let off = story(None);
+        let on = story(Some(recent));
+        assert_eq!(off.len(), on.len());
+        let window = SimTime(660 * MS)..SimTime(710 * MS);
+        let mut within = 0;
+        for (&(t, p_off), &(t_on, p_on)) in off.iter().zip(&on) {
+            assert_eq!(t, t_on);
+            if window.contains(&t) {
+                within += 1;
+                assert!((p_on - 1.0 / 180.0).abs() < 1e-15, "{p_on} at {t:?}");
+                assert!((p_off - 1.0 / 180.0).abs() > 1e-4, "{p_off} at {t:?}");
+            } else {
+                assert_eq!(p_on, p_off, "at {t:?}");
+            }
+        }
+        assert!(within > 0, "feedback within the window");
     }
 }

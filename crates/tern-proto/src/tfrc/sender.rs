@@ -92,6 +92,9 @@ pub struct TfrcSender {
     /// feedback (data-limited, §4.3), and since the no-feedback timer was set (idle, §4.4).
     limited_since_feedback: bool,
     sent_since_timer: bool,
+    /// Countermeasure C's RTT half ([`TfrcSender::weight_recent_rtt`]): until when, and
+    /// the weight of the newest sample meanwhile.
+    recent_rtt: Option<(SimTime, f64)>,
 }
 
 impl TfrcSender {
@@ -113,6 +116,7 @@ impl TfrcSender {
             nofeedback_at: now + FIRST_NOFEEDBACK,
             limited_since_feedback: false,
             sent_since_timer: false,
+            recent_rtt: None,
         }
     }
 
@@ -217,17 +221,46 @@ impl TfrcSender {
         }
     }
 
+    /// Countermeasure A of the tfrc-handover study (Otsuka, Tamura, Ishihara, §4.5 A, after
+    /// their refs. [1], [3]: "estimate the bandwidth available at the new AP and change the
+    /// sending rate before the handover"; in no RFC): the allowed rate becomes `x` bytes per
+    /// second (at least s/t_mbi), the next packet is spaced by the new t_ipi (§4.6), and the
+    /// no-feedback timer restarts as after a feedback (§4.3 step 6), so that the estimate
+    /// stands until the receiver's reports take over.
+    pub fn set_rate(&mut self, now: SimTime, x: f64) {
+        let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
+        self.x = x.max(floor);
+        self.reschedule();
+        match self.r {
+            Some(r) => self.restart_nofeedback(now, r),
+            None => self.nofeedback_at = now + FIRST_NOFEEDBACK,
+        }
+    }
+
+    /// Countermeasure C of the tfrc-handover study (§4.5 C: "for a while after the
+    /// handover, make the newest observations count more"; in no RFC), the sender's half:
+    /// until `now + window` the RTT average gives the newest sample the weight `gain`,
+    /// R = (1 − gain)·R + gain·R_sample, instead of §4.3's 1 − q = 0.1.
+    pub fn weight_recent_rtt(&mut self, now: SimTime, window: SimTime, gain: f64) {
+        self.recent_rtt = Some((now + window, gain));
+    }
+
     /// A feedback packet arrived (§4.3).
     pub fn on_feedback(&mut self, now: SimTime, fb: FeedbackIn) {
-        // (1)–(2) RTT sample and its moving average.
+        // (1)–(2) RTT sample and its moving average (with countermeasure C's weight for a
+        // while after a handover).
         let sample = now
             .saturating_sub(fb.t_recvdata)
             .saturating_sub(fb.t_delay)
             .as_secs_f64()
             .max(1e-9);
+        let gain = match self.recent_rtt {
+            Some((until, gain)) if now < until => gain,
+            _ => 1.0 - Q,
+        };
         let r = match self.r {
             None => sample,
-            Some(r) => Q * r + (1.0 - Q) * sample,
+            Some(r) => (1.0 - gain) * r + gain * sample,
         };
         self.r = Some(r);
         self.r_sample = sample;
@@ -513,5 +546,56 @@ mod tests {
         assert_eq!(tx.rate(), 500.0);
         // 2s/X = 4 s now exceeds 2 s.
         assert_eq!(tx.nofeedback_at(), SimTime::from_secs(6));
+    }
+
+    /// Countermeasure C's RTT half, as a story: R = 100 ms from the first feedback; the
+    /// handover's held packets then give a sample of 2.1 s. With §4.3's q = 0.9 the
+    /// estimate becomes 0.9·0.1 + 0.1·2.1 = 0.3 s and, with samples of 100 ms after it,
+    /// decays by a tenth of the excess per feedback: 0.28 s at the next. With a gain of
+    /// 0.5 for 1 s after the handover: 0.5·0.1 + 0.5·2.1 = 1.1 s, then 0.6 s, then (the
+    /// window over, 1 s after it began) 0.9·0.6 + 0.1·0.1 = 0.55 s.
+    #[test]
+    fn recent_rtt_samples_weigh_more_for_a_while() {
+        let at = |tx: &mut TfrcSender, at_ms: u64, sample_ms: u64| {
+            let info = FeedbackIn {
+                t_recvdata: SimTime((at_ms - sample_ms) * MS),
+                t_delay: SimTime::ZERO,
+                x_recv: 1e5,
+                p: 0.01,
+            };
+            tx.on_feedback(SimTime(at_ms * MS), info);
+            tx.rtt().unwrap().as_secs_f64()
+        };
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        let mut rfc = sender(Profile::Rfc3448);
+        at(&mut rfc, 100, 100);
+        close(at(&mut rfc, 2400, 2100), 0.3);
+        close(at(&mut rfc, 2500, 100), 0.28);
+        let mut c = sender(Profile::Rfc3448);
+        at(&mut c, 100, 100);
+        c.weight_recent_rtt(SimTime(2300 * MS), SimTime::from_secs(1), 0.5);
+        close(at(&mut c, 2400, 2100), 1.1);
+        close(at(&mut c, 2500, 100), 0.6);
+        close(at(&mut c, 3400, 100), 0.55);
+    }
+
+    /// Countermeasure A, as a story: a sender throttled by four no-feedback expiries to
+    /// 112 332/16 = 7021 B/s is set to an estimate of 47 500 B/s: X is the estimate, the
+    /// next packet goes s/X = 21.05 ms after the last one, and the no-feedback timer runs
+    /// max(4R, 2s/X) = 0.4 s from now; an estimate below s/t_mbi gives s/t_mbi.
+    #[test]
+    fn set_rate_from_an_estimate() {
+        let mut tx = after_first_loss(Profile::Rfc3448);
+        for k in 0..4 {
+            tx.on_nofeedback(SimTime((600 + 400 * k) * MS));
+        }
+        assert!((tx.rate() - 112_332.2 / 16.0).abs() < 0.1, "{}", tx.rate());
+        tx.on_send(SimTime(2000 * MS));
+        tx.set_rate(SimTime(2010 * MS), 47_500.0);
+        assert_eq!(tx.rate(), 47_500.0);
+        assert_eq!(tx.next_send(), SimTime(2000 * MS + 21_052_632));
+        assert_eq!(tx.nofeedback_at(), SimTime(2410 * MS));
+        tx.set_rate(SimTime(2010 * MS), 1.0);
+        assert_eq!(tx.rate(), 1000.0 / 64.0);
     }
 }

@@ -154,6 +154,9 @@ pub enum Action {
     QueueChanged { iface: IfaceId },
     /// A node lost its link (an 802.11 station left its AP).
     LinkDown(NodeId),
+    /// A station about to roam read the BSS Load of the AP it joins (IEEE 802.11-2020
+    /// §9.4.2.27): its transports hear of it (countermeasure A of the tfrc-handover study).
+    BssLoad(NodeId, crate::wifi::bss_load::BssLoad),
     /// A node's link is back (after a roam): transports hear of it, and see a handover.
     LinkUp(NodeId),
     /// Which interfaces are usable changed: routes are computed again.

@@ -46,6 +46,27 @@ pub struct TfrcSpec {
     /// observations afresh with the first packet after the handover.
     #[serde(default)]
     pub handover_notice: bool,
+    /// Countermeasure A of the tfrc-handover study (§4.5 A, in no RFC): when the client's
+    /// station leaves its AP to roam, the sender sets its rate to the station's fair share
+    /// at the AP it joins, estimated from that AP's BSS Load element (IEEE 802.11-2020
+    /// §9.4.2.27: Station Count; `tern_sim::wifi::bss_load`), and sets it again when the
+    /// link is back (the no-feedback timer halves it during the disconnection). Only an
+    /// 802.11b BSS gives an estimate.
+    #[serde(default)]
+    pub rate_from_bss_load: bool,
+    /// Countermeasure C of the tfrc-handover study (§4.5 C, in no RFC): for this long after
+    /// a handover the newest observations weigh more (`recent_rtt_gain`,
+    /// `recent_intervals`); 0 s: off. Not in the paper: the study sweeps it.
+    #[serde(default = "zero")]
+    pub recent_window: Duration,
+    /// Countermeasure C: the weight of the newest RTT sample in R = (1 − g)·R + g·R_sample
+    /// within `recent_window`; default RFC 5348 §4.3's 0.1 (no change). Swept by the study.
+    #[serde(default = "rfc_rtt_gain")]
+    pub recent_rtt_gain: f64,
+    /// Countermeasure C: loss intervals averaged within `recent_window`, with RFC 5348
+    /// §5.4's weights for that n; default the RFC's 8 (no change). Swept by the study.
+    #[serde(default = "rfc_intervals")]
+    pub recent_intervals: u32,
 }
 
 impl Default for TfrcSpec {
@@ -72,6 +93,12 @@ pub enum TfrcProfileSpec {
 
 fn zero() -> Duration {
     Duration(tern_proto::time::SimTime::ZERO)
+}
+fn rfc_rtt_gain() -> f64 {
+    0.1
+}
+fn rfc_intervals() -> u32 {
+    tern_proto::tfrc::loss::N as u32
 }
 fn three() -> u32 {
     3

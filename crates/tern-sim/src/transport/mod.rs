@@ -145,6 +145,17 @@ pub trait Transport {
     /// `side`'s node lost its link, or got it back.
     fn on_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}
 
+    /// `side`'s node is about to roam to an AP whose beacons carry this BSS Load (just
+    /// before [`Transport::on_link`] reports the link down).
+    fn on_bss_load(
+        &mut self,
+        _now: SimTime,
+        _side: Side,
+        _load: &crate::wifi::bss_load::BssLoad,
+        _io: &mut Io<'_>,
+    ) {
+    }
+
     /// `side`'s node went through a handover (cell or BSS change), after [`Transport::on_link`].
     fn on_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
 

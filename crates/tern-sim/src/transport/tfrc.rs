@@ -13,13 +13,16 @@ use std::collections::VecDeque;
 use super::{deliver, Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
+use crate::net::packet::IPV4_HEADER;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::net::tfrc::{DccpType, TfrcBody, TfrcPacket, Wire, NO_LOSS};
 use crate::scenario::{TfrcProfileSpec, TfrcSpec, TfrcWireSpec};
 use crate::summary::TfrcSummary;
 use crate::trace::TfrcRecord;
+use crate::wifi::bss_load::BssLoad;
 use tern_proto::tfrc::{
-    DataInfo, Feedback, FeedbackIn, Profile, ReceiverConfig, SenderConfig, TfrcReceiver, TfrcSender,
+    DataInfo, Feedback, FeedbackIn, Profile, ReceiverConfig, Recent, SenderConfig, TfrcReceiver,
+    TfrcSender,
 };
 
 /// The wire of a scenario's TFRC settings.
@@ -78,10 +81,15 @@ pub struct TfrcTransport {
     data_sent: u64,
     data_bytes: u64,
     feedback_received: u64,
-    /// Countermeasure B: mark the data sent while the client's link is down.
+    /// Countermeasures B and C: mark the data sent while the client's link is down.
     handover_notice: bool,
     /// The client's link is down (between [`Transport::on_link`] down and the handover).
     link_down: bool,
+    /// Countermeasure A: on, and the rate estimated for the AP being joined (bytes/s).
+    rate_from_bss_load: bool,
+    estimate: Option<f64>,
+    /// Countermeasure C's sender half: window and weight of the newest RTT sample.
+    recent_rtt: Option<(SimTime, f64)>,
     nofeedback_expiries: u64,
 }
 
@@ -111,6 +119,10 @@ impl TfrcTransport {
             first.extend(source.schedule.next().map(Cmd::Tick));
         }
         let wire = tfrc_wire(spec.wire);
+        let recent = (spec.recent_window.0 > SimTime::ZERO).then_some(Recent {
+            window: spec.recent_window.0,
+            intervals: spec.recent_intervals as usize,
+        });
         let t = TfrcTransport {
             wire,
             app,
@@ -132,9 +144,13 @@ impl TfrcTransport {
                 discounting: spec.history_discounting,
                 ndupack: spec.ndupack,
                 handover_notice: spec.handover_notice,
+                recent,
             }),
-            handover_notice: spec.handover_notice,
+            handover_notice: spec.handover_notice || recent.is_some(),
             link_down: false,
+            rate_from_bss_load: spec.rate_from_bss_load,
+            estimate: None,
+            recent_rtt: recent.map(|r| (r.window, spec.recent_rtt_gain)),
             sink: MessageSink::default(),
             seq: 0,
             wakes: [Wake::default(); 2],
@@ -414,12 +430,43 @@ impl Transport for TfrcTransport {
         io.cmds.push(Cmd::Arm { side, key: 0 });
     }
 
-    /// The client's link went down or came back (countermeasure B marks what is sent
-    /// in between).
-    fn on_link(&mut self, _now: SimTime, side: Side, up: bool, _io: &mut Io<'_>) {
-        if side == Side::Client {
-            self.link_down = !up;
+    /// The client's link went down or came back: countermeasures B and C mark what is sent
+    /// in between; A sets the estimated rate at both moments; C's RTT window starts when
+    /// the link is back.
+    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        if side != Side::Client {
+            return;
         }
+        self.link_down = !up;
+        if self.client != Client::Open {
+            return;
+        }
+        if let Some(x) = self.estimate.filter(|_| self.rate_from_bss_load) {
+            self.sender.set_rate(now, x);
+            self.trace(now, "estimate", io);
+        }
+        if let (true, Some((window, gain))) = (up, self.recent_rtt) {
+            self.sender.weight_recent_rtt(now, window, gain);
+        }
+        self.pump(now, io);
+        io.cmds.push(Cmd::Arm {
+            side: Side::Client,
+            key: 0,
+        });
+    }
+
+    /// Countermeasure A: the station read the BSS Load of the AP it is about to join; the
+    /// fair share of its IP packets there is scaled to TFRC's payload rate (s of every
+    /// IPv4 + transport header + s bytes).
+    fn on_bss_load(&mut self, _now: SimTime, side: Side, load: &BssLoad, _io: &mut Io<'_>) {
+        if side != Side::Client || !self.rate_from_bss_load {
+            return;
+        }
+        let s = self.sender.config().s;
+        let ip = IPV4_HEADER + self.wire.data_header() + s;
+        self.estimate = load
+            .fair_share(ip)
+            .map(|x| x * f64::from(s) / f64::from(ip));
     }
 
     fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {

@@ -6,9 +6,10 @@
 //! * the MAC efficiency of one saturated 802.11n station sending A-MPDUs with immediate
 //!   Block Ack and no contention (AIFS + mean backoff + A-MPDU + SIFS + BlockAck).
 
-use super::frames::{ampdu_len_uniform, mpdu_len, BLOCK_ACK_COMPRESSED};
+use super::frames::{ampdu_len_uniform, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED};
 use super::phy::{
-    ht_control_response_rate, ofdm_txtime, Band, EdcaParams, HtTxVector, OfdmRate, PhyTiming,
+    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, Band,
+    DsssPreamble, DsssRate, EdcaParams, HtTxVector, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
 };
 use crate::engine::SimTime;
 
@@ -148,6 +149,33 @@ impl DcfTimes {
             payload,
             payload_bits,
         }
+    }
+}
+
+impl DcfTimes {
+    /// The channel times of the simulated 802.11b DCF (basic access) for IP packets of
+    /// `ip_bytes` at `rate`: the Ack at the highest basic rate (1, 2 Mbit/s) not above it
+    /// (§10.6.6.5.2), δ = 0, and after a collision the stations that heard it wait EIFS
+    /// (§10.3.2.3.7), so T_c = TXTIME(data) + EIFS. `payload_bytes` of each packet count as
+    /// useful, sent at `rate`. `None` for the short preamble at 1 Mbit/s.
+    pub fn dsss(
+        ip_bytes: u32,
+        payload_bytes: u32,
+        rate: DsssRate,
+        preamble: DsssPreamble,
+    ) -> Option<DcfTimes> {
+        let t = PhyTiming::DSSS;
+        let data = dsss_txtime(dcf_mpdu_len(ip_bytes), rate, preamble)?;
+        let ack_rate = dsss_control_response_rate(rate, &[DsssRate::Mbps1, DsssRate::Mbps2]);
+        let ack = dsss_txtime(ACK, ack_rate, preamble)?;
+        let bits = u64::from(payload_bytes) * 8;
+        Some(DcfTimes {
+            slot: t.slot,
+            success: data + t.sifs + ack + t.difs(),
+            collision: data + t.eifs(DSSS_EIFS_ACK_TXTIME),
+            payload: SimTime::from_nanos(bits * 1_000_000 / rate.kbps()),
+            payload_bits: bits,
+        })
     }
 }
 

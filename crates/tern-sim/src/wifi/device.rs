@@ -360,7 +360,10 @@ impl WifiDevice {
         }
         let rssi = self.bsses[from.bss].radio.rssi_dbm(0, from.entity, now);
         let out = self.bsses[from.bss].disassociate(from.entity);
+        let target = r.memberships[roam.to].bss;
+        let node = r.node;
         self.roamers[roam.roamer].joining = Some(roam.to);
+        self.roamers[roam.roamer].deadline = roam.deadline;
         cx.push(Action::Wake {
             at: now + roam.disconnect,
             token: Token::RoamEnd(roam.roamer as u32).encode(),
@@ -368,7 +371,12 @@ impl WifiDevice {
         let current = self.roamers[roam.roamer].current;
         self.trace_roam(now, roam.roamer, "left", (current, roam.to), rssi, cx);
         self.outcome(now, from.bss, out, cx);
-        cx.push(Action::LinkDown(self.roamers[roam.roamer].node));
+        // The station has the BSS Load of the AP it joins from its beacons (it hears them:
+        // it measures their RSSI, [`WifiDevice::beacon`]).
+        if let Some(load) = self.bsses[target].bss_load() {
+            cx.push(Action::BssLoad(node, load));
+        }
+        cx.push(Action::LinkDown(node));
     }
 
     /// A roaming station joins its new AP, bringing the frames it kept; routes follow it.
@@ -379,6 +387,9 @@ impl WifiDevice {
         let (old, new): (Membership, Membership) =
             (roamer.memberships[left], roamer.memberships[to]);
         roamer.current = to;
+        if let Some(deadline) = roamer.deadline.take() {
+            self.discard_stale(now, old, deadline, cx);
+        }
         let frames = self.bsses[old.bss].take_frames(old.entity);
         let size = |p: PacketRef| u64::from(cx.pool.get(p).size());
         let (moved, moved_bytes) = (frames.len(), frames.iter().map(|f| size(f.packet())).sum());
@@ -394,18 +405,7 @@ impl WifiDevice {
             .add(now, moved - overflow.len(), moved_bytes - overflow_bytes);
         cx.push(Action::QueueChanged { iface: old_iface });
         cx.push(Action::QueueChanged { iface });
-        for f in overflow {
-            cx.push(Action::LeftFirstHop {
-                iface,
-                p: f.packet(),
-            });
-            cx.push(Action::Drop {
-                iface,
-                p: f.packet(),
-                reason: "queue",
-                kind: DropKind::Queue,
-            });
-        }
+        drop_frames(&overflow, iface, "queue", cx);
         self.active[old.association] = false;
         self.active[new.association] = true;
         cx.push(Action::Reroute);
@@ -460,10 +460,35 @@ impl WifiDevice {
                     roamer: r,
                     to,
                     disconnect: trigger.disconnect,
+                    deadline: trigger.deadline,
                 });
                 self.roam_start(now, self.roams.len() as u32 - 1, cx);
             }
         }
+    }
+
+    /// Countermeasure D of the tfrc-handover study ([`crate::wifi::roaming::Roam::deadline`]):
+    /// the departed station of membership `m` discards the frames that entered its MAC
+    /// queue more than `deadline` ago (drop reason "deadline").
+    fn discard_stale(
+        &mut self,
+        now: SimTime,
+        m: Membership,
+        deadline: SimTime,
+        cx: &mut DeviceCx<'_>,
+    ) {
+        let stale = self.bsses[m.bss].discard_older(m.entity, now, deadline);
+        if stale.is_empty() {
+            return;
+        }
+        let iface = self.iface(m.bss, m.entity, 0);
+        let bytes = stale
+            .iter()
+            .map(|f| u64::from(cx.pool.get(f.packet()).size()))
+            .sum();
+        self.queue_mut(iface).remove(now, stale.len(), bytes);
+        cx.push(Action::QueueChanged { iface });
+        drop_frames(&stale, iface, "deadline", cx);
     }
 
     /// A `roaming` trace row; `from` and `to` are memberships of roamer `r`.
@@ -500,6 +525,21 @@ impl Device for WifiDevice {
         cx: &mut DeviceCx<'_>,
     ) -> Result<(), &'static str> {
         let (b, from, to) = self.ends(port);
+        if from != 0 && !self.bsses[b].is_associated(from) {
+            // A roaming station with countermeasure D discards its stale frames first.
+            let m = Membership {
+                bss: b,
+                entity: from,
+                association: port as usize / 2,
+            };
+            let roaming = self
+                .roamers
+                .iter()
+                .find(|r| r.joining.is_some() && r.memberships[r.current] == m);
+            if let Some(deadline) = roaming.and_then(|r| r.deadline) {
+                self.discard_stale(now, m, deadline, cx);
+            }
+        }
         if let Some(qdisc) = self.qdiscs[port as usize].as_mut() {
             // Behind packets already waiting, or in front of a full MAC queue: the qdisc.
             if qdisc.packets() > 0 || !self.bsses[b].has_room(from) {
@@ -586,5 +626,20 @@ impl Device for WifiDevice {
             };
             summary.wifi.insert(b.name.clone(), row);
         }
+    }
+}
+
+/// Frames a station's MAC let go of without sending them leave its first hop and are
+/// dropped there for `reason`.
+fn drop_frames(frames: &[bss::Frame], iface: IfaceId, reason: &'static str, cx: &mut DeviceCx<'_>) {
+    for f in frames {
+        let p = f.packet();
+        cx.push(Action::LeftFirstHop { iface, p });
+        cx.push(Action::Drop {
+            iface,
+            p,
+            reason,
+            kind: DropKind::Queue,
+        });
     }
 }

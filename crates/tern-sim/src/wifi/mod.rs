@@ -16,6 +16,7 @@ pub mod analytic;
 pub mod ap_rx;
 pub mod blockack;
 pub mod bss;
+pub mod bss_load;
 pub mod build;
 pub mod device;
 pub mod error_model;

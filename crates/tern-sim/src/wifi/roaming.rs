@@ -35,6 +35,8 @@ pub struct Trigger {
     pub below_dbm: f64,
     pub hysteresis_db: f64,
     pub disconnect: SimTime,
+    /// Countermeasure D's play-out deadline ([`Roam::deadline`]).
+    pub deadline: Option<SimTime>,
 }
 
 impl Trigger {
@@ -61,8 +63,9 @@ pub struct Roamer {
     pub memberships: Vec<Membership>,
     /// The membership it is in (or, during a roam, the one it left).
     pub current: usize,
-    /// During a roam: the membership it joins.
+    /// During a roam: the membership it joins, and the roam's play-out deadline.
     pub joining: Option<usize>,
+    pub deadline: Option<SimTime>,
     pub trigger: Option<Trigger>,
 }
 
@@ -72,6 +75,9 @@ pub struct Roam {
     pub roamer: usize,
     pub to: usize,
     pub disconnect: SimTime,
+    /// Countermeasure D of the tfrc-handover study: during the disconnection the station's
+    /// MAC discards the frames that entered it longer ago than this.
+    pub deadline: Option<SimTime>,
 }
 
 /// The roamers of a (validated) scenario and its scheduled roams with their start times.
@@ -103,12 +109,14 @@ pub fn build(s: &Scenario, associations: &[(usize, usize)]) -> (Vec<Roamer>, Vec
                     memberships,
                     current: 0,
                     joining: None,
+                    deadline: None,
                     trigger: None,
                 });
                 roamers.len() - 1
             }
         };
         let disconnect = r.disconnect.0;
+        let deadline = r.discard_older_than.map(|d| d.0);
         match (r.at, &r.to, r.rssi_below) {
             (Some(at), Some(to), _) => {
                 let roamer = &roamers[i];
@@ -121,6 +129,7 @@ pub fn build(s: &Scenario, associations: &[(usize, usize)]) -> (Vec<Roamer>, Vec
                     roamer: i,
                     to,
                     disconnect,
+                    deadline,
                 };
                 scheduled.push((at.0, roam));
             }
@@ -129,6 +138,7 @@ pub fn build(s: &Scenario, associations: &[(usize, usize)]) -> (Vec<Roamer>, Vec
                     below_dbm,
                     hysteresis_db: r.hysteresis.unwrap_or(DEFAULT_HYSTERESIS_DB),
                     disconnect,
+                    deadline,
                 });
             }
             _ => unreachable!("validated: scheduled or RSSI-triggered"),
@@ -146,6 +156,7 @@ mod tests {
             below_dbm: -75.0,
             hysteresis_db: 5.0,
             disconnect: SimTime::from_millis(50),
+            deadline: None,
         }
     }
 

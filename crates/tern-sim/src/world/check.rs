@@ -9,7 +9,9 @@ use crate::net::device::IfaceId;
 use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
-use crate::scenario::{AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source};
+use crate::scenario::{
+    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcSpec,
+};
 use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 
@@ -168,6 +170,30 @@ fn flows(
             p.push(key(field));
             return Err(src.error(&p, "expected at least 1 packet, got 0"));
         }
+        if let Some(spec) = tfrc {
+            check_recent(spec, src, i)?;
+        }
+    }
+    Ok(())
+}
+
+/// Countermeasure C's weights: a gain in (0, 1], and 1 to 8 loss intervals (RFC 5348 §5.4's
+/// history holds 8).
+fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioError> {
+    let field = |name: &str| {
+        let mut p = at("flows", i, "transport");
+        p.push(key(name));
+        p
+    };
+    let g = spec.recent_rtt_gain;
+    if !(g > 0.0 && g <= 1.0) {
+        let msg = format!("expected a weight above 0 and at most 1, got {g}");
+        return Err(src.error(&field("recent_rtt_gain"), msg));
+    }
+    let n = spec.recent_intervals;
+    if !(1..=tern_proto::tfrc::loss::N as u32).contains(&n) {
+        let msg = format!("expected 1 to 8 loss intervals, got {n}");
+        return Err(src.error(&field("recent_intervals"), msg));
     }
     Ok(())
 }

@@ -363,6 +363,7 @@ impl World {
                 }
                 Action::QueueChanged { iface } => self.trace_queue(now, iface),
                 Action::LinkDown(node) => self.link_event(now, node, false),
+                Action::BssLoad(node, load) => self.bss_load(now, node, load),
                 Action::LinkUp(node) => self.link_back(now, node),
                 Action::Reroute => {
                     self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
@@ -443,9 +444,14 @@ impl World {
         }
     }
 
-    /// Tells the transports with an endpoint on `node` that its link went down or came
-    /// back (flows not started yet are not told).
-    fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
+    /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side
+    /// (flows not started yet are left out).
+    fn at_node(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        call: impl Fn(&mut dyn Transport, Side, &mut Io<'_>),
+    ) {
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
             if flow.start > now {
@@ -454,8 +460,19 @@ impl World {
             let Some(side) = flow.side_at(node) else {
                 continue;
             };
-            self.transport_call(now, FlowId(f as u32), |t, io| t.on_link(now, side, up, io));
+            self.transport_call(now, FlowId(f as u32), |t, io| call(t, side, io));
         }
+    }
+
+    /// Tells the transports with an endpoint on `node` that its link went down or came
+    /// back.
+    fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
+        self.at_node(now, node, |t, side, io| t.on_link(now, side, up, io));
+    }
+
+    /// The transports with an endpoint on `node` hear the BSS Load of the AP it joins.
+    fn bss_load(&mut self, now: SimTime, node: NodeId, load: crate::wifi::bss_load::BssLoad) {
+        self.at_node(now, node, |t, side, io| t.on_bss_load(now, side, &load, io));
     }
 
     /// A host's link is back after a cellular handover or an 802.11 roam: its transports

@@ -153,6 +153,14 @@ pub struct RoamingSpec {
     pub hysteresis: Option<f64>,
     /// Time without an association.
     pub disconnect: Duration,
+    /// Countermeasure D of the tfrc-handover study (Otsuka, Tamura, Ishihara, §4.5 D:
+    /// "during the disconnection, discard packets in the send buffer that are too old to
+    /// be played"; in no standard): during the disconnection, before it queues each new
+    /// frame and again when it joins the new AP, the station's MAC discards the frames that
+    /// entered its queue longer ago than this play-out deadline (ITU-T G.114 §2: 150 ms
+    /// one-way delay for interactive media, 400 ms its upper limit). Unset: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_older_than: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -37,6 +37,7 @@
 //! saving, TXOP limits above one exchange, the NAV of overlapping BSSs.
 
 use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
+use super::bss_load::BssLoad;
 use super::frames::{
     ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED,
     BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
@@ -278,6 +279,21 @@ impl Bss {
         self.entities[k].backlog() < self.cfg.queue_limit
     }
 
+    /// What the AP's beacons tell a station about to join (countermeasure A of the
+    /// tfrc-handover study): the BSS Load element's Station Count (IEEE 802.11-2020
+    /// §9.4.2.27), and the 802.11b PHY; `None` for an 802.11n BSS (not modelled).
+    pub fn bss_load(&self) -> Option<BssLoad> {
+        let Phy::Dsss { rate, preamble } = self.cfg.phy else {
+            return None;
+        };
+        let stations = self.entities[1..].iter().filter(|e| e.associated).count();
+        Some(BssLoad {
+            stations: stations as u32,
+            rate,
+            preamble,
+        })
+    }
+
     /// Whether station `k` is associated with the AP.
     pub fn is_associated(&self, k: usize) -> bool {
         self.entities[k].associated
@@ -344,6 +360,22 @@ impl Bss {
             f.peer != k
         });
         out
+    }
+
+    /// Countermeasure D of the tfrc-handover study: a departed station `k` discards (and
+    /// returns, in order) the frames that entered its MAC more than `deadline` before
+    /// `now`.
+    pub fn discard_older(&mut self, k: usize, now: SimTime, deadline: SimTime) -> Vec<Frame> {
+        assert!(
+            !self.entities[k].associated,
+            "only a departed station's frames"
+        );
+        let queue = &mut self.entities[k].queue;
+        let (stale, kept): (Vec<Frame>, Vec<Frame>) = queue
+            .drain(..)
+            .partition(|f| now.saturating_sub(f.since) > deadline);
+        queue.extend(kept);
+        stale
     }
 
     /// Takes the frames station `k` holds (in order), to carry them to the AP it joins.
