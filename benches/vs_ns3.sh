@@ -33,6 +33,9 @@ for row in "${rows[@]}"; do
   n=$((n + 1))
   IFS='|' read -r name tern ns <<< "$row"
   read -r -a tern_cmd <<< "$tern"
+  # Like for like: the ns-3 scripts keep counters and RTT statistics, no time series, so
+  # Tern records none either (its summary has the same counters and statistics).
+  tern_cmd+=("record=[]")
   read -r -a ns_cmd <<< "$ns"
   echo "$name" > "$out/$n.name"
   for _ in $(seq "$reps"); do
