@@ -383,6 +383,13 @@ def reproduce(
     connections = {e.name: store.connect(folder / e.name) for e in study.experiments}
     rep.figures = list(importlib.import_module(_module(study_id)).figures(connections))
     write_reports(rep)
+    # The figures stay usable (`rep.figures`), but pyplot no longer holds them: reproducing
+    # several studies in one process would otherwise keep every figure ever drawn. (Imported
+    # here: the study's module has chosen matplotlib's backend by now.)
+    import matplotlib.pyplot as plt
+
+    for _, fig, _ in rep.figures:
+        plt.close(fig)
     return rep
 
 
