@@ -255,12 +255,24 @@ def test_python_api_errors_are_typed():
     with pytest.raises(tern.ScenarioError, match=r"links\[0\].rate: expected a data rate"):
         tern.run(P2P.replace('"10Mbps"', '"fast"'))
     with pytest.raises(TypeError, match="override values are strings"):
+        tern.run(P2P, set={"links.access.rate": object()})
+    bad_type = r"--set links.access.rate: invalid type: sequence, expected a data rate"
+    with pytest.raises(tern.ScenarioError, match=bad_type):
         tern.run(P2P, set={"links.access.rate": [1, 2]})
     with pytest.raises(FileNotFoundError, match="no such scenario file"):
         tern.run("does-not-exist.toml")
     r = tern.run(P2P)
     with pytest.raises(KeyError, match="no trace 'cwnd' in this run"):
         r.series("cwnd")
+
+
+def test_overrides_take_lists_and_tables():
+    """A Python list is a TOML array and a mapping an inline table, as in the file."""
+    r = tern.run(P2P, set={"record": ["rto"], "links.access.queue": {"kind": "codel"}})
+    assert sorted(r.tables) == ["rto"]
+    assert 'kind = "codel"' in r.scenario
+    with pytest.raises(tern.ScenarioError, match=r"--set record\[0\]: unknown variant `nope`"):
+        tern.run(P2P, set={"record": ["nope"]})
 
 
 def test_scenario_errors_keep_their_parts(tmp_path):

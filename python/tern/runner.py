@@ -74,13 +74,35 @@ def scenario_error(
 
 
 def _toml_literal(value: Any) -> str:
-    """An override value as `--set` would carry it."""
+    """An override value as `--set` would carry it: a string as it is (the core reads it as
+    TOML when it parses as TOML, as a plain string otherwise: `5Mbps`), a number or boolean
+    as TOML, a list as a TOML array and a mapping as a TOML inline table (TOML 1.0 §Array,
+    §Inline Table), e.g. `{"record": ["cwnd", "queue"]}`."""
+    if isinstance(value, str):
+        return value
+    return _toml_value(value)
+
+
+def _toml_value(value: Any) -> str:
+    """`value` as a TOML value: strings quoted (TOML 1.0 §String, basic strings with JSON's
+    escapes, which TOML's are a superset of for these), lists and mappings nested."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float | str):
-        return str(value)
+    if isinstance(value, int | float):
+        return str(value)  # TOML 1.0 §Integer, §Float (also `inf`, `nan`)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return (
+            "{ "
+            + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items())
+            + " }"
+        )
     raise TypeError(
-        f"override values are strings, numbers or booleans, got {type(value).__name__}: {value!r}"
+        "override values are strings, numbers, booleans, lists or mappings of them, "
+        f"got {type(value).__name__}: {value!r}"
     )
 
 
