@@ -20,7 +20,7 @@ import pytest
 
 import tern
 from conftest import EXAMPLES, tshark_fields
-from tern import emulation
+from tern import emulation, interop
 
 LINUX = sys.platform == "linux"
 ROOT_HERE = LINUX and os.geteuid() == 0 and shutil.which("ip") is not None
@@ -250,3 +250,121 @@ def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
     # 100 ms plus 0.17 ms of serialisation, which ping rounds away (3 digits above 100 ms).
     assert min(rtts) >= 100.0
     assert r.summary["emulation"]["lateness"]["max_us"] < 10_000
+
+
+# Tern's TCP and the kernel's (issue 21, "Interop"): a flow between a Tern node and a real
+# node. Whatever either side sends is the stream pattern (byte i = i mod 251, tern.interop);
+# the kernel's end is `tern/interop.py` run as a file (no package import: it listens before
+# Tern's client connects at 1 s).
+PEER = f"{sys.executable} {interop.__file__}"
+INTEROP_BYTES = 10_000_000
+# Node a is Tern's, b the kernel's; a 100-packet queue, as in the iperf3 test above.
+INTEROP = (
+    'record = ["pcap"]\n'
+    + TWO_HOSTS.format(duration="60s").replace('name = "a"\nreal = true\n', 'name = "a"\n')
+    + 'queue = {{ kind = "droptail", limit = "100pkt" }}\n{loss}\n'
+    + """[[flows]]
+name = "bulk"
+from = "{client}"
+to = "{server}"
+start = "{start}"
+app = {{ kind = "bulk", bytes = "{bytes}B" }}
+transport = {{ kind = "tcp", cc = "cubic", sack = true, timestamps = true, window_scale = true }}
+"""
+)
+
+
+def _transfer(tmp_path, sender, nbytes, loss=""):
+    """`nbytes` from Tern's TCP client at a to the kernel's server at b (`sender` "tern"),
+    or from the kernel's client at b to Tern's server at a ("linux"). A Tern client connects
+    at 1 s (the kernel's server listens by then); a kernel's client when its command starts,
+    at 0 s, from which the flow's goodput counts."""
+    if sender == "tern":
+        client, server, start, command = "a", "b", "1s", f"{PEER} serve"
+    else:
+        client, server, start = "b", "a", "0s"
+        command = f"{PEER} send {{a}} --bytes {nbytes}"
+    text = INTEROP.format(client=client, server=server, bytes=nbytes, loss=loss, start=start)
+    r = tern.emulate(text=text, out=tmp_path, commands={"b": [command]})
+    peer = json.loads((tmp_path / "commands" / "b.0.log").read_text().splitlines()[-1])
+    wire = r.summary["emulation"]["interop"]["bulk"]
+    # The receiver got every byte, each the pattern's; nothing malformed crossed.
+    assert (peer["bytes"], peer["mismatched"]) == (nbytes, 0), peer
+    assert (wire["malformed"], wire["unencodable"]) == (0, 0), wire
+    if sender == "tern":
+        assert wire["tern_side"] == "client"
+        assert wire["payload_bytes_out"] >= nbytes
+    else:
+        assert wire["tern_side"] == "server"
+        checked = ("payload_bytes_checked", "mismatched_bytes", "payload_bytes_unchecked")
+        assert tuple(wire[k] for k in checked) == (nbytes, 0, 0), wire
+        assert r.summary["flows"]["bulk"]["bytes_delivered"] == nbytes
+    return r
+
+
+def _check_capture(tmp_path):
+    """Both directions' captures: no malformed packet or expert error (a kernel's TCP
+    checksum 0xFFFF, one's-complement -0, excepted as above); every packet's checksums good;
+    the SYN and the SYN-ACK both carry window scale, SACK-permitted and timestamps."""
+    minus_zero = 'tcp.checksum == 0xffff && _ws.expert.message contains "instead of 0x0000"'
+    syns = []
+    for direction in ("forward", "reverse"):
+        pcap = tmp_path / f"wire.{direction}.pcap"
+        bad = f"_ws.malformed || (_ws.expert.severity >= error && !({minus_zero}))"
+        assert tshark_fields(pcap, bad, "frame.number", "_ws.expert.message") == []
+        bad_sums = f"ip.checksum.status != 1 || !(tcp.checksum.status == 1 || {minus_zero})"
+        assert tshark_fields(pcap, bad_sums, "frame.number") == []
+        syns += tshark_fields(
+            pcap,
+            "tcp.flags.syn == 1",
+            "tcp.flags.ack",
+            "tcp.options.wscale.shift",
+            "tcp.options.sack_perm",
+            "tcp.options.timestamp.tsval",
+        )
+    kinds = {ack for ack, *_ in syns}
+    assert kinds == {"0", "1"} or kinds == {"False", "True"}, syns  # a SYN and a SYN-ACK
+    for _, shift, sack_perm, tsval in syns:
+        assert shift != "" and sack_perm != "" and tsval != "", syns
+
+
+needs_tshark = pytest.mark.skipif(
+    shutil.which("tshark") is None, reason="tshark missing (scripts/test installs it)"
+)
+
+
+@needs_root
+@needs_tshark
+@pytest.mark.parametrize("sender", ["tern", "linux"])
+def test_10_mb_cross_byte_exact_between_terns_tcp_and_the_kernels(tmp_path, sender):
+    """Tern's client to the kernel's server, and the kernel's client to Tern's server: 10 MB
+    over 10 Mbit/s, 20 ms arrive byte-exact, the handshake negotiates window scaling, SACK
+    and timestamps, and tshark finds every packet whole."""
+    r = _transfer(tmp_path, sender, INTEROP_BYTES)
+    if sender == "tern":
+        tcp = r.summary["flows"]["bulk"]["tcp"]
+        assert tcp["state"] in ("FinWait2", "TimeWait", "Closed", "LastAck", "Closing"), tcp
+    _check_capture(tmp_path)
+
+
+@needs_root
+@needs_tshark
+@pytest.mark.parametrize("sender", ["tern", "linux"])
+def test_with_1_percent_loss_sack_recovery_between_tern_and_the_kernel_completes(tmp_path, sender):
+    """1 % random loss each way (3 MB, to keep the test short: at most about 6 s at the
+    Mathis et al. rate of 1448 B / 40 ms · 1.22 / √0.01 ≈ 3.5 Mbit/s). Tern's sender
+    recovers with the kernel's SACK blocks, or the kernel's with Tern's; the receiver gets
+    every byte right."""
+    nbytes = 3_000_000
+    r = _transfer(tmp_path, sender, nbytes, 'loss = { kind = "bernoulli", p = 0.01 }\n')
+    # Data goes a (Tern) → b (Linux) on the forward direction, b → a on the reverse.
+    data, acks = ("forward", "reverse") if sender == "tern" else ("reverse", "forward")
+    assert r.summary["links"]["wire"][data]["drops"]["loss"] > 0
+    # The sender retransmitted: a data segment's sequence number appears twice on the wire.
+    sent = tshark_fields(tmp_path / f"wire.{data}.pcap", "tcp.len > 0", "tcp.seq")
+    assert len(sent) > len({s for (s,) in sent}), "no retransmission"
+    if sender == "tern":
+        tcp = r.summary["flows"]["bulk"]["tcp"]
+        assert tcp["retransmits_sack"] + tcp["retransmits_fast"] > 0, tcp
+    # The receiver's ACKs carried SACK blocks, which the sender read.
+    assert tshark_fields(tmp_path / f"wire.{acks}.pcap", "tcp.options.sack_le", "tcp.ack") != []

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 
 pub use config::{CcKind, Config, DelayedAck, InitialWindow};
 pub use recovery::RecoveryKind;
-pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions};
+pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
 use recovery::Recovery;
 use recv::{AckPolicy, RecvBuf};

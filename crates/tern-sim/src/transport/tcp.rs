@@ -543,6 +543,10 @@ impl Transport for TcpTransport {
         true
     }
 
+    fn speaks_tcp(&self) -> bool {
+        true
+    }
+
     fn first_hop(&mut self, side: Side, _key: u8, size: u64, accepted: bool) {
         self.conn.first_hop(side, size, accepted);
     }
