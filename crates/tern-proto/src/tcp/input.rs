@@ -107,7 +107,8 @@ impl Connection {
     }
 
     fn take_rtt_sample(&mut self, r: SimTime) {
-        self.rtt.on_sample(r);
+        self.rtt
+            .on_sample_at(r, self.send.snd_una, self.send.snd_nxt);
         self.events.push_back(Event::RttUpdated {
             srtt: self.rtt.srtt().unwrap_or(r),
             rttvar: self.rtt.rttvar(),

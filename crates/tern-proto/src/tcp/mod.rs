@@ -30,7 +30,7 @@ pub mod wire;
 
 use std::collections::VecDeque;
 
-pub use config::{CcKind, Config, DelayedAck, InitialWindow};
+pub use config::{CcKind, Config, DelayedAck, InitialWindow, RtoRule};
 pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
@@ -261,12 +261,7 @@ impl Connection {
             recv: RecvBuf::new(cfg.recv_buffer),
             ack: AckPolicy::new(cfg.delayed_ack),
             sb: Scoreboard::default(),
-            rtt: RttEstimator::new(
-                cfg.initial_rto,
-                cfg.min_rto,
-                cfg.max_rto,
-                cfg.clock_granularity,
-            ),
+            rtt: RttEstimator::of(&cfg),
             cc,
             recovery: Recovery::new(false, cfg.recovery),
             in_recovery: false,
