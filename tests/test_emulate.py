@@ -374,3 +374,46 @@ def test_with_1_percent_loss_sack_recovery_between_tern_and_the_kernel_completes
         assert tcp["retransmits_sack"] + tcp["retransmits_fast"] > 0, tcp
     # The receiver's ACKs carried SACK blocks, which the sender read.
     assert tshark_fields(tmp_path / f"wire.{acks}.pcap", "tcp.options.sack_le", "tcp.ack") != []
+
+
+# Sent from the real node by a raw socket (the kernel fills the IPv4 header's length, id and
+# checksum, RFC 791 via raw(7)): three TCP segments for Tern's server at a, each malformed in
+# its own way.
+RAW_SENDER = """
+import socket, struct, sys
+src, dst = socket.inet_aton(sys.argv[1]), socket.inet_aton(sys.argv[2])
+def csum(b):
+    b += b'\\0' * (len(b) % 2)
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def tcp(offset_words, options, good):
+    h = struct.pack('!HHIIBBHHH', 40000, 5001, 1, 0, offset_words << 4, 2, 65535, 0, 0) + options
+    pseudo = src + dst + struct.pack('!BBH', 0, 6, len(h))
+    s = csum(pseudo + h) ^ (0 if good else 0x1234)
+    return h[:16] + struct.pack('!H', s) + h[18:]
+def ip(payload):
+    return struct.pack('!BBHHHBBH4s4s', 0x45, 0, 0, 0, 0x4000, 64, 6, 0, src, dst) + payload
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+for p in (tcp(5, b'', False), tcp(15, b'', True), tcp(6, bytes([2, 3, 5, 0]), True)):
+    s.sendto(ip(p), (sys.argv[2], 0))
+"""
+
+
+@needs_root
+def test_malformed_segments_from_a_kernel_are_dropped_and_counted(tmp_path):
+    """A bad TCP checksum, a data offset past the segment, an MSS option of length 3: each is
+    dropped at the boundary and counted as malformed; Tern's server is untouched."""
+    script = tmp_path / "raw.py"
+    script.write_text(RAW_SENDER)
+    text = INTEROP.format(client="b", server="a", bytes=1000, loss="", start="0s")
+    r = tern.emulate(
+        text=text,
+        out=tmp_path / "run",
+        commands={"b": [f"{sys.executable} {script} {{b}} {{a}}"]},
+        fail_us=100_000,
+    )
+    assert r.summary["emulation"]["commands"][0]["exit_code"] == 0
+    wire = r.summary["emulation"]["interop"]["bulk"]
+    assert (wire["malformed"], wire["segments_in"], wire["segments_out"]) == (3, 0, 0), wire
