@@ -152,6 +152,8 @@ pub struct Stats {
     pub spurious_rtos: u64,
     pub window_probes: u64,
     pub dupacks_received: u64,
+    /// Segments dropped by PAWS (RFC 7323 §5.3 R1): a TSval older than TS.Recent.
+    pub paws_dropped: u64,
     /// Sequence space newly acknowledged by the peer (FIN included).
     pub bytes_acked: u64,
     /// Stream bytes received in order.
