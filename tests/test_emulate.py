@@ -424,3 +424,15 @@ def test_the_interop_example_simulates_its_10_mb_transfer():
     TCP at both ends delivers its 10 MB (10^7 bytes)."""
     r = tern.run(EXAMPLES / "emulate-tcp-interop.toml")
     assert r.summary["flows"]["bulk"]["bytes_delivered"] == 10_000_000
+
+
+@needs_root
+def test_a_non_tcp_flow_between_a_tern_node_and_a_real_node_is_refused(tmp_path):
+    """Only Tern's TCP speaks to a kernel's: a ping flow from Tern node a to real node b
+    stops the emulation before it runs, naming the flow (and leaves nothing behind)."""
+    text = INTEROP.format(client="a", server="b", bytes=1000, loss="", start="0s").replace(
+        'app = { kind = "bulk", bytes = "1000B" }', 'app = { kind = "ping" }'
+    )
+    text = text.split("transport =")[0] + 'transport = { kind = "udp" }\n'
+    with pytest.raises(tern.EmulationError, match='flow "bulk" joins a real node'):
+        tern.emulate(text=text, out=tmp_path, commands={"b": ["sleep 5"]})
