@@ -11,7 +11,8 @@ Link: 10 Mbit/s, 20 ms each way, DropTail 100 packets (ns-3's default device que
   the first lost segment (the kernel's from the capture, Tern's RTO expiries from its trace).
 
 Tern's profile of the kernel: CUBIC (RFC 9438), SACK, timestamps, IW 10 (RFC 6928), 200 ms
-minimum RTO, F-RTO. Emulation runs are not deterministic; Tern's runs are (seeds 1-3 shown).
+minimum RTO added to SRTT as the kernel does (`rto_rule = "linux"`), F-RTO. Emulation runs
+are not deterministic; Tern's runs are (seeds 1-3 shown).
 
 Usage: sudo .venv/bin/python benches/linux_vs_tern.py   (from the repository root)
 """
@@ -65,6 +66,7 @@ initial_window = 10
 min_rto = "200ms"
 frto = true
 hystart = {hystart}
+rto_rule = "{rto_rule}"
 """
 BERNOULLI = 'loss = { kind = "bernoulli", p = 0.01 }\n'
 OUTAGE = (
@@ -98,10 +100,15 @@ def linux(text: str, out: Path, iperf_args: str = "") -> tuple[dict, tern.Run]:
     raise RuntimeError(f"{out.name}: the engine fell behind three times")
 
 
-def simulated(text: str, seed: int, start: float = 0.0, hystart: bool = False) -> tern.Run:
+def simulated(
+    text: str, seed: int, start: float = 0.0, hystart: bool = False, rto_rule: str = "linux"
+) -> tern.Run:
     """Tern's TCP with the kernel's profile; `hystart` adds HyStart++ (RFC 9406), the nearest
-    standard to the kernel CUBIC's own HyStart (Ha and Rhee)."""
-    flow = TERN_FLOW.format(start=start, stop=start + DURATION_S, hystart=str(hystart).lower())
+    standard to the kernel CUBIC's own HyStart (Ha and Rhee); `rto_rule` "linux" is the
+    kernel's RTO (SRTT + max(4·mean deviation, 200 ms)), "rfc6298" the RFC's."""
+    flow = TERN_FLOW.format(
+        start=start, stop=start + DURATION_S, hystart=str(hystart).lower(), rto_rule=rto_rule
+    )
     return tern.run(text=text.replace("real = true\n", "") + flow, seed=seed)
 
 
@@ -167,15 +174,19 @@ def main() -> None:
         cut = 'record = ["pcap"]\n' + LINK.format(duration=14) + OUTAGE
         _, run = linux(cut, Path(tmp) / "outage")
         kernel = first_segment_retransmissions(Path(tmp) / "outage" / "wire.forward.pcap", 3.9)
-        for hystart in (False, True):
-            traced = cut.replace('record = ["pcap"]', 'record = ["retransmits"]')
-            sim = simulated(traced, 1, 0.5, hystart)
+        traced = cut.replace('record = ["pcap"]', 'record = ["retransmits"]')
+        for k, (hystart, rule) in enumerate(
+            [(False, "linux"), (True, "linux"), (False, "rfc6298")]
+        ):
+            sim = simulated(traced, 1, 0.5, hystart, rule)
             expiries = sim.series("retransmits").filter(pl.col("kind") == "rto_expiry")["time"]
-            label = " (Tern with HyStart++)" if hystart else ""
+            label = (" (Tern with HyStart++)" if hystart else "") + (
+                " (Tern with RFC 6298's RTO)" if rule == "rfc6298" else ""
+            )
             rows.append(
                 (
                     f"3 s outage from 4 s: first lost segment resent at (s){label}",
-                    ", ".join(f"{t:.3f}" for t in kernel) if not hystart else "",
+                    ", ".join(f"{t:.3f}" for t in kernel) if k == 0 else "",
                     ", ".join(f"{t:.3f}" for t in expiries),
                 )
             )

@@ -76,6 +76,11 @@ def real_nodes(
 ) -> list[tuple[str, str, int, list[str]]]:
     """The scenario's real nodes: (name, address in 198.18.0.0/15, TUN MTU, commands)."""
 
+def node_addresses(
+    text: str, name: str, overrides: Sequence[tuple[str, str]] = ..., seed: int | None = None
+) -> list[tuple[str, str]]:
+    """Every node's address in an emulation, real or not: (name, address in 198.18.0.0/15)."""
+
 def open_tun(netns: str, device: str) -> int:
     """Opens a TUN device in network namespace `netns`; returns its descriptor (yours to
     close)."""

@@ -192,7 +192,9 @@ def emulate(
     namespaces, and saves the run in `out` (as `tern.run`, plus `commands/`).
 
     `commands` adds shell commands per real node to the scenario's (`{node}` stands for a
-    node's address). The run ends when every command has ended, or at `sim.duration`.
+    node's address, a Tern node's too: a TCP flow between a Tern node and a real node has
+    Tern's TCP speak to the kernel's, see `tern.interop`). The run ends when every command
+    has ended, or at `sim.duration`.
     Lateness (how late the engine ran an event) past `warn_us` marks the run `behind` in
     `summary["emulation"]`; past `fail_us` the run stops with `EmulationError`. Needs root.
     """
@@ -208,7 +210,8 @@ def emulate(
     for node in extra:
         if node not in known:
             raise EmulationError(f"{node!r} is not a real node of {name} (real: {sorted(known)})")
-    addrs = {node: addr for node, addr, _, _ in real}
+    # Every node's address: a real host reaches a Tern node's TCP endpoint at its own.
+    addrs = dict(_core.node_addresses(text, name, overrides, run_seed))
     folder = Path(out)
     logs = folder / "commands"
     logs.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use tern_sim::emu::{Bounds, Control, RealPort};
 use tern_sim::engine::SimTime;
+use tern_sim::net::packet::NodeId;
 use tern_sim::scenario;
 use tern_sim::world::topology::real_nodes as scenario_real_nodes;
 
@@ -33,6 +34,27 @@ fn real_nodes(
         .map(|r| {
             let [a, b, c, d] = r.addr;
             (r.name, format!("{a}.{b}.{c}.{d}"), r.mtu, r.commands)
+        })
+        .collect())
+}
+
+/// Every node's address in an emulation, real or not (`[(name, address)]`, scenario order):
+/// a real host reaches a Tern node's TCP endpoint there.
+#[pyfunction]
+#[pyo3(signature = (text, name, overrides=Vec::new(), seed=None))]
+fn node_addresses(
+    text: &str,
+    name: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<Vec<(String, String)>> {
+    let s = load(name, text, overrides, seed)?;
+    Ok(s.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let [a, b, c, d] = tern_sim::emu::real_addr(NodeId(i as u32));
+            (n.name.clone(), format!("{a}.{b}.{c}.{d}"))
         })
         .collect())
 }
@@ -117,6 +139,7 @@ fn emulate<'py>(
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(real_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(node_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(open_tun, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     Ok(())

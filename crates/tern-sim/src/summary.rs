@@ -282,6 +282,33 @@ pub struct EmulationSummary {
     pub ignored: u64,
     /// Real packets dropped for want of a route (e.g. during an outage).
     pub unroutable: u64,
+    /// Per interop flow (a TCP flow between a Tern node and a real node, Tern's TCP
+    /// speaking to the kernel's): what crossed between them.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub interop: IndexMap<String, InteropSummary>,
+}
+
+/// What crossed between a Tern TCP endpoint and a kernel's ([`crate::emu::wire`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct InteropSummary {
+    /// The side of the flow whose endpoint is Tern's: `client` (it sends the data) or
+    /// `server` (it receives it).
+    pub tern_side: &'static str,
+    /// Segments Tern's endpoint sent, made into real packets, and their payload bytes.
+    pub segments_out: u64,
+    pub payload_bytes_out: u64,
+    /// Segments that could not be encoded (none expected; each would be a bug).
+    pub unencodable: u64,
+    /// The kernel's segments that reached Tern's endpoint, parsed.
+    pub segments_in: u64,
+    /// The kernel's packets dropped as malformed: bad checksum, truncated, bad option.
+    pub malformed: u64,
+    /// Payload bytes received and checked against the stream pattern, and those that
+    /// differed from it (0 for a byte-exact stream).
+    pub payload_bytes_checked: u64,
+    pub mismatched_bytes: u64,
+    /// Payload bytes received before any SYN was seen (no offset to check them at).
+    pub payload_bytes_unchecked: u64,
 }
 
 /// A lateness distribution, in microseconds (to the microsecond).

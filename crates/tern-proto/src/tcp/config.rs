@@ -71,6 +71,8 @@ pub struct Config {
     pub delayed_ack: Option<DelayedAck>,
     /// Lower bound on the RTO (1 s per RFC 6298 §2.4; Linux uses 200 ms).
     pub min_rto: SimTime,
+    /// How the RTO follows the RTT samples: RFC 6298 (the default) or Linux's rule.
+    pub rto_rule: RtoRule,
     /// Upper bound on the RTO including back-off (RFC 6298 §2.5 allows >= 60 s).
     pub max_rto: SimTime,
     /// RTO before any RTT sample (1 s, RFC 6298 §2.1).
@@ -140,6 +142,19 @@ pub struct Config {
     pub cwnd_limited_growth: bool,
 }
 
+/// How the retransmission timeout follows the RTT samples ([`super::rtt`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoRule {
+    /// RFC 6298 §2: RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux's `tcp_rtt_estimator` and `__tcp_set_rto` (net/ipv4/tcp_input.c,
+    /// include/net/tcp.h): RTO = SRTT + RTTVAR, where RTTVAR is four mean deviations
+    /// but never below `min_rto` (tracked once per round trip), so the minimum adds to
+    /// SRTT instead of bounding the sum.
+    Linux,
+}
+
 /// Segments by which the flight may fall short of cwnd and the sender still
 /// count as cwnd-limited (Linux `tcp_max_tso_deferred_mss()`, which returns 3).
 pub const CWND_LIMITED_SLACK_SEGMENTS: u64 = 3;
@@ -157,6 +172,7 @@ impl Default for Config {
             initial_window: InitialWindow::Rfc3390,
             delayed_ack: Some(DelayedAck::default()),
             min_rto: SimTime::from_secs(1),
+            rto_rule: RtoRule::Rfc6298,
             max_rto: SimTime::from_secs(60),
             initial_rto: SimTime::from_secs(1),
             clock_granularity: SimTime::from_millis(1),

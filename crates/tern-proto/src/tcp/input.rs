@@ -107,7 +107,8 @@ impl Connection {
     }
 
     fn take_rtt_sample(&mut self, r: SimTime) {
-        self.rtt.on_sample(r);
+        self.rtt
+            .on_sample_at(r, self.send.snd_una, self.send.snd_nxt);
         self.events.push_back(Event::RttUpdated {
             srtt: self.rtt.srtt().unwrap_or(r),
             rttvar: self.rtt.rttvar(),
@@ -151,8 +152,19 @@ impl Connection {
             return;
         }
         let start = self.unwrap_remote(seg.seq);
-        // RFC 7323 §4.3: TS.Recent from segments at or left of Last.ACK.sent.
         if let (true, Some((tsval, _))) = (self.ts_ok, seg.options.timestamps) {
+            // TSval is a 32-bit clock compared as serial numbers (RFC 7323 §5.2).
+            let newer = tsval.wrapping_sub(self.ts_recent) as i32 >= 0;
+            // PAWS (RFC 7323 §5.3 R1): an older TSval than TS.Recent marks an old duplicate:
+            // acknowledge it and drop it (RSTs are handled above; TS.Recent never goes
+            // stale in a run, so §5.5's 24-day invalidation never applies).
+            if !newer {
+                self.ack.ack_now = true;
+                self.stats.paws_dropped += 1;
+                return;
+            }
+            // RFC 7323 §4.3 (2): TS.Recent from segments at or left of Last.ACK.sent whose
+            // TSval is not older.
             if start <= self.last_ack_sent as i64 {
                 self.ts_recent = tsval;
             }

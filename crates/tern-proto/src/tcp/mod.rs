@@ -30,9 +30,9 @@ pub mod wire;
 
 use std::collections::VecDeque;
 
-pub use config::{CcKind, Config, DelayedAck, InitialWindow};
+pub use config::{CcKind, Config, DelayedAck, InitialWindow, RtoRule};
 pub use recovery::RecoveryKind;
-pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions};
+pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
 use recovery::Recovery;
 use recv::{AckPolicy, RecvBuf};
@@ -152,6 +152,8 @@ pub struct Stats {
     pub spurious_rtos: u64,
     pub window_probes: u64,
     pub dupacks_received: u64,
+    /// Segments dropped by PAWS (RFC 7323 §5.3 R1): a TSval older than TS.Recent.
+    pub paws_dropped: u64,
     /// Sequence space newly acknowledged by the peer (FIN included).
     pub bytes_acked: u64,
     /// Stream bytes received in order.
@@ -261,12 +263,7 @@ impl Connection {
             recv: RecvBuf::new(cfg.recv_buffer),
             ack: AckPolicy::new(cfg.delayed_ack),
             sb: Scoreboard::default(),
-            rtt: RttEstimator::new(
-                cfg.initial_rto,
-                cfg.min_rto,
-                cfg.max_rto,
-                cfg.clock_granularity,
-            ),
+            rtt: RttEstimator::of(&cfg),
             cc,
             recovery: Recovery::new(false, cfg.recovery),
             in_recovery: false,

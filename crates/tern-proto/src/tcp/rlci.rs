@@ -160,12 +160,7 @@ impl Connection {
     fn rlci_reset_path(&mut self) {
         self.frto_abandon();
         self.eifel_rto = None;
-        self.rtt = RttEstimator::new(
-            self.cfg.initial_rto,
-            self.cfg.min_rto,
-            self.cfg.max_rto,
-            self.cfg.clock_granularity,
-        );
+        self.rtt = RttEstimator::of(&self.cfg);
         self.cc = self.cfg.controller(self.smss);
     }
 }

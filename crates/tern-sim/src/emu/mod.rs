@@ -10,15 +10,20 @@
 //! simulated time is the wall time elapsed since the start, and each event's lateness
 //! (wall time at which it ran minus its due time) is measured ([`Lateness`]).
 //!
-//! Addresses: real node `i` (its index in the scenario) is `198.18.0.0 + i + 1`, in the
+//! Addresses: node `i` (its index in the scenario) is `198.18.0.0 + i + 1`, in the
 //! benchmarking range 198.18.0.0/15 of RFC 2544 §C.2.2 (reserved by RFC 6890 §2.2.2), so
-//! no address of a real network is ever used. An emulation is not deterministic: what the
+//! no address of a real network is ever used. Tern's nodes have theirs too: a TCP flow
+//! between a Tern node and a real node has Tern's TCP speak to the kernel's in real bytes
+//! ([`wire`], the boundary in `boundary.rs`). An emulation is not deterministic: what the
 //! kernels send, and when, varies from run to run.
 
+mod boundary;
 mod lateness;
 #[cfg(target_os = "linux")]
 pub mod tun;
+pub mod wire;
 
+pub(crate) use boundary::Boundary;
 pub use lateness::Lateness;
 
 use crate::engine::SimTime;
@@ -36,8 +41,8 @@ pub const PREFIX_LEN: u8 = 15;
 /// /15 (all zeros and all ones excluded, RFC 1122 §3.2.1.3).
 pub const MAX_REAL_INDEX: usize = (1 << (32 - PREFIX_LEN)) - 2;
 
-/// The address of real node `node`: 198.18.0.0 + index + 1 (the scenario's checks keep the
-/// index below [`MAX_REAL_INDEX`]).
+/// The address of node `node` in an emulation: 198.18.0.0 + index + 1 (the scenario's
+/// checks keep a real node's index below [`MAX_REAL_INDEX`]).
 pub fn real_addr(node: NodeId) -> [u8; 4] {
     (u32::from_be_bytes(NETWORK) + node.0 + 1).to_be_bytes()
 }

@@ -146,6 +146,14 @@ impl PacketPool {
         }
     }
 
+    /// Replaces a packet's body by one of the same size (its real bytes, in an emulation).
+    pub fn set_body(&mut self, r: PacketRef, body: Body) {
+        if let Some(p) = self.slots[r.0 as usize].as_mut() {
+            debug_assert_eq!(p.body.transport_len(), body.transport_len());
+            p.body = body;
+        }
+    }
+
     pub fn get(&self, r: PacketRef) -> &Packet {
         self.slots[r.0 as usize]
             .as_ref()

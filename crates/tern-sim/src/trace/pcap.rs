@@ -20,10 +20,15 @@
 //!   whole (packet protection covers part of the header, so a cut packet would not decode);
 //!   ports from [`quic_ports`].
 //!
-//! Every other payload byte is zero. Checksums are computed over the
-//! pseudo-header, the header and the payload as a real stack would; zero
+//! Every other payload byte is zero in a capture. Checksums are computed over
+//! the pseudo-header, the header and the payload as a real stack would; zero
 //! bytes add nothing to a one's-complement sum, so the payload need not be
 //! materialised to get them right (RFC 1071 §2).
+//!
+//! The same encoder makes the bytes a Tern TCP endpoint sends to a real host
+//! in an emulation ([`crate::emu::wire`]): [`frame`] with [`Framing`] giving
+//! the emulation's addresses and a TCP payload filled with the stream pattern
+//! ([`Payload::Stream`]).
 //!
 //! How much of each packet goes into the file is a [`Capture`] choice: by
 //! default the whole packet (zero-filled payload, captured length = wire
@@ -35,8 +40,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 pub use super::addr::{node_addr, quic_ports, tfrc_ports, udp_ports};
+use crate::emu::wire::pattern;
 use crate::engine::SimTime;
-use crate::net::packet::{Body, Packet, UdpKind, UdpMessage, IPV4_HEADER};
+use crate::net::packet::{Body, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
 use crate::net::tfrc::Wire;
 use tern_proto::tcp::{Segment, TcpOptions};
 
@@ -168,7 +174,7 @@ pub fn encode_tcp_options(o: &TcpOptions, out: &mut Vec<u8>) {
 
 /// Sum of `data` as big-endian 16-bit words (an odd last byte padded with a
 /// zero), added into a wide accumulator; fold with [`fold`] (RFC 1071 §4.1).
-fn sum_words(data: &[u8], mut acc: u64) -> u64 {
+pub(crate) fn sum_words(data: &[u8], mut acc: u64) -> u64 {
     let mut chunks = data.chunks_exact(2);
     for w in &mut chunks {
         acc += u64::from(u16::from_be_bytes([w[0], w[1]]));
@@ -180,7 +186,7 @@ fn sum_words(data: &[u8], mut acc: u64) -> u64 {
 }
 
 /// Folds the carries into 16 bits and complements: the Internet checksum.
-fn fold(mut acc: u64) -> u16 {
+pub(crate) fn fold(mut acc: u64) -> u16 {
     while acc > 0xffff {
         acc = (acc & 0xffff) + (acc >> 16);
     }
@@ -196,7 +202,13 @@ pub fn internet_checksum(data: &[u8]) -> u16 {
 /// remaining bytes up to `len` are zero, with the IPv4 pseudo-header
 /// (RFC 9293 §3.1, RFC 768). `known` must start at an even offset of the
 /// segment, which it does: it is the segment's start.
-fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u16, known: &[u8]) -> u16 {
+pub(crate) fn transport_checksum(
+    src: [u8; 4],
+    dst: [u8; 4],
+    proto: u8,
+    len: u16,
+    known: &[u8],
+) -> u16 {
     let mut pseudo = [0u8; 12];
     pseudo[0..4].copy_from_slice(&src);
     pseudo[4..8].copy_from_slice(&dst);
@@ -205,10 +217,49 @@ fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u16, known: &[
     fold(sum_words(known, sum_words(&pseudo, 0)))
 }
 
+/// What a TCP segment's payload bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// Zeros (captures: Tern's TCP carries lengths, not bytes).
+    Zeros,
+    /// The stream pattern of an emulation ([`crate::emu::wire::pattern`]), the first
+    /// payload byte being stream offset `offset`.
+    Stream { offset: u64 },
+}
+
+/// How [`frame`] makes a packet's bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Framing {
+    /// How much of the packet is kept.
+    pub capture: Capture,
+    /// The IPv4 address of a node.
+    pub addr: fn(NodeId) -> [u8; 4],
+    /// A TCP segment's payload bytes.
+    pub payload: Payload,
+}
+
+impl Framing {
+    /// A capture's framing: simulation addresses ([`node_addr`]), zero payload.
+    pub fn capture(capture: Capture) -> Framing {
+        Framing {
+            capture,
+            addr: node_addr,
+            payload: Payload::Zeros,
+        }
+    }
+}
+
 /// Appends the bytes of `packet` to `out`: the whole packet for
 /// [`Capture::Full`], its headers (and UDP application header) for
 /// [`Capture::Headers`]. The wire length is always [`Packet::size`].
 pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    frame(packet, Framing::capture(capture), out)
+}
+
+/// Appends the bytes of `packet` to `out` as `how` says: the one encoder of captures and
+/// of what Tern's endpoints send to real hosts.
+pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let capture = how.capture;
     let total = packet.size();
     let total16 = u16::try_from(total).map_err(|_| EncodeError::PacketTooLong(total))?;
     if let Body::Tcp(seg) = &packet.body {
@@ -225,7 +276,7 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
         out.extend_from_slice(&bytes[..keep]);
         return Ok(());
     }
-    let (src, dst) = (node_addr(packet.src), node_addr(packet.dst));
+    let (src, dst) = ((how.addr)(packet.src), (how.addr)(packet.dst));
     let start = out.len();
 
     // IPv4 header (RFC 791 §3.1).
@@ -255,7 +306,12 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     let seg_start = out.len();
     let transport_len = total16 - IPV4_HEADER as u16;
     match &packet.body {
-        Body::Tcp(seg) => encode_tcp(seg, out),
+        Body::Tcp(seg) => {
+            encode_tcp(seg, out);
+            if let Payload::Stream { offset } = how.payload {
+                out.extend((0..u64::from(seg.payload_len)).map(|k| pattern(offset + k)));
+            }
+        }
         Body::Udp(m) => {
             let (sport, dport) = udp_ports(packet.flow, m.kind);
             out.extend_from_slice(&sport.to_be_bytes());
@@ -291,8 +347,13 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     };
     out[at..at + 2].copy_from_slice(&sum.to_be_bytes());
 
-    if capture == Capture::Full {
-        out.resize(start + total as usize, 0);
+    match (capture, how.payload, &packet.body) {
+        (Capture::Full, ..) => out.resize(start + total as usize, 0),
+        // The pattern was written for the checksum only: headers are kept.
+        (Capture::Headers, Payload::Stream { .. }, Body::Tcp(seg)) => {
+            out.truncate(out.len() - seg.payload_len as usize)
+        }
+        (Capture::Headers, ..) => {}
     }
     Ok(())
 }
@@ -411,9 +472,9 @@ impl<W: Write> PcapWriter<W> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::net::packet::{FlowId, NodeId};
+    use crate::net::packet::FlowId;
     use tern_proto::tcp::{Flags, SeqNum};
 
     fn syn() -> Segment {
@@ -437,7 +498,8 @@ mod tests {
         }
     }
 
-    fn tcp_packet(seg: Segment) -> Packet {
+    /// A packet of flow 0 from node 0 to node 1 carrying `seg`.
+    pub(crate) fn tcp_packet(seg: Segment) -> Packet {
         Packet {
             uid: 0x1_2345,
             flow: FlowId(0),

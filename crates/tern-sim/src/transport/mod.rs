@@ -165,6 +165,12 @@ pub trait Transport {
         String::new()
     }
 
+    /// Whether the flow is one TCP connection, whose endpoint can speak to a kernel's TCP
+    /// in real bytes when the other end is a real node (emulation, [`crate::emu::wire`]).
+    fn speaks_tcp(&self) -> bool {
+        false
+    }
+
     /// The end-of-run report; `start` is the flow's start.
     fn report(&self, start: SimTime) -> TransportReport;
 }

@@ -11,12 +11,12 @@ use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
-use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, TcpSpec};
+use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, RtoRuleSpec, TcpSpec};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
-    Segment, State,
+    RtoRule, Segment, State,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -46,6 +46,10 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             every: spec.delayed_ack_segments,
         }),
         min_rto: spec.min_rto.0,
+        rto_rule: match spec.rto_rule {
+            RtoRuleSpec::Rfc6298 => RtoRule::Rfc6298,
+            RtoRuleSpec::Linux => RtoRule::Linux,
+        },
         max_rto: spec.max_rto.0,
         initial_rto: spec.initial_rto.0,
         send_buffer: spec.send_buffer.0,
@@ -540,6 +544,10 @@ impl Transport for TcpTransport {
     }
 
     fn wants_first_hop(&self) -> bool {
+        true
+    }
+
+    fn speaks_tcp(&self) -> bool {
         true
     }
 

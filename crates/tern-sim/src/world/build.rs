@@ -305,6 +305,7 @@ impl World {
             spare_actions: Vec::new(),
             spare_cmds: Vec::new(),
             outbox: Default::default(),
+            boundary: Default::default(),
         }
     }
 }

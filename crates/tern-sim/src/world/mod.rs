@@ -13,10 +13,10 @@ pub mod registry;
 pub mod report;
 pub mod topology;
 
-use crate::emu::{Outbox, EMULATED};
+use crate::emu::{Boundary, Outbox, EMULATED};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
-use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
+use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
@@ -165,6 +165,9 @@ pub struct World {
     spare_cmds: Vec<Vec<Cmd>>,
     /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
     outbox: Outbox,
+    /// Which nodes are real, and the TCP flows between Tern and real nodes (emulation;
+    /// empty in a simulation).
+    boundary: Boundary,
 }
 
 impl World {
@@ -395,6 +398,9 @@ impl World {
     fn obey(&mut self, now: SimTime, f: FlowId, cmds: &mut Vec<Cmd>) {
         for c in cmds.drain(..) {
             match c {
+                // An endpoint on a real node: the kernel's stands in for it (emulation).
+                Cmd::Send { side, .. } | Cmd::Arm { side, .. } | Cmd::WakeAt { side, .. }
+                    if self.boundary.silent(f, side) => {}
                 Cmd::Send { side, key, body } => {
                     let flow = &mut self.flows[f.0 as usize];
                     let (from, to) = match side {
@@ -411,6 +417,12 @@ impl World {
                         many => many.get(usize::from(key)).copied(),
                     };
                     let p = self.pool.insert_keyed(f, key, from, to, body);
+                    if self.boundary.is_real(to) {
+                        // Tern's TCP to a kernel's: real bytes from here on (emulation).
+                        if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {
+                            self.pool.set_body(p, Body::Raw(bytes));
+                        }
+                    }
                     if let Some((up, down)) = via {
                         let pin = match side {
                             Side::Client => Pin {
@@ -493,9 +505,18 @@ impl World {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
             let pkt = self.pool.take(p);
-            if pkt.flow == EMULATED {
-                if let crate::net::packet::Body::Raw(bytes) = pkt.body {
+            if let Body::Raw(bytes) = pkt.body {
+                if pkt.flow == EMULATED || self.boundary.is_real(at) {
                     self.outbox.delivered.push((at, bytes));
+                } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
+                    // A kernel's segment for a Tern endpoint (emulation).
+                    let side = if at == self.flows[pkt.flow.0 as usize].dst {
+                        Side::Server
+                    } else {
+                        Side::Client
+                    };
+                    let body = Body::Tcp(seg);
+                    self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
                 }
                 return true;
             }
@@ -517,7 +538,10 @@ impl World {
         };
         let Some(i) = i else {
             // Flows' routes are checked before the run; a real host may send anywhere.
-            assert!(pkt.flow == EMULATED, "routes checked before the run");
+            assert!(
+                matches!(pkt.body, Body::Raw(_)),
+                "routes checked before the run"
+            );
             self.pool.take(p);
             self.outbox.unroutable += 1;
             return false;

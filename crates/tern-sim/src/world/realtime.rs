@@ -16,7 +16,7 @@ use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 
 use super::{Event, RunError, RunOutput, World};
-use crate::emu::{node_at, Bounds, Control, Lateness, RealPort, EMULATED};
+use crate::emu::{node_at, Boundary, Bounds, Control, Lateness, RealPort, EMULATED};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::summary::{EmulationSummary, LatenessSummary};
@@ -63,6 +63,16 @@ impl World {
         for (k, p) in ports.iter().enumerate() {
             at_node[p.node.0 as usize] = Some(k);
         }
+        let flows: Vec<_> = self
+            .flows
+            .iter()
+            .map(|f| (f.name.as_str(), f.src, f.dst, f.transport.speaks_tcp()))
+            .collect();
+        let real = at_node.iter().map(Option::is_some).collect();
+        self.boundary = Boundary::new(real, &flows).map_err(|error| RunError::Tun {
+            at: SimTime::ZERO,
+            error,
+        })?;
         let mut real = Ports {
             ports,
             at_node,
@@ -152,13 +162,17 @@ impl World {
             bytes_out: real.bytes_out,
             ignored: real.ignored,
             unroutable: self.outbox.unroutable,
+            interop: self
+                .boundary
+                .summary(self.flows.iter().map(|f| f.name.clone())),
         };
         self.finish(Some(emulation))
     }
 
     /// Reads every packet waiting on the TUN devices; each enters the world at its source
-    /// node at the time it was read. Packets that are not IPv4, or not for another real
-    /// node, are counted and left out.
+    /// node at the time it was read. Packets that are not IPv4, or neither for another real
+    /// node nor a TCP segment for a Tern node an interop flow joins to the source, are
+    /// counted and left out.
     fn take_in(&mut self, real: &mut Ports, wall: &dyn Fn() -> SimTime) -> Result<(), RunError> {
         for k in 0..real.ports.len() {
             let src = real.ports[k].node;
@@ -178,18 +192,21 @@ impl World {
                 let dst = (n >= IPV4_HEADER as usize && bytes[0] >> 4 == 4)
                     .then(|| node_at([bytes[16], bytes[17], bytes[18], bytes[19]]))
                     .flatten()
-                    .filter(|d| {
-                        *d != src && real.at_node.get(d.0 as usize).is_some_and(|k| k.is_some())
-                    });
-                let Some(dst) = dst else {
+                    .filter(|d| *d != src);
+                // To a real node as it is; to a Tern node as a segment of the interop flow
+                // joining them (parsed when it arrives, `Boundary::parse_received`).
+                let flow = dst.and_then(|d| match real.at_node.get(d.0 as usize) {
+                    Some(Some(_)) => Some(EMULATED),
+                    Some(None) => self.boundary.flow_of(src, d, bytes),
+                    None => None,
+                });
+                let (Some(dst), Some(flow)) = (dst, flow) else {
                     real.ignored += 1;
                     continue;
                 };
                 real.packets_in += 1;
                 real.bytes_in += n as u64;
-                let p = self
-                    .pool
-                    .insert(EMULATED, src, dst, Body::Raw(bytes.to_vec()));
+                let p = self.pool.insert(flow, src, dst, Body::Raw(bytes.to_vec()));
                 self.queue.schedule(at, Event::Inject(p));
             }
         }

@@ -210,6 +210,12 @@ pub struct TcpSpec {
     /// Lower bound of the RTO (RFC 6298 §2.4: 1 s; Linux uses 200 ms).
     #[serde(default = "s1")]
     pub min_rto: Duration,
+    /// How the RTO follows the RTT samples: "rfc6298" (RFC 6298 §2: max(min_rto, SRTT +
+    /// 4·RTTVAR)) or "linux" (Linux `tcp_rtt_estimator` / `__tcp_set_rto`, net/ipv4/
+    /// tcp_input.c and include/net/tcp.h: SRTT + RTTVAR with RTTVAR four mean deviations
+    /// but at least min_rto, tracked per round trip: the minimum adds to SRTT).
+    #[serde(default, skip_serializing_if = "RtoRuleSpec::is_default")]
+    pub rto_rule: RtoRuleSpec,
     /// Upper bound of the backed-off RTO (RFC 6298 §2.5 allows ≥ 60 s; Linux 120 s).
     #[serde(default = "s60")]
     pub max_rto: Duration,
@@ -265,6 +271,25 @@ pub enum CcSpec {
     #[default]
     Newreno,
     Cubic,
+}
+
+/// How TCP's RTO follows its RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoRuleSpec {
+    /// RFC 6298 §2.
+    #[default]
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`).
+    Linux,
+}
+
+impl RtoRuleSpec {
+    /// The default is left out of resolved scenarios, which stay as they were before the
+    /// key existed.
+    fn is_default(&self) -> bool {
+        *self == RtoRuleSpec::default()
+    }
 }
 
 /// TCP loss recovery when SACK is not in use.
