@@ -27,8 +27,8 @@ def _seconds(text: str) -> float:
 
 
 def test_the_wire_carries_mininet_wifis_tc_settings_along_the_walk():
-    # Mininet-WiFi's tc link (mn_wifi/link.py): rate = 11 Mbit/s (mode g with mobility,
-    # mn_wifi/devices.py) x 1.01^-d, latency = d/10/2 ms, recomputed here from those
+    # Mininet-WiFi's tc link (mn_wifi/link.py): rate = 11 Mbit/s (mode g's custom rate,
+    # IntfWireless.getCustomRate) x 1.01^-d, latency = d/10/2 ms, recomputed here from those
     # equations and the study's walk (3 s at 1 m from the AP, then 10 m/s away).
     s = _scenario()
     ue = next(n for n in s["nodes"] if n["name"] == "ue")
