@@ -121,7 +121,7 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
             .limit(1)
             .fetchall()
         )
-        if abandoned and abandoned[0][0] is not None:
+        if abandoned and abandoned[0][0] is not None and abandoned[0][0] < stop:
             ax.axvline(abandoned[0][0], color="k", ls="--", lw=0.8)
         ax.step(bins["t"], bins["mbps"], where="post", color="C0")
         ax.set_ylim(bottom=0)
@@ -136,7 +136,7 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
         right.set_ylabel("RSSI (dBm)", color="C3")
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(
-        f"Receive rate ({BIN_S} s bins) and Wi-Fi RSSI; cellular {rate}, {delay} one way. "
+        f"Receive rate ({BIN_S} s bins) and Wi-Fi RSSI; cellular {rate}, {delay} one way.\n"
         "Shading: Wi-Fi only (green), both (yellow), cellular only (red); "
         "dashed: Wi-Fi path abandoned",
         fontsize=9,
