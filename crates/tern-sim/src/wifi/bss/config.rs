@@ -163,3 +163,54 @@ pub struct Config {
     /// the MAC queue this long after it entered is discarded.
     pub lifetime: Option<SimTime>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(x: u64) -> SimTime {
+        SimTime::from_micros(x)
+    }
+
+    #[test]
+    fn erp_exchange_times_follow_clauses_17_and_18() {
+        // 20 µs preamble and SIGNAL + 4 µs per symbol of N_DBPS bits (16 SERVICE + 8 · bytes
+        // + 6 tail) + the 6 µs signal extension (§17.4.3, Clause 18).
+        let r54 = DcfRate::Ofdm(OfdmRate::Mbps54);
+        assert_eq!(r54.txtime(1536), us(20 + 4 * 57 + 6));
+        // The Ack (14 B, 134 bits) at the highest mandatory rate ≤ the data rate
+        // (§10.6.6.5.2): 24 Mbit/s after 54, 12 after 18, 6 after 9.
+        assert_eq!(r54.ack_txtime(), us(20 + 4 * 2 + 6));
+        assert_eq!(
+            DcfRate::Ofdm(OfdmRate::Mbps18).ack_txtime(),
+            us(20 + 4 * 3 + 6)
+        );
+        assert_eq!(
+            DcfRate::Ofdm(OfdmRate::Mbps9).ack_txtime(),
+            us(20 + 4 * 6 + 6)
+        );
+        // 802.11b at 11 Mbit/s, long preamble: the Ack at 2 Mbit/s, 192 + 56 µs.
+        let b11 = DcfRate::Dsss(DsssRate::Mbps11, DsssPreamble::Long);
+        assert_eq!(b11.ack_txtime(), us(248));
+        // The short slot, SIFS 10 µs: DIFS 28 µs; EIFS with the 304-µs DSSS Ack.
+        let erp = Phy::Erp {
+            rate: OfdmRate::Mbps54,
+        };
+        assert_eq!(erp.timing().difs(), us(28));
+        assert_eq!(erp.timing().eifs(erp.eifs_ack_txtime()), us(10 + 304 + 28));
+        assert_eq!(erp.aifsn(), 2);
+    }
+
+    #[test]
+    fn dcf_cache_keys_are_apart_from_each_other_and_from_ht_mcs() {
+        let mut keys: Vec<u8> = DsssRate::ALL
+            .iter()
+            .map(|&r| DcfRate::Dsss(r, DsssPreamble::Long).cache_key())
+            .chain(OfdmRate::ALL.iter().map(|&r| DcfRate::Ofdm(r).cache_key()))
+            .collect();
+        assert!(keys.iter().all(|&k| k > 31));
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 12);
+    }
+}
