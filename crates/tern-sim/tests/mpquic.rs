@@ -142,12 +142,7 @@ fn same_seed_same_multipath_run() {
         r#"{ via = "wlan", abandon_at = "0.5s" }, { via = "cell" }"#,
         "3s",
     );
-    let (a, b) = (run(&text), run(&text));
-    assert_eq!(
-        serde_json::to_string(&a.summary).unwrap(),
-        serde_json::to_string(&b.summary).unwrap()
-    );
-    assert_eq!(a.tables, b.tables);
+    same_runs(&text);
 }
 
 /// The events named `name` of a qlog that name a path, with its id (`path_id` in the data,
@@ -348,12 +343,7 @@ fn the_rssi_scheduler_changes_class_at_the_first_sample_past_each_threshold() {
 #[test]
 fn same_seed_same_rssi_scheduled_run() {
     let text = walking_away(3.0);
-    let (a, b) = (run(&text), run(&text));
-    assert_eq!(
-        serde_json::to_string(&a.summary).unwrap(),
-        serde_json::to_string(&b.summary).unwrap()
-    );
-    assert_eq!(a.tables, b.tables);
+    same_runs(&text);
 }
 
 #[test]
@@ -558,12 +548,7 @@ fn abandoning_the_dead_wifi_path_ends_the_stall_after_the_stacks_drain() {
 fn same_seed_same_abandoning_run() {
     // The first 10 s of the run above: the abandonment (at 6.45 s) included.
     let text = out_of_range(", abandon_below = -91").replace("\"30s\"", "\"10s\"");
-    let (a, b) = (run(&text), run(&text));
-    assert_eq!(
-        serde_json::to_string(&a.summary).unwrap(),
-        serde_json::to_string(&b.summary).unwrap()
-    );
-    assert_eq!(a.tables, b.tables);
+    let a = same_runs(&text);
     let wifi = texts(table(&a, "path_status"), "wifi_new");
     assert_eq!(wifi.last().map(String::as_str), Some("abandoned"));
 }

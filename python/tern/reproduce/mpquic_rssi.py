@@ -21,10 +21,10 @@ from matplotlib.figure import Figure
 SCHEDULER = '"flows.get.transport.rssi_scheduler"'
 #: The paper's four variants (§4.1) by their value of the scheduler's table in study.toml.
 VARIANTS = {
-    "{ t1 = -90, t2 = -90, abandon_below = -91 }": "normal migration",
-    "{ t1 = -75, t2 = -75, abandon_below = -91 }": "early migration",
-    "{ t1 = -75, t2 = -90, enabled = false }": "plain MPQUIC",
-    "{ t1 = -75, t2 = -90, abandon_below = -91 }": "proposed",
+    '{ t1 = -90, t2 = -90, abandon_below = -91, station = "radio" }': "normal migration",
+    '{ t1 = -75, t2 = -75, abandon_below = -91, station = "radio" }': "early migration",
+    '{ t1 = -75, t2 = -90, enabled = false, station = "radio" }': "plain MPQUIC",
+    '{ t1 = -75, t2 = -90, abandon_below = -91, station = "radio" }': "proposed",
 }
 #: Bin of the receive-rate curves (s).
 BIN_S = 0.5
@@ -41,7 +41,7 @@ MODE_G_RATE_MBPS = 11.0
 #: walk.toml's sim.duration (s): a download not complete by then counts as this long (a lower
 #: bound on its completion time), as in the claims.
 DURATION_S = 80.0
-#: The step of walk.toml's schedule of those settings on the AP's wire (s).
+#: The step of walk.toml's schedule of those settings on the station's link `wlan` (s).
 TC_STEP_S = 0.5
 
 
