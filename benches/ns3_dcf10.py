@@ -9,6 +9,10 @@ not above the data rate, as in Tern), stations 1 m from the AP so that no frame 
 each with a UDP CBR source of 2 Mbit/s (OnOff, always on) from 1 s (after association) to the
 end, no traffic-control qdiscs. Prints one JSON line: aggregate goodput over the traffic time,
 and the wall time inside `Simulator::Run()`.
+
+`--standard g` runs 802.11g instead (WIFI_STANDARD_80211g, ErpOfdmRate54Mbps, the short slot
+of an ERP-only BSS, the Ack at 24 Mbit/s), the reference of Tern's 802.11g saturation test
+(`crates/tern-sim/tests/wifi.rs`, with `--rate 60Mbps --duration 11`).
 """
 
 import argparse
@@ -22,13 +26,22 @@ p.add_argument("--stations", type=int, default=10)
 p.add_argument("--duration", type=float, default=60.0, help="simulated seconds in all")
 p.add_argument("--start", type=float, default=1.0, help="traffic start (after association)")
 p.add_argument("--run", type=int, default=1)
+p.add_argument(
+    "--standard",
+    choices=["b", "g"],
+    default="b",
+    help="802.11b at 11 Mbit/s, or 802.11g (ERP-OFDM) at 54 Mbit/s",
+)
+p.add_argument("--rate", default="2Mbps", help="each station's offered load")
 args = p.parse_args()
 
 from ns import ns  # noqa: E402
 
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(args.run)
-ns.Config.SetDefault("ns3::ConstantRateWifiManager::DataMode", ns.StringValue("DsssRate11Mbps"))
+DATA_MODE = {"b": "DsssRate11Mbps", "g": "ErpOfdmRate54Mbps"}[args.standard]
+STANDARD = {"b": ns.WIFI_STANDARD_80211b, "g": ns.WIFI_STANDARD_80211g}[args.standard]
+ns.Config.SetDefault("ns3::ConstantRateWifiManager::DataMode", ns.StringValue(DATA_MODE))
 ns.Config.SetDefault("ns3::ConstantRateWifiManager::ControlMode", ns.StringValue("DsssRate1Mbps"))
 
 ap = ns.NodeContainer()
@@ -39,7 +52,7 @@ channel = ns.YansWifiChannelHelper.Default()
 phy = ns.YansWifiPhyHelper()
 phy.SetChannel(channel.Create())
 wifi = ns.WifiHelper()
-wifi.SetStandard(ns.WIFI_STANDARD_80211b)
+wifi.SetStandard(STANDARD)
 wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager")
 mac = ns.WifiMacHelper()
 ssid = ns.Ssid("dcf")
@@ -75,7 +88,7 @@ sink = ns.PacketSinkHelper("ns3::UdpSocketFactory", anywhere).Install(ap.Get(0))
 sink.Start(ns.Seconds(0.0))
 to_ap = ns.InetSocketAddress(apIf.GetAddress(0), port).ConvertTo()
 onoff = ns.OnOffHelper("ns3::UdpSocketFactory", to_ap)
-onoff.SetConstantRate(ns.DataRate("2Mbps"), 1472)
+onoff.SetConstantRate(ns.DataRate(args.rate), 1472)
 apps = onoff.Install(sta)
 apps.Start(ns.Seconds(args.start))
 apps.Stop(ns.Seconds(args.duration))
@@ -88,7 +101,7 @@ rx = ns.DynamicCast[ns.PacketSink](sink.Get(0)).GetTotalRx()
 print(
     json.dumps(
         {
-            "scenario": f"dcf_{args.stations}",
+            "scenario": f"dcf_{args.standard}_{args.stations}",
             "stations": args.stations,
             "goodput_mbps": rx * 8 / (args.duration - args.start) / 1e6,
             "run_wall_s": run_s,

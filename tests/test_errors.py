@@ -139,6 +139,24 @@ CASES = [
         "wifi[0].rate: expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
     ),
     (
+        "802.11g rate that does not exist",
+        lambda s: s + WIFI.replace('standard = "802.11b"', 'standard = "802.11g"\nrate = "11Mbps"'),
+        "wifi[0].rate: expected an 802.11g rate: 6Mbps, 9Mbps, 12Mbps, 18Mbps, 24Mbps, 36Mbps, "
+        "48Mbps or 54Mbps",
+    ),
+    (
+        "802.11b setting on an 802.11g BSS",
+        lambda s: (
+            s + WIFI.replace('standard = "802.11b"', 'standard = "802.11g"\npreamble = "short"')
+        ),
+        "wifi[0].preamble: `preamble` is an 802.11b setting; this BSS is 802.11g",
+    ),
+    (
+        "802.11g rate on an 802.11n BSS",
+        lambda s: s + WIFI.replace('standard = "802.11b"', 'standard = "802.11n"\nrate = "54Mbps"'),
+        "wifi[0].rate: `rate` is an 802.11b or 802.11g setting; this BSS is 802.11n",
+    ),
+    (
         "MCS beyond one spatial stream",
         lambda s: (
             s

@@ -26,15 +26,18 @@ def _seconds(text: str) -> float:
     raise ValueError(text)
 
 
-def test_the_wire_carries_mininet_wifis_tc_settings_along_the_walk():
-    # Mininet-WiFi's tc link (mn_wifi/link.py): rate = 11 Mbit/s (mode g with mobility,
-    # mn_wifi/devices.py) x 1.01^-d, latency = d/10/2 ms, recomputed here from those
+def test_the_stations_link_carries_mininet_wifis_tc_settings_along_the_walk():
+    # Mininet-WiFi's tc link (mn_wifi/link.py): rate = 11 Mbit/s (mode g's custom rate,
+    # IntfWireless.getCustomRate) x 1.01^-d, latency = d/10/2 ms, recomputed here from those
     # equations and the study's walk (3 s at 1 m from the AP, then 10 m/s away).
     s = _scenario()
-    ue = next(n for n in s["nodes"] if n["name"] == "ue")
+    ue = next(n for n in s["nodes"] if n["name"] == "radio")
     assert ue["position"] == [1, 0, 0]
     assert ue["moves"] == [{"pause": "3s"}, {"walk_to": [400, 0, 0], "speed": 10}]
-    wire = next(link for link in s["links"] if link["name"] == "wire")
+    wire = next(link for link in s["links"] if link["name"] == "wlan")
+    # Shaped from the radio to the client: the downlink after the radio (ifb), the uplink
+    # before it.
+    assert wire["ends"] == ["radio", "ue"]
     steps = [(0.0, wire["rate"], wire["delay"])]
     steps += [(_seconds(c["at"]), c["rate"], c["delay"]) for c in wire["schedule"]]
     assert [t for t, _, _ in steps[1:]] == pytest.approx([3 + 0.5 * k for k in range(80)])

@@ -4,25 +4,9 @@
 
 mod common;
 use common::*;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tern_sim::trace::{TraceConfig, TraceError};
 use tern_sim::{RunError, RunOutput, World};
-
-/// The records of a JSON-SEQ file (RFC 7464: each starts with RS, 0x1E, and ends with LF).
-fn records(log: &[u8]) -> Vec<Value> {
-    std::str::from_utf8(log)
-        .unwrap()
-        .split('\u{1e}')
-        .filter(|r| !r.trim().is_empty())
-        .map(|r| serde_json::from_str(r).unwrap_or_else(|e| panic!("{e}: {r}")))
-        .collect()
-}
-
-fn log<'a>(out: &'a RunOutput, name: &str) -> &'a [u8] {
-    let (_, log) = out.captures.iter().find(|(n, _)| n == name).expect(name);
-    log
-}
 
 #[test]
 fn qlog_files_have_simulated_times() {

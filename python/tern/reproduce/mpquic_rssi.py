@@ -21,10 +21,10 @@ from matplotlib.figure import Figure
 SCHEDULER = '"flows.get.transport.rssi_scheduler"'
 #: The paper's four variants (§4.1) by their value of the scheduler's table in study.toml.
 VARIANTS = {
-    "{ t1 = -90, t2 = -90, abandon_below = -91 }": "normal migration",
-    "{ t1 = -75, t2 = -75, abandon_below = -91 }": "early migration",
-    "{ t1 = -75, t2 = -90, enabled = false }": "plain MPQUIC",
-    "{ t1 = -75, t2 = -90, abandon_below = -91 }": "proposed",
+    '{ t1 = -90, t2 = -90, abandon_below = -91, station = "radio" }': "normal migration",
+    '{ t1 = -75, t2 = -75, abandon_below = -91, station = "radio" }': "early migration",
+    '{ t1 = -75, t2 = -90, enabled = false, station = "radio" }': "plain MPQUIC",
+    '{ t1 = -75, t2 = -90, abandon_below = -91, station = "radio" }': "proposed",
 }
 #: Bin of the receive-rate curves (s).
 BIN_S = 0.5
@@ -35,13 +35,13 @@ CLASS_COLOURS = {"strong": "#d8ecd8", "middle": "#fbeccb", "weak": "#f6d5d5"}
 START_M, PAUSE_S, SPEED_M_S = 1.0, 3.0, 10.0
 #: Mininet-WiFi's tc shaping of a mobile station's wireless link (mn_wifi/link.py, the tc
 #: link class's eqBw and eqLatency): the mode's custom rate times 1.01^-d Mbit/s, where the
-#: rate of mode g with mobility is 11 Mbit/s (mn_wifi/devices.py, customDataRate_mobility),
+#: rate of mode g is 11 Mbit/s (mn_wifi/link.py, IntfWireless.getCustomRate),
 #: and a latency of d/10/2 ms, d the station's distance to the AP in metres.
 MODE_G_RATE_MBPS = 11.0
 #: walk.toml's sim.duration (s): a download not complete by then counts as this long (a lower
 #: bound on its completion time), as in the claims.
 DURATION_S = 80.0
-#: The step of walk.toml's schedule of those settings on the AP's wire (s).
+#: The step of walk.toml's schedule of those settings on the station's link `wlan` (s).
 TC_STEP_S = 0.5
 
 
@@ -111,6 +111,18 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
         for i, cls in enumerate(changes["new_class"].to_list()):
             if times[i] < stop:
                 ax.axvspan(times[i], min(times[i + 1], stop), color=CLASS_COLOURS[cls], lw=0)
+        # The client abandons the Wi-Fi path (abandon_below): from there the stall lasts until
+        # the server's stack drops the path, 3 PTO later (README.md, "the stall").
+        abandoned = (
+            con.sql(
+                "SELECT min(time) FROM path_status WHERE key = ? AND wifi_new = 'abandoned'",
+                params=[run],
+            )
+            .limit(1)
+            .fetchall()
+        )
+        if abandoned and abandoned[0][0] is not None and abandoned[0][0] < stop:
+            ax.axvline(abandoned[0][0], color="k", ls="--", lw=0.8)
         ax.step(bins["t"], bins["mbps"], where="post", color="C0")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("Mbit/s")
@@ -124,8 +136,9 @@ def receive_rate(con: duckdb.DuckDBPyConnection) -> Figure:
         right.set_ylabel("RSSI (dBm)", color="C3")
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(
-        f"Receive rate ({BIN_S} s bins) and Wi-Fi RSSI; cellular {rate}, {delay} one way. "
-        "Shading: Wi-Fi only (green), both (yellow), cellular only (red)",
+        f"Receive rate ({BIN_S} s bins) and Wi-Fi RSSI; cellular {rate}, {delay} one way.\n"
+        "Shading: Wi-Fi only (green), both (yellow), cellular only (red); "
+        "dashed: Wi-Fi path abandoned",
         fontsize=9,
     )
     fig.tight_layout()
@@ -202,7 +215,9 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         receive_rate(variants),
         "Study Fig. 3: the client's receive rate over time per variant (seed 1), with the "
         "Wi-Fi RSSI and the scheduler's class (plain MPQUIC has no class: both paths "
-        "available throughout).",
+        "available throughout); the dashed line is the client's PATH_ABANDON of the Wi-Fi "
+        "path, after which the server's stack waits 3 PTO before it resends that path's "
+        "data on cellular.",
     )
     yield (
         "thresholds",

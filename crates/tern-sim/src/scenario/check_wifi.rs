@@ -161,29 +161,36 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
             ));
         }
     }
-    let (only, other) = match w.standard {
-        WifiStandard::Dot11b => ("802.11b", "802.11n"),
-        WifiStandard::Dot11n => ("802.11n", "802.11b"),
+    // Each standard's own settings: (field, set, the standards that have it).
+    use WifiStandard::{Dot11b, Dot11g, Dot11n};
+    let settings: [(&str, bool, &[WifiStandard]); 9] = [
+        ("rate", w.rate.is_some(), &[Dot11b, Dot11g]),
+        ("preamble", w.preamble.is_some(), &[Dot11b]),
+        ("band", w.band.is_some(), &[Dot11n]),
+        ("width", w.width.is_some(), &[Dot11n]),
+        ("guard_interval", w.guard_interval.is_some(), &[Dot11n]),
+        ("streams", w.streams.is_some(), &[Dot11n]),
+        ("rate_control", w.rate_control.is_some(), &[Dot11n]),
+        ("ampdu", w.ampdu.is_some(), &[Dot11n]),
+        ("retry_out", w.retry_out.is_some(), &[Dot11n]),
+    ];
+    let name = |s: &WifiStandard| match s {
+        Dot11b => "802.11b",
+        Dot11g => "802.11g",
+        Dot11n => "802.11n",
     };
-    let foreign: &[(&str, bool)] = match w.standard {
-        WifiStandard::Dot11b => &[
-            ("band", w.band.is_some()),
-            ("width", w.width.is_some()),
-            ("guard_interval", w.guard_interval.is_some()),
-            ("streams", w.streams.is_some()),
-            ("rate_control", w.rate_control.is_some()),
-            ("ampdu", w.ampdu.is_some()),
-            ("retry_out", w.retry_out.is_some()),
-        ],
-        WifiStandard::Dot11n => &[
-            ("rate", w.rate.is_some()),
-            ("preamble", w.preamble.is_some()),
-        ],
-    };
-    if let Some((field, _)) = foreign.iter().find(|(_, set)| *set) {
+    if let Some((field, _, owners)) = settings
+        .iter()
+        .find(|(_, set, owners)| *set && !owners.contains(&w.standard))
+    {
+        let owners: Vec<&str> = owners.iter().map(name).collect();
         return Err(src.error(
             &path(field),
-            format!("`{field}` is an {other} setting; this BSS is {only}"),
+            format!(
+                "`{field}` is an {} setting; this BSS is {}",
+                owners.join(" or "),
+                name(&w.standard)
+            ),
         ));
     }
     if w.width.is_some_and(|x| x != 20 && x != 40) {

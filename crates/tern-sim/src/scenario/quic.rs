@@ -87,6 +87,13 @@ pub struct RssiSchedulerSpec {
     /// the mechanism on and off (`--set flows.<flow>.transport.rssi_scheduler.enabled=false`).
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// The node whose Wi-Fi RSSI the scheduler reads: by default the client (`from`), a
+    /// station of the BSS path 0 goes via. Name a station node when the client reaches its
+    /// Wi-Fi radio over a link (path 0 `via` that link): a station's radio modelled as its
+    /// own node, so that what the client's interface does to received packets (a shaper's
+    /// queue, as Mininet-WiFi's `ifb` puts on a station's ingress) sits after the radio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station: Option<String>,
 }
 
 fn beacon_interval() -> Duration {

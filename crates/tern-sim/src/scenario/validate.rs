@@ -37,6 +37,40 @@ fn check_via(
     ))
 }
 
+/// An RSSI scheduler's `station` (at `path`): a station of an 802.11 BSS, and the far end
+/// of the link `via` (path 0) from the client `from`.
+fn check_radio(
+    s: &Scenario,
+    src: &Source,
+    path: &[PathSeg],
+    from: &str,
+    station: &str,
+    via: &str,
+) -> Result<(), ScenarioError> {
+    if !s
+        .wifi
+        .iter()
+        .any(|w| w.stations.iter().any(|n| n == station))
+    {
+        return Err(src.error(
+            path,
+            format!("expected a station of an 802.11 BSS, got {station:?}"),
+        ));
+    }
+    let joins = |l: &LinkSpec| {
+        l.name == via && l.ends.iter().any(|e| e == from) && l.ends.iter().any(|e| e == station)
+    };
+    if !s.links.iter().any(joins) {
+        return Err(src.error(
+            path,
+            format!(
+                "expected path 0 via a link between {from:?} and the station {station:?}, got {via:?}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Node indices by name.
 fn node_index(s: &Scenario) -> std::collections::BTreeMap<&str, usize> {
     s.nodes
@@ -118,11 +152,17 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 return Err(src.error(&at("routes", i, field), format!("no node named {name:?}")));
             }
         }
+        let station_of =
+            |w: &&crate::scenario::WifiSpec| w.name == r.via && w.stations.contains(&r.node);
         match s.links.iter().find(|l| l.name == r.via) {
+            None if s.wifi.iter().any(|w| station_of(&w)) => {}
             None => {
                 return Err(src.error(
                     &at("routes", i, "via"),
-                    format!("no link named {:?}", r.via),
+                    format!(
+                        "no link named {:?}, nor an 802.11 BSS that {:?} is a station of",
+                        r.via, r.node
+                    ),
                 ))
             }
             Some(l) if !l.ends.contains(&r.node) => {
@@ -334,8 +374,11 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                     p.extend([key("rssi_scheduler"), key(field)]);
                     p
                 };
+                if let Some(station) = &r.station {
+                    check_radio(s, src, &here("station"), &f.from, station, &q.paths[0].via)?;
+                }
                 let on_bss = s.wifi.iter().any(|w| w.name == q.paths[0].via);
-                if q.paths.len() != 2 || !on_bss {
+                if q.paths.len() != 2 || !(on_bss || r.station.is_some()) {
                     return Err(src.error(
                         &at("flows", i, "transport"),
                         "the RSSI scheduler needs two paths: the first via an 802.11 BSS (Wi-Fi), the second its alternative",

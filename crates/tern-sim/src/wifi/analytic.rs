@@ -1,15 +1,15 @@
 //! Analytic references that the simulated 802.11 MACs are validated against, as pure
 //! functions:
 //!
-//! * Bianchi's saturation model of the DCF: G. Bianchi, "Performance analysis of the IEEE
+//! * Bianchi's saturation model of the DCF (802.11b, 802.11g): G. Bianchi, "Performance analysis of the IEEE
 //!   802.11 distributed coordination function", IEEE JSAC 18(3), pp. 535–547, March 2000;
 //! * the MAC efficiency of one saturated 802.11n station sending A-MPDUs with immediate
 //!   Block Ack and no contention (AIFS + mean backoff + A-MPDU + SIFS + BlockAck).
 
-use super::frames::{ampdu_len_uniform, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED};
+use super::bss::{DcfRate, Phy};
+use super::frames::{ampdu_len_uniform, dcf_mpdu_len, mpdu_len, BLOCK_ACK_COMPRESSED};
 use super::phy::{
-    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, Band,
-    DsssPreamble, DsssRate, EdcaParams, HtTxVector, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
+    ht_control_response_rate, ofdm_txtime, Band, EdcaParams, HtTxVector, OfdmRate, PhyTiming,
 };
 use crate::engine::SimTime;
 
@@ -153,27 +153,25 @@ impl DcfTimes {
 }
 
 impl DcfTimes {
-    /// The channel times of the simulated 802.11b DCF (basic access) for IP packets of
-    /// `ip_bytes` at `rate`: the Ack at the highest basic rate (1, 2 Mbit/s) not above it
-    /// (§10.6.6.5.2), δ = 0, and after a collision the stations that heard it wait EIFS
-    /// (§10.3.2.3.7), so T_c = TXTIME(data) + EIFS. `payload_bytes` of each packet count as
-    /// useful, sent at `rate`. `None` for the short preamble at 1 Mbit/s.
-    pub fn dsss(
-        ip_bytes: u32,
-        payload_bytes: u32,
-        rate: DsssRate,
-        preamble: DsssPreamble,
-    ) -> Option<DcfTimes> {
-        let t = PhyTiming::DSSS;
-        let data = dsss_txtime(dcf_mpdu_len(ip_bytes), rate, preamble)?;
-        let ack_rate = dsss_control_response_rate(rate, &[DsssRate::Mbps1, DsssRate::Mbps2]);
-        let ack = dsss_txtime(ACK, ack_rate, preamble)?;
+    /// The channel times of the simulated DCF of 802.11b or 802.11g (basic access) for IP
+    /// packets of `ip_bytes` at the PHY's data rate: the Ack at its control-response rate
+    /// (§10.6.6.5.2, [`DcfRate::ack_txtime`]), δ = 0, and after a collision the stations that
+    /// heard it wait EIFS (§10.3.2.3.7), so T_c = TXTIME(data) + EIFS. `payload_bytes` of each
+    /// packet count as useful, sent at the data rate. `None` for HT, and for 802.11b's short
+    /// preamble at 1 Mbit/s.
+    pub fn dcf(ip_bytes: u32, payload_bytes: u32, phy: &Phy) -> Option<DcfTimes> {
+        if let Phy::Dsss { rate, preamble } = phy {
+            preamble.allowed_with(*rate).then_some(())?;
+        }
+        let rate = DcfRate::of(phy)?;
+        let t = phy.timing();
+        let data = rate.txtime(dcf_mpdu_len(ip_bytes));
         let bits = u64::from(payload_bytes) * 8;
         Some(DcfTimes {
             slot: t.slot,
-            success: data + t.sifs + ack + t.difs(),
-            collision: data + t.eifs(DSSS_EIFS_ACK_TXTIME),
-            payload: SimTime::from_nanos(bits * 1_000_000 / rate.kbps()),
+            success: data + t.sifs + rate.ack_txtime() + t.difs(),
+            collision: data + t.eifs(phy.eifs_ack_txtime()),
+            payload: SimTime::from_nanos(bits * 1_000_000_000 / rate.bps()),
             payload_bits: bits,
         })
     }

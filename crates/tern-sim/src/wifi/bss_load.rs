@@ -17,6 +17,7 @@
 //! would leave more than this share, so the estimate is then low.
 
 use super::analytic::{bianchi_saturation, Backoff, DcfTimes};
+use super::bss::Phy;
 use super::phy::{DsssPreamble, DsssRate, PhyTiming};
 
 /// What a station reads from the beacons of the AP it joins: the BSS Load element's Station
@@ -33,7 +34,11 @@ impl BssLoad {
     /// DCF saturation throughput of `stations` + 1 stations divided among them.
     pub fn fair_share(&self, ip_bytes: u32) -> Option<f64> {
         let t = PhyTiming::DSSS;
-        let times = DcfTimes::dsss(ip_bytes, ip_bytes, self.rate, self.preamble)?;
+        let phy = Phy::Dsss {
+            rate: self.rate,
+            preamble: self.preamble,
+        };
+        let times = DcfTimes::dcf(ip_bytes, ip_bytes, &phy)?;
         let backoff = Backoff::from_cw(t.cw_min, t.cw_max).expect("802.11b's 31 and 1023");
         let n = self.stations + 1;
         Some(bianchi_saturation(n, backoff, &times).bps / 8.0 / f64::from(n))

@@ -5,6 +5,7 @@ use super::bss::{Bss, Config, Phy};
 use super::frames::AmpduLimits;
 use super::phy::{
     ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
+    OfdmRate,
 };
 use super::rate::{HtRateSet, MinstrelConfig, RateControl};
 use super::retry_out::{IndexRule, RetryOutConfig, RetryOutIndex, Step};
@@ -21,9 +22,9 @@ use crate::scenario::{
 };
 use tern_proto::time::SimTime;
 
-/// 802.11b per-frame retry limit: dot11ShortRetryLimit (7) applies to frames not longer than
-/// dot11RTSThreshold, i.e. all frames when RTS/CTS is off.
-pub const DSSS_RETRY_LIMIT: u32 = 7;
+/// 802.11b and 802.11g per-frame retry limit: dot11ShortRetryLimit (7) applies to frames not
+/// longer than dot11RTSThreshold, i.e. all frames when RTS/CTS is off.
+pub const DCF_RETRY_LIMIT: u32 = 7;
 /// 802.11n per-MPDU software retry limit of the Linux ath9k driver (ATH_MAX_SW_RETRIES).
 pub const HT_RETRY_LIMIT: u32 = 30;
 /// Default shadowing decorrelation interval.
@@ -62,6 +63,11 @@ pub fn phy(spec: &WifiSpec) -> Phy {
                 _ => DsssPreamble::Long,
             },
         },
+        WifiStandard::Dot11g => Phy::Erp {
+            rate: spec.rate.map_or(OfdmRate::Mbps54, |r| {
+                OfdmRate::from_bps(r.0).expect("validated")
+            }),
+        },
         WifiStandard::Dot11n => Phy::Ht {
             band: band(spec),
             width: if spec.width == Some(40) {
@@ -84,10 +90,12 @@ fn band(spec: &WifiSpec) -> Band {
     }
 }
 
-/// The PHY rate a BSS's channels report: the 802.11b data rate, or the fastest HT MCS.
+/// The PHY rate a BSS's channels report: the 802.11b or 802.11g data rate, or the fastest
+/// HT MCS.
 pub fn nominal_rate(spec: &WifiSpec) -> DataRate {
     match phy(spec) {
         Phy::Dsss { rate, .. } => DataRate(rate.bps()),
+        Phy::Erp { rate } => DataRate(rate.bps()),
         Phy::Ht { width, gi, .. } => {
             let tx = HtTxVector::new(top_mcs(spec), width, gi);
             DataRate(tx.data_rate_bps() as u64)
@@ -135,7 +143,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
         queue_limit: spec.queue as usize,
         retry_limit: spec
             .retry_limit
-            .unwrap_or(if ht { HT_RETRY_LIMIT } else { DSSS_RETRY_LIMIT }),
+            .unwrap_or(if ht { HT_RETRY_LIMIT } else { DCF_RETRY_LIMIT }),
         ampdu: AmpduLimits {
             mpdus: ampdu.as_ref().map_or(64, |a| a.max_mpdus),
             bytes: ampdu.as_ref().map_or(65_535, |a| a.max_bytes),
@@ -156,6 +164,8 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
     let p = &spec.propagation;
     let (freq, bandwidth) = match &phy {
         Phy::Dsss { .. } => (2.412e9, 22e6),
+        // ERP-OFDM on channel 1: a 20 MHz OFDM channel (Clause 17's noise bandwidth).
+        Phy::Erp { .. } => (2.412e9, 20e6),
         Phy::Ht { band, width, .. } => (
             if *band == Band::Ghz5 { 5.18e9 } else { 2.412e9 },
             if *width == ChannelWidth::Mhz40 {

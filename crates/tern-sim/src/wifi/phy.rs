@@ -1,6 +1,6 @@
 //! PHY rates and PPDU durations (TXTIME) for IEEE 802.11b DSSS/HR-DSSS (Clauses 15 and 16),
-//! non-HT OFDM (Clause 17, and Clause 18 ERP-OFDM in 2.4 GHz, used here for control
-//! responses) and 802.11n HT (Clause 19), plus the PHY-dependent MAC timing (slot, SIFS,
+//! non-HT OFDM (Clause 17, and Clause 18 ERP-OFDM in 2.4 GHz: 802.11g's data rates, and the
+//! control responses of 802.11n) and 802.11n HT (Clause 19), plus the PHY-dependent MAC timing (slot, SIFS,
 //! CWmin/CWmax, DIFS, AIFS, EIFS) and the control-response rate rule.
 //!
 //! Clause numbers are those of IEEE Std 802.11-2020. Every duration is an exact integer
@@ -174,11 +174,12 @@ pub const OFDM_SERVICE_BITS: u64 = 16;
 pub const OFDM_TAIL_BITS: u64 = 6;
 
 // ---------------------------------------------------------------------------------------
-// Non-HT OFDM (Clause 17; Clause 18 ERP-OFDM in 2.4 GHz): the control-response rates
+// Non-HT OFDM (Clause 17; Clause 18 ERP-OFDM in 2.4 GHz): 802.11g's data rates and the
+// control-response rates
 // ---------------------------------------------------------------------------------------
 
-/// A 20 MHz non-HT OFDM rate (Clause 17, Table 17-4), as used for ACK, BlockAck and
-/// BlockAckReq sent by HT stations.
+/// A 20 MHz non-HT OFDM rate (Clause 17, Table 17-4): the data rates of 802.11g (ERP-OFDM,
+/// Clause 18) and the rates of ACK, BlockAck and BlockAckReq sent by HT stations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OfdmRate {
     Mbps6,
@@ -229,6 +230,11 @@ impl OfdmRate {
     /// The rate in bit/s: N_DBPS per 4 µs symbol (exact).
     pub const fn bps(self) -> u64 {
         self.n_dbps() * 250_000
+    }
+
+    /// The rate of `bps` bit/s, if there is one.
+    pub fn from_bps(bps: u64) -> Option<OfdmRate> {
+        OfdmRate::ALL.into_iter().find(|r| r.bps() == bps)
     }
 
     pub const fn modulation(self) -> Modulation {
@@ -529,6 +535,13 @@ impl PhyTiming {
         cw_min: 15,
         cw_max: 1023,
     };
+
+    /// ERP (802.11g, Clause 18) in a BSS whose members are all ERP stations, which use the
+    /// short slot (the ERP characteristics of Clause 18: aSlotTime 9 µs, or 20 µs once a
+    /// non-ERP station is in the BSS, not modelled):
+    /// the same characteristics as HT in 2.4 GHz, SIFS 10 µs (each OFDM PPDU ends with the
+    /// 6 µs signal extension), CWmin 15, CWmax 1023.
+    pub const ERP: PhyTiming = PhyTiming::HT_2_4GHZ;
 
     /// The HT timing for a band.
     pub const fn ht(band: Band) -> PhyTiming {

@@ -239,6 +239,11 @@ impl World {
                 app,
                 src,
                 dst,
+                radio: f
+                    .transport
+                    .quic()
+                    .and_then(|q| q.rssi_scheduler.as_ref()?.station.as_deref())
+                    .map_or(src, |n| nodes.id(n)),
                 start,
                 first_hop: transport.wants_first_hop(),
                 transport,

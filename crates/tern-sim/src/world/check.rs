@@ -10,10 +10,11 @@ use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
 use crate::scenario::{
-    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcSpec,
+    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcSpec, WifiStandard,
 };
 use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
+use crate::wifi::phy::OfdmRate;
 
 /// Checks `s` (which passed the scenario's own checks) against the models.
 pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
@@ -42,11 +43,20 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
     }
     for (i, w) in s.wifi.iter().enumerate() {
-        if w.rate.is_some_and(|r| dsss_rate(r.0).is_none()) {
-            return Err(src.error(
-                &at("wifi", i, "rate"),
-                "expected an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
-            ));
+        if let Some(r) = w.rate {
+            let (known, expected) = match w.standard {
+                WifiStandard::Dot11g => (
+                    OfdmRate::from_bps(r.0).is_some(),
+                    "an 802.11g rate: 6Mbps, 9Mbps, 12Mbps, 18Mbps, 24Mbps, 36Mbps, 48Mbps or 54Mbps",
+                ),
+                _ => (
+                    dsss_rate(r.0).is_some(),
+                    "an 802.11b rate: 1Mbps, 2Mbps, 5.5Mbps or 11Mbps",
+                ),
+            };
+            if !known {
+                return Err(src.error(&at("wifi", i, "rate"), format!("expected {expected}")));
+            }
         }
         let top = top_mcs(w).index();
         if let Some(RateControlSpec::Constant { mcs }) = &w.rate_control {

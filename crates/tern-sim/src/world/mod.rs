@@ -57,6 +57,11 @@ pub(crate) struct Flow {
     pub app: &'static str,
     pub src: NodeId,
     pub dst: NodeId,
+    /// The station whose RSSI its transport samples ([`Cmd::SampleRssi`]): the client, or
+    /// the RSSI scheduler's `station`.
+    ///
+    /// [`Cmd::SampleRssi`]: crate::transport::Cmd::SampleRssi
+    pub radio: NodeId,
     pub start: SimTime,
     pub transport: Box<dyn Transport>,
     /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
@@ -297,7 +302,7 @@ impl World {
             Event::Arrive(i, p) => self.arrive(now, i, p),
             Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
             Event::Rssi(f) => {
-                let rssi = self.rssi_dbm(self.flows[f.0 as usize].src, now);
+                let rssi = self.rssi_dbm(self.flows[f.0 as usize].radio, now);
                 self.transport_call(now, f, |t, io| t.on_rssi(now, rssi, io));
             }
             Event::Transport(f, key, side) => {

@@ -112,27 +112,14 @@ pub fn interface_mtu(s: &Scenario, i: IfaceId) -> u32 {
         .map_or(WIFI_MTU, |l| l.mtu.0 as u32)
 }
 
-/// The scenario's explicit routes: (node, destination, interface).
-pub fn explicit_routes(
-    s: &Scenario,
-    nodes: &Nodes,
-    ends: &[(NodeId, NodeId)],
-) -> Vec<(NodeId, NodeId, IfaceId)> {
+/// The scenario's explicit routes: (node, destination, interface), the interface out of the
+/// node on the link or 802.11 BSS the route names.
+pub fn explicit_routes(s: &Scenario, nodes: &Nodes) -> Vec<(NodeId, NodeId, IfaceId)> {
     s.routes
         .iter()
         .map(|r| {
-            let from = nodes.id(&r.node);
-            let link = s
-                .links
-                .iter()
-                .position(|l| l.name == r.via)
-                .expect("checked");
-            let i = if ends[2 * link].0 == from {
-                2 * link
-            } else {
-                2 * link + 1
-            };
-            (from, nodes.id(&r.to), IfaceId(i as u32))
+            let (out, _) = pinned(s, &r.node, &r.via);
+            (nodes.id(&r.node), nodes.id(&r.to), out)
         })
         .collect()
 }
@@ -148,7 +135,7 @@ pub fn initial_routes(s: &Scenario, nodes: &Nodes, ends: &[(NodeId, NodeId)]) ->
         s.nodes.len(),
         ends.to_vec(),
         usable,
-        explicit_routes(s, nodes, ends),
+        explicit_routes(s, nodes),
     )
 }
 

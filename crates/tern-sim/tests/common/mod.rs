@@ -17,6 +17,34 @@ pub fn run(text: &str) -> RunOutput {
     tern_sim::run_text("test.toml", text, &[], None).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs `text` twice and checks that both runs give the same summary and the same trace
+/// tables, bit for bit (determinism); returns the first.
+pub fn same_runs(text: &str) -> RunOutput {
+    let (a, b) = (run(text), run(text));
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
+    assert_eq!(a.tables, b.tables);
+    a
+}
+
+/// The records of a JSON-SEQ file (RFC 7464: each starts with RS, 0x1E, and ends with LF).
+pub fn records(log: &[u8]) -> Vec<serde_json::Value> {
+    std::str::from_utf8(log)
+        .unwrap()
+        .split('\u{1e}')
+        .filter(|r| !r.trim().is_empty())
+        .map(|r| serde_json::from_str(r).unwrap_or_else(|e| panic!("{e}: {r}")))
+        .collect()
+}
+
+/// The captured file `name` of a run (a qlog, a pcap).
+pub fn log<'a>(out: &'a RunOutput, name: &str) -> &'a [u8] {
+    let (_, log) = out.captures.iter().find(|(n, _)| n == name).expect(name);
+    log
+}
+
 pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
     out.tables
         .iter()

@@ -310,7 +310,8 @@ pub struct LinkChange {
     pub direction: Direction,
 }
 
-/// Packets from `node` to `to` leave over link `via`.
+/// Packets from `node` to `to` leave over link `via`, or over its association with the
+/// 802.11 BSS `via` when `node` is a station of it (a station's way out by its radio).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RouteSpec {

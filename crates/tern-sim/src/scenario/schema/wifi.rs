@@ -17,8 +17,11 @@ pub struct WifiSpec {
     pub ap: String,
     pub stations: Vec<String>,
     pub standard: WifiStandard,
-    /// 802.11b only: the data rate of every Data frame, 1, 2, 5.5 or 11 Mbit/s (default
-    /// 11 Mbit/s). Acks go at the highest basic rate (1 or 2 Mbit/s) not above it.
+    /// 802.11b and 802.11g: the data rate of every Data frame. 802.11b: 1, 2, 5.5 or
+    /// 11 Mbit/s (default 11 Mbit/s), Acks at the highest basic rate (1 or 2 Mbit/s) not
+    /// above it. 802.11g: 6, 9, 12, 18, 24, 36, 48 or 54 Mbit/s (default 54 Mbit/s, the top
+    /// rate of Mininet-WiFi's default mode g), Acks at the highest mandatory rate (6, 12 or
+    /// 24 Mbit/s) not above it. No rate adaptation on either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<DataRate>,
     /// 802.11b only: PLCP preamble, "long" (default, 192 µs) or "short" (96 µs).
@@ -167,6 +170,9 @@ pub struct RoamingSpec {
 pub enum WifiStandard {
     #[serde(rename = "802.11b")]
     Dot11b,
+    /// ERP-OFDM in 2.4 GHz (IEEE 802.11-2020 Clause 18), a BSS of ERP stations only.
+    #[serde(rename = "802.11g")]
+    Dot11g,
     #[serde(rename = "802.11n")]
     Dot11n,
 }

@@ -18,7 +18,8 @@
 //! ends is computed, and counters are decremented by the whole slots that elapsed when the
 //! medium turns busy.
 //!
-//! **Frame exchanges**: 802.11b sends one Data MPDU and expects an Ack after SIFS (§10.3.2.11);
+//! **Frame exchanges**: 802.11b and 802.11g (the DCF PHYs, [`DcfRate`]) send one Data MPDU
+//! and expect an Ack after SIFS (§10.3.2.11);
 //! without it, the sender invokes backoff when AckTimeout (aSIFSTime + aSlotTime +
 //! aRxPHYStartDelay) expires and retries up to the retry limit (dot11ShortRetryLimit, 7).
 //! 802.11n sends an A-MPDU (§10.12) of QoS Data MPDUs under an HT-immediate Block Ack
@@ -39,13 +40,10 @@
 use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
 use super::bss_load::BssLoad;
 use super::frames::{
-    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, ACK, BLOCK_ACK_COMPRESSED,
+    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, BLOCK_ACK_COMPRESSED,
     BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
 };
-use super::phy::{
-    dsss_control_response_rate, dsss_txtime, ht_control_response_rate, ofdm_txtime, DsssRate,
-    HtMcs, HtTxVector, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
-};
+use super::phy::{ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, OfdmRate, PhyTiming};
 use super::rate::RateControl;
 use crate::engine::{RngStream, SimTime};
 use crate::net::packet::PacketRef;
@@ -56,7 +54,7 @@ mod config;
 mod records;
 mod rx;
 
-pub use config::{Config, Phy};
+pub use config::{Config, DcfRate, Phy};
 pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
 use rx::{Response, SuccessCache};
 
@@ -217,10 +215,8 @@ impl Bss {
             .collect();
         let aifs = timing.aifs(cfg.phy.aifsn());
         let eifs = match &cfg.phy {
-            Phy::Dsss { .. } => timing.eifs(DSSS_EIFS_ACK_TXTIME),
-            Phy::Ht { band, .. } => {
-                timing.eifs_edca(ofdm_txtime(ACK, OfdmRate::Mbps6, *band), cfg.phy.aifsn())
-            }
+            Phy::Dsss { .. } | Phy::Erp { .. } => timing.eifs(cfg.phy.eifs_ack_txtime()),
+            Phy::Ht { .. } => timing.eifs_edca(cfg.phy.eifs_ack_txtime(), cfg.phy.aifsn()),
         };
         let ack_timeout = timing.sifs + timing.slot + cfg.phy.rx_phy_start_delay();
         Bss {
@@ -485,19 +481,20 @@ impl Bss {
     /// The frame entity `i` sends now.
     fn build_tx(&mut self, now: SimTime, i: usize) -> Tx {
         self.entities[i].slots = 0;
+        if let Some(rate) = DcfRate::of(&self.cfg.phy) {
+            let f = *self.entities[i].queue.front().expect("has traffic");
+            let air = rate.txtime(dcf_mpdu_len(f.bytes));
+            return Tx {
+                entity: i,
+                peer: f.peer,
+                start: now,
+                snr_db: self.radio.snr_db(i, f.peer, now),
+                end: now + air,
+                what: Payload::Single(f),
+            };
+        }
         match self.cfg.phy.clone() {
-            Phy::Dsss { rate, preamble } => {
-                let f = *self.entities[i].queue.front().expect("has traffic");
-                let air = dsss_txtime(dcf_mpdu_len(f.bytes), rate, preamble).expect("validated");
-                Tx {
-                    entity: i,
-                    peer: f.peer,
-                    start: now,
-                    snr_db: self.radio.snr_db(i, f.peer, now),
-                    end: now + air,
-                    what: Payload::Single(f),
-                }
-            }
+            Phy::Dsss { .. } | Phy::Erp { .. } => unreachable!("DCF PHYs are handled above"),
             Phy::Ht { band, width, gi } => {
                 let e = &mut self.entities[i];
                 if let Some(peer) = (0..e.pending_bar.len()).find(|&p| e.pending_bar[p].is_some()) {
@@ -638,11 +635,7 @@ impl Bss {
     fn response_airtime(&self, tx: &Tx, response: &Response) -> Option<SimTime> {
         match (response, &self.cfg.phy) {
             (Response::None, _) => None,
-            (Response::Ack, Phy::Dsss { rate, preamble }) => {
-                let ack_rate =
-                    dsss_control_response_rate(*rate, &[DsssRate::Mbps1, DsssRate::Mbps2]);
-                Some(dsss_txtime(ACK, ack_rate, *preamble).expect("1 and 2 Mbit/s"))
-            }
+            (Response::Ack, phy) => Some(DcfRate::of(phy).expect("a DCF PHY").ack_txtime()),
             (Response::BlockAck { .. }, Phy::Ht { band, .. }) => {
                 // The BlockAck answering a BlockAckReq (sent at 6 Mbit/s) comes at 6 Mbit/s.
                 let rate = match &tx.what {
@@ -687,7 +680,7 @@ impl Bss {
         match &tx.what {
             Payload::Single(f) => {
                 self.counters.mpdus_sent += 1;
-                if let Phy::Dsss { rate, .. } = self.cfg.phy {
+                if let Some(rate) = DcfRate::of(&self.cfg.phy) {
                     record.rate_bps = rate.bps() as f64;
                 }
                 let e = &mut self.entities[i];

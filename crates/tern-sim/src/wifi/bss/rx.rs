@@ -3,10 +3,10 @@
 //! driver's hook to give an MPDU up ([`Bss::give_up`], where an AP-side receive strategy
 //! such as a retry-out index acts on [`Outcome::received`]).
 
-use super::super::error_model::{db_to_linear, dsss_success_rate, ht_success_rate_db};
+use super::super::error_model::ht_success_rate_db;
 use super::super::frames::{dcf_mpdu_len, mpdu_len};
 use super::super::phy::HtTxVector;
-use super::{Bss, Outcome, Payload, Phy, RxAmpdu, RxMpdu, Tx};
+use super::{Bss, DcfRate, Outcome, Payload, Phy, RxAmpdu, RxMpdu, Tx};
 use std::collections::BTreeMap;
 
 impl Bss {
@@ -15,10 +15,11 @@ impl Bss {
     pub(super) fn receive(&mut self, tx: &Tx, out: &mut Outcome) -> Response {
         let snr_db = tx.snr_db;
         match (&tx.what, &self.cfg.phy) {
-            (Payload::Single(f), Phy::Dsss { rate, .. }) => {
+            (Payload::Single(f), phy) => {
+                let rate = DcfRate::of(phy).expect("single MPDUs on the DCF PHYs");
                 let bits = u64::from(dcf_mpdu_len(f.bytes)) * 8;
-                let p_snr = self.success.get(snr_db, u8::MAX - *rate as u8, bits, || {
-                    dsss_success_rate(*rate, db_to_linear(snr_db), bits)
+                let p_snr = self.success.get(snr_db, rate.cache_key(), bits, || {
+                    rate.success(snr_db, bits)
                 });
                 if self.error_rng.uniform() < (1.0 - self.cfg.mpdu_error) * p_snr {
                     out.delivered.push((tx.entity, tx.peer, f.packet));
