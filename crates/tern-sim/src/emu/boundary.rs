@@ -18,8 +18,9 @@
 
 use indexmap::IndexMap;
 
+use super::pattern::pattern;
 use super::real_addr;
-use super::wire::{parse_tcp, pattern, PROTO_TCP};
+use super::wire::{parse_tcp, PROTO_TCP};
 use crate::net::packet::{Body, FlowId, NodeId, Packet};
 use crate::summary::InteropSummary;
 use crate::trace::pcap::{frame, Capture, Framing, Payload};

@@ -19,6 +19,7 @@
 
 mod boundary;
 mod lateness;
+pub mod pattern;
 #[cfg(target_os = "linux")]
 pub mod tun;
 pub mod wire;

@@ -1,27 +1,11 @@
 //! Real IPv4/TCP bytes at the boundary between a Tern TCP endpoint and a real host's
-//! kernel (emulation): the stream pattern both sides send and check, and the parser of
-//! what a kernel sends. Tern's own segments are encoded by the capture encoder
-//! ([`crate::trace::pcap::frame`]), the one encoder of Tern's bytes.
-//!
-//! **Stream content.** Tern's TCP carries lengths, not bytes. Whatever a Tern endpoint
-//! sends to a real host carries, at stream offset `i` (0 is the first data byte, after the
-//! SYN), the byte [`pattern`]`(i) = i mod 251`; a Tern endpoint receiving from a real host
-//! checks every byte against the same pattern and counts the ones that differ. The real
-//! host's program (`python -m tern.interop`) sends and checks the same. 251 is prime, so a
-//! byte put at any wrong offset that is not a multiple of 251 away is seen.
+//! kernel (emulation): the parser of what a kernel sends. Tern's own segments are encoded
+//! by the capture encoder ([`crate::trace::pcap::frame`]), the one encoder of Tern's bytes,
+//! with the stream content of [`super::pattern`].
 
 use crate::net::packet::IPV4_HEADER;
 use crate::trace::pcap::{fold, sum_words, transport_checksum};
 use tern_proto::tcp::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
-
-/// The period of the stream pattern: a prime.
-pub const PATTERN_PERIOD: u64 = 251;
-
-/// The byte at stream offset `offset` of any stream a Tern endpoint exchanges with a real
-/// host.
-pub fn pattern(offset: u64) -> u8 {
-    (offset % PATTERN_PERIOD) as u8
-}
 
 /// IPv4's protocol number of TCP (IANA).
 pub const PROTO_TCP: u8 = 6;
@@ -196,6 +180,7 @@ fn parse_options(mut b: &[u8]) -> Result<TcpOptions, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emu::pattern::pattern;
     use crate::net::packet::NodeId;
     use crate::trace::pcap::tests::tcp_packet;
     use crate::trace::pcap::{frame, Capture, Framing, Payload};
@@ -248,14 +233,6 @@ mod tests {
         let mut out = Vec::new();
         frame(&p, how, &mut out).unwrap();
         out
-    }
-
-    #[test]
-    fn the_pattern_is_the_offset_mod_251() {
-        assert_eq!(pattern(0), 0);
-        assert_eq!(pattern(250), 250);
-        assert_eq!(pattern(251), 0);
-        assert_eq!(pattern(10_000_000), (10_000_000 % 251) as u8);
     }
 
     #[test]

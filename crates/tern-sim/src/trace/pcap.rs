@@ -40,7 +40,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 pub use super::addr::{node_addr, quic_ports, tfrc_ports, udp_ports};
-use crate::emu::wire::pattern;
+use crate::emu::pattern::pattern;
 use crate::engine::SimTime;
 use crate::net::packet::{Body, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
 use crate::net::tfrc::Wire;
@@ -222,7 +222,7 @@ pub(crate) fn transport_checksum(
 pub enum Payload {
     /// Zeros (captures: Tern's TCP carries lengths, not bytes).
     Zeros,
-    /// The stream pattern of an emulation ([`crate::emu::wire::pattern`]), the first
+    /// The stream pattern of an emulation ([`crate::emu::pattern::pattern`]), the first
     /// payload byte being stream offset `offset`.
     Stream { offset: u64 },
 }

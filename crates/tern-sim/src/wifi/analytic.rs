@@ -6,7 +6,7 @@
 //! * the MAC efficiency of one saturated 802.11n station sending A-MPDUs with immediate
 //!   Block Ack and no contention (AIFS + mean backoff + A-MPDU + SIFS + BlockAck).
 
-use super::bss::{DcfRate, Phy};
+use super::bss::config::{DcfRate, Phy};
 use super::frames::{ampdu_len_uniform, dcf_mpdu_len, mpdu_len, BLOCK_ACK_COMPRESSED};
 use super::phy::{
     ht_control_response_rate, ofdm_txtime, Band, EdcaParams, HtTxVector, OfdmRate, PhyTiming,

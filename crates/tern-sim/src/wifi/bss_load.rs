@@ -17,7 +17,7 @@
 //! would leave more than this share, so the estimate is then low.
 
 use super::analytic::{bianchi_saturation, Backoff, DcfTimes};
-use super::bss::Phy;
+use super::bss::config::Phy;
 use super::phy::{DsssPreamble, DsssRate, PhyTiming};
 
 /// What a station reads from the beacons of the AP it joins: the BSS Load element's Station

@@ -50,7 +50,7 @@ use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
 use std::collections::{BTreeMap, VecDeque};
 
-mod config;
+pub(crate) mod config;
 mod records;
 mod rx;
 
