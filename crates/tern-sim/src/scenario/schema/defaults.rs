@@ -134,3 +134,8 @@ pub(super) fn mib1() -> Bytes {
 pub(super) fn kib128() -> Bytes {
     Bytes(128 * 1024)
 }
+
+/// beta_cubic of RFC 9438 §4.6.
+pub(super) fn cubic_beta() -> f64 {
+    0.7
+}
