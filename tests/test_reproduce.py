@@ -221,16 +221,30 @@ def test_wlan_bufferbloat_quick_checks_every_claim_and_draws_the_figures(wlan_qu
     assert 963 <= by_id["none-cwnd-near-1000"].value <= 963 + 3 + 2
     # TSQ and CoDel keep the send queue short (Fig. 7 (a)).
     assert by_id["tsq-codel-send-queue-under-150"].passed
+    # Windows 10 and OS X 10.11: one row per kind and swept queue. OS X's send buffer
+    # (tcp_sendspace, 256 segments) bounds its queue, so a longer interface queue adds little;
+    # Windows' does not, and a 1000-packet queue holds its ping longer than a 128-packet one.
+    os_rows = {
+        r.condition: r.value for r in rep.results if r.claim.id == "os-rtt-350-700ms-below-20mbps"
+    }
+    assert len(os_rows) == 4
+    win = {q: os_rows[f"kind = windows10, os_queue = {q}"] for q in ("128pkt", "1000pkt")}
+    mac = {q: os_rows[f"kind = macos1011, os_queue = {q}"] for q in ("128pkt", "1000pkt")}
+    assert win["1000pkt"] > 2 * win["128pkt"]
+    assert mac["1000pkt"] < win["1000pkt"]
     md = (out / "report.md").read_text()
     for claim in load_study("wlan-bufferbloat").claims:
         assert claim.claim[:40] in md
     assert {name for name, _, _ in rep.figures} == {
         "rate-error",
         "ping-rtt",
+        "ping-rtt-over-time",
         "send-queue",
         "throughput",
         "cwnd",
         "send-queue-over-time",
         "fixed-index",
     }
-    assert (out / "report.html").read_text().count("<svg") >= 7
+    # Inline SVG, or PNG for a figure whose SVG is too large (report.SVG_LIMIT_BYTES).
+    html = (out / "report.html").read_text()
+    assert html.count("<svg") + html.count('<img src="data:image/png') >= 8
