@@ -17,13 +17,19 @@
 //!   becomes `win·(1 − β)` (no less than the halved `cwnd`).
 //!
 //! Parameters: α = 1/8, β = 1/2, k = 3/4 (with which the window grows as HighSpeed TCP's,
-//! RFC 3649), ζ = 1, γ = 30 packets; the delay-based increase only acts once `win` reaches
-//! `low_wnd` = 41 segments, below which CTCP is Reno (the paper's implementation section;
-//! RFC 3649's Low_Window, the same idea, is 38). The draft's full text could not be read
-//! where this was written, so these follow the published equations without section
-//! numbers. What is not modelled: the automatic tuning of γ (TUBE) proposed later; the
-//! bookkeeping of which segments' ACKs a round counts (here: a round ends once a window's
-//! worth of bytes is acknowledged); Windows' own choices beyond the published ones.
+//! RFC 3649), ζ = 1, γ = 30 packets. The delay-based component "only kicks in when cwnd is
+//! larger than some threshold, currently set to 38 packets assuming 1500 byte MTU" (the
+//! draft, p. 11; the same value as RFC 3649's Low_Window), and "dwnd is initialized to zero
+//! while the connection is in slow start" (p. 6); the `dwnd` recursion is the draft's
+//! equation (3), p. 7. Those three quotations, with their page numbers, are the only parts
+//! of draft-sridharan-tcpm-ctcp-02 that could be read where this was written (they are
+//! quoted in a comment on the draft to the IRTF ICCRG list, November 2008); the draft's body
+//! itself (its section numbers, and the values of α, β, k, ζ, γ) could not be retrieved, so
+//! those constants follow the published equations of Tan et al. (INFOCOM 2006, §3) and are
+//! not checked against the draft's text. The threshold is applied to `cwnd`, the loss-based
+//! component, as the draft words it. What is not modelled: the automatic tuning of γ (TUBE)
+//! proposed later; the bookkeeping of which segments' ACKs a round counts (here: a round
+//! ends once a window's worth of bytes is acknowledged); Windows' own choices beyond the published ones.
 //!
 //! Behaviour that matters for a deep queue: as soon as more than γ segments wait in it,
 //! `diff ≥ γ` and `dwnd` shrinks to zero within a few rounds; CTCP is then Reno.
@@ -44,8 +50,9 @@ pub const K: f64 = 0.75;
 pub const ZETA: f64 = 1.0;
 /// γ: segments queued in the network above which CTCP sees early congestion.
 pub const GAMMA: f64 = 30.0;
-/// low_wnd: the window (segments) from which the delay-based component grows.
-pub const LOW_WND: f64 = 41.0;
+/// low_wnd: `dwnd` grows only while `cwnd` is larger than this (segments); the draft, p. 11:
+/// "currently set to 38 packets assuming 1500 byte MTU".
+pub const LOW_WND: f64 = 38.0;
 
 /// CTCP state. `cwnd` and `dwnd` are kept in (fractional) segments.
 #[derive(Clone, Debug)]
@@ -102,9 +109,8 @@ impl Ctcp {
     fn end_round(&mut self) {
         if let Some(diff) = self.diff() {
             if diff < GAMMA {
-                let win = self.win();
-                if win >= LOW_WND {
-                    self.dwnd += (ALPHA * win.powf(K) - 1.0).max(0.0);
+                if self.cwnd > LOW_WND {
+                    self.dwnd += (ALPHA * self.win().powf(K) - 1.0).max(0.0);
                 }
             } else {
                 self.dwnd = (self.dwnd - ZETA * diff).max(0.0);
@@ -264,7 +270,7 @@ mod tests {
 
     #[test]
     fn below_low_wnd_it_is_reno() {
-        // win = 20 < low_wnd = 41: one segment per round, no delay-based growth.
+        // cwnd = 20 ≤ low_wnd = 38 (the draft, p. 11): one segment per round, no delay-based growth.
         let mut cc = in_avoidance(20, 10, 10);
         for _ in 0..5 {
             let w = cc.win().ceil() as u64;
@@ -272,6 +278,21 @@ mod tests {
         }
         assert_eq!(cc.dwnd(), 0.0);
         assert!((win(&cc) - 25.0).abs() < 1e-2, "win {}", win(&cc));
+    }
+
+    #[test]
+    fn the_delay_window_starts_once_cwnd_exceeds_38() {
+        // The draft (p. 11): dwnd only grows while cwnd > 38 packets. From cwnd 37 one round
+        // takes cwnd to 38 (not above it): no delay window; the next round, to 39: it grows.
+        let mut cc = in_avoidance(37, 10, 10);
+        ack(&mut cc, 37);
+        assert!((win(&cc) - 38.0).abs() < 1e-2 && cc.dwnd() == 0.0);
+        ack(&mut cc, 38);
+        assert!(
+            (cc.dwnd() - (0.125 * 39f64.powf(0.75) - 1.0)).abs() < 1e-9,
+            "{}",
+            cc.dwnd()
+        );
     }
 
     #[test]
