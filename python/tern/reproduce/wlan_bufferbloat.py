@@ -275,7 +275,7 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
     yield (
         "ping-rtt-over-time",
         rtt_over_time(location),
-        "Study Fig. 9: the ping's RTT over time at the lowest rate (about 16.8 Mbit/s; the "
+        "Study Fig. 9: the ping's RTT over time at the lowest rate (about 12 Mbit/s; the "
         "paper's is 13.5), per kind, without and with the index.",
     )
     yield (
