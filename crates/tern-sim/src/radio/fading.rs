@@ -45,7 +45,10 @@
 //! spectrum for this environmental motion is bell-shaped, not Clarke's U-shaped one; this
 //! module implements Clarke's, whose J₀ correlation has the same f_d; (ii) TGn's channels
 //! are frequency-selective (several taps); here the fading is flat, one gain per
-//! transmission, as the per-frame SNR → PER error model assumes.
+//! transmission, as the per-frame SNR → PER error model assumes. The TGn document itself
+//! could not be retrieved where this was written (no copy in the searchable corpora): the
+//! 1.2 km/h, f_d = v₀/λ, the breakpoint distances and NLOS-Rayleigh taps above are cited from
+//! its widely reproduced summary, without section numbers.
 //!
 //! # Use
 //!
