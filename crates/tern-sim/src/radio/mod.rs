@@ -110,7 +110,8 @@ impl RadioChannel {
             .gain_db(now)
     }
 
-    /// Received power at member `rx` from member `tx` at `now`, dBm.
+    /// Received power at member `rx` from member `tx` at `now`, dBm: the local mean (path
+    /// loss and shadowing), without small-scale fading, as a driver's averaged RSSI reports it.
     pub fn rssi_dbm(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
         let d = self.mobility[tx]
             .position(now)
