@@ -21,14 +21,42 @@ from matplotlib.ticker import ScalarFormatter
 
 ENABLED = '"wifi.wlan.retry_out.enabled"'
 FIXED = '"wifi.wlan.retry_out.fixed"'
-#: The station kinds of the `location` experiment (study.toml).
-KINDS = ("linux-none", "linux-tsq", "linux-codel")
-#: A run's kind from its TSQ limit (upload.toml: 1 GB = raised, TSQ off) and qdisc; NULL for
-#: the grid's TSQ-with-CoDel runs, which are no kind of the paper.
-KIND = """CASE WHEN "wifi.wlan.qdisc.kind" = 'codel' AND "flows.upload.transport.tsq" = '1GB'
-                THEN 'linux-codel'
-           WHEN "wifi.wlan.qdisc.kind" = 'codel' THEN NULL
+#: The station kinds of the `location` experiment (study.toml's linked columns), each with
+#: the queue in front of its driver: the Linux kinds' qdisc (1000 packets), and for the OS
+#: kinds, whose queue is not published, both swept values.
+KINDS = (
+    ("linux-none", "1000pkt"),
+    ("linux-tsq", "1000pkt"),
+    ("linux-codel", "1000pkt"),
+    ("windows10", "128pkt"),
+    ("windows10", "1000pkt"),
+    ("macos1011", "128pkt"),
+    ("macos1011", "1000pkt"),
+)
+#: The Linux kinds: the paper measured the send queue (Fig. 7) on these only.
+LINUX = tuple(k for k in KINDS if k[0].startswith("linux"))
+#: A run's kind from its linked settings (study.toml): CTCP is windows10, CUBIC with
+#: beta 0.8 macos1011, then the qdisc and the TSQ limit (1 GB = raised, TSQ off).
+KIND = """CASE WHEN "flows.upload.transport.cc" = 'ctcp' THEN 'windows10'
+           WHEN "flows.upload.transport.cubic_beta" = '0.8' THEN 'macos1011'
+           WHEN "wifi.wlan.qdisc.kind" = 'codel' THEN 'linux-codel'
            WHEN "flows.upload.transport.tsq" = '128KiB' THEN 'linux-tsq' ELSE 'linux-none' END"""
+QUEUE = '"wifi.wlan.qdisc.limit"'
+
+
+def _label(kind: str, queue: str) -> str:
+    return kind if kind.startswith("linux") else f"{kind} ({queue.removesuffix('pkt')} pkt)"
+
+
+def _marker(i: int) -> dict[str, str]:
+    """Colour per kind; an OS kind's longer swept queue gets open squares."""
+    kind, queue = KINDS[i]
+    colour = {"linux-none": "C0", "linux-tsq": "C1", "linux-codel": "C2", "windows10": "C3"}
+    style = {"color": colour.get(kind, "C4"), "marker": "o"}
+    if not kind.startswith("linux") and queue == "1000pkt":
+        style.update(marker="s", markerfacecolor="none")
+    return style
+
 
 #: The station's driver queue (upload.toml `queue`: ath9k's 123 frames), filled before its qdisc.
 DRIVER_QUEUE = 123
@@ -67,13 +95,13 @@ def per_run(con: duckdb.DuckDBPyConnection, columns: str) -> pl.DataFrame:
 
 def rate_error(con: duckdb.DuckDBPyConnection) -> Figure:
     """Fig. 5: MAC frame error rate against average MAC data rate, no scheme."""
-    rows = per_run(con, f"{KIND} AS kind, {ENABLED} AS scheme").filter(
+    rows = per_run(con, f"{KIND} AS kind, {QUEUE} AS queue, {ENABLED} AS scheme").filter(
         (pl.col("flow") == "upload") & (pl.col("scheme") == "false")
     )
     fig, ax = plt.subplots(figsize=(6, 4))
-    for i, kind in enumerate(KINDS):
-        part = rows.filter(pl.col("kind") == kind)
-        ax.plot(part["mac_mbps"], part["fer"], "o", color=f"C{i}", label=kind)
+    for i, (kind, queue) in enumerate(KINDS):
+        part = rows.filter((pl.col("kind") == kind) & (pl.col("queue") == queue))
+        ax.plot(part["mac_mbps"], part["fer"], ls="", **_marker(i), label=_label(kind, queue))
     ax.axhspan(0.05, 0.2, color="grey", alpha=0.15, label="paper: 0.05-0.2")
     _rate_axis(ax)
     ax.set_ylabel("MAC frame error rate")
@@ -83,14 +111,25 @@ def rate_error(con: duckdb.DuckDBPyConnection) -> Figure:
     return fig
 
 
-def _by_scheme(con: duckdb.DuckDBPyConnection, flow: str, column: str, ylabel: str) -> Figure:
-    rows = per_run(con, f"{KIND} AS kind, {ENABLED} AS scheme").filter(pl.col("flow") == flow)
+def _by_scheme(
+    con: duckdb.DuckDBPyConnection,
+    flow: str,
+    column: str,
+    ylabel: str,
+    kinds: tuple[tuple[str, str], ...] = KINDS,
+) -> Figure:
+    rows = per_run(con, f"{KIND} AS kind, {QUEUE} AS queue, {ENABLED} AS scheme").filter(
+        pl.col("flow") == flow
+    )
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     panels = (("false", "(a) without"), ("true", "(b) with"))
     for ax, (scheme, title) in zip(axes, panels, strict=True):
-        for i, kind in enumerate(KINDS):
-            part = rows.filter((pl.col("kind") == kind) & (pl.col("scheme") == scheme))
-            ax.plot(part["mac_mbps"], part[column], "o", color=f"C{i}", label=kind)
+        for kind, queue in kinds:
+            i = KINDS.index((kind, queue))
+            part = rows.filter(
+                (pl.col("kind") == kind) & (pl.col("queue") == queue) & (pl.col("scheme") == scheme)
+            )
+            ax.plot(part["mac_mbps"], part[column], ls="", **_marker(i), label=_label(kind, queue))
         _rate_axis(ax)
         ax.set_title(f"{title} the retry-out index")
         ax.legend(fontsize=8)
@@ -105,8 +144,9 @@ def ping_rtt(con: duckdb.DuckDBPyConnection) -> Figure:
 
 
 def send_queue(con: duckdb.DuckDBPyConnection) -> Figure:
-    """Fig. 7: the station's mean send queue against average MAC data rate."""
-    return _by_scheme(con, "upload", "queue", "mean send queue (qdisc backlog, packets)")
+    """Fig. 7: the Linux stations' mean send queue against average MAC data rate (the
+    paper measured it on those only)."""
+    return _by_scheme(con, "upload", "queue", "mean send queue (qdisc backlog, packets)", LINUX)
 
 
 def throughput(con: duckdb.DuckDBPyConnection) -> Figure:
@@ -124,13 +164,13 @@ def _over_time(con: duckdb.DuckDBPyConnection, select: str, ylabel: str) -> Figu
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     panels = (("false", "(a) without"), ("true", "(b) with"))
     for ax, (scheme, title) in zip(axes, panels, strict=True):
-        for i, kind in enumerate(KINDS):
+        for i, (kind, queue) in enumerate(KINDS):
             # Traces record changes only: each series is held to the run's last ping.
             runs = con.sql(
                 f"""SELECT DISTINCT r.key, (SELECT max(t.time) FROM rtt t WHERE t.key = r.key)
                     FROM runs r WHERE r.seed = 1 AND r."nodes.sta.position" = ?
-                      AND {KIND} = ? AND {ENABLED} = ?""",
-                params=[LOW_RATE_POSITION, kind, scheme],
+                      AND {KIND} = ? AND {QUEUE} = ? AND {ENABLED} = ?""",
+                params=[LOW_RATE_POSITION, kind, queue, scheme],
             ).fetchall()
             if not runs:
                 continue
@@ -139,13 +179,32 @@ def _over_time(con: duckdb.DuckDBPyConnection, select: str, ylabel: str) -> Figu
             if s.is_empty():
                 continue
             times, ys = [*s["time"], max(end, s["time"][-1])], [*s["y"], s["y"][-1]]
-            ax.step(times, ys, where="post", color=f"C{i}", lw=0.8, label=kind)
+            style = _marker(i)
+            ax.step(
+                times,
+                ys,
+                where="post",
+                color=style["color"],
+                ls="-" if style["marker"] == "o" else "--",
+                lw=0.8,
+                label=_label(kind, queue),
+            )
         ax.set_xlabel("time (s)")
         ax.set_title(f"{title} the retry-out index")
         ax.legend(fontsize=8)
     axes[0].set_ylabel(ylabel)
     fig.tight_layout()
     return fig
+
+
+def rtt_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Fig. 9: the ping's RTT over time at a low rate, per kind, without and with."""
+    return _over_time(
+        con,
+        """SELECT time, rtt * 1e3 AS y FROM rtt
+           WHERE key = ? AND flow = 'ping' ORDER BY time""",
+        "ping RTT (ms)",
+    )
 
 
 def cwnd_over_time(con: duckdb.DuckDBPyConnection) -> Figure:
@@ -212,6 +271,12 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         "throughput",
         throughput(location),
         "Study Fig. 8: TCP throughput against average MAC data rate, without and with.",
+    )
+    yield (
+        "ping-rtt-over-time",
+        rtt_over_time(location),
+        "Study Fig. 9: the ping's RTT over time at the lowest rate (about 12 Mbit/s; the "
+        "paper's is 13.5), per kind, without and with the index.",
     )
     yield (
         "cwnd",

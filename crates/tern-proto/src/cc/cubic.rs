@@ -5,8 +5,8 @@
 //! platforms.
 
 use super::{
-    slow_start_increase, AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent,
-    SpuriousRtoEvent,
+    bytes_to_segments, segments_to_bytes, slow_start_increase, AckEvent, CongestionControl,
+    FrtoFallbackEvent, LossEvent, SpuriousRtoEvent,
 };
 use crate::time::SimTime;
 
@@ -14,9 +14,31 @@ use crate::time::SimTime;
 pub const C: f64 = 0.4;
 /// beta_cubic (RFC 9438 §4.6).
 pub const BETA: f64 = 0.7;
+
 /// alpha_cubic = 3 * (1 - beta_cubic) / (1 + beta_cubic) (RFC 9438 §4.3):
 /// the Reno-friendly additive increase until W_est reaches cwnd_prior.
-pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+pub fn alpha(beta: f64) -> f64 {
+    3.0 * (1.0 - beta) / (1.0 + beta)
+}
+
+/// The choices RFC 9438 leaves to an implementation, and which implementations make
+/// differently: beta_cubic (§4.6: 0.7; Apple's XNU 3248 backs off by 0.2, i.e. 0.8,
+/// `tcp_cubic_backoff` in bsd/netinet/tcp_cubic.c) and fast convergence (§4.7: optional;
+/// on in Linux, off by default in XNU, `tcp_cubic_fast_convergence = 0`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicOptions {
+    pub beta: f64,
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicOptions {
+    fn default() -> Self {
+        CubicOptions {
+            beta: BETA,
+            fast_convergence: true,
+        }
+    }
+}
 
 /// W_cubic(t) = C*(t-K)^3 + W_max (RFC 9438 §4.2 eq. 1), in segments.
 pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
@@ -44,11 +66,11 @@ pub struct Cubic {
     epoch_start: Option<SimTime>,
     /// W_est of the Reno-friendly region (§4.3 eq. 4), segments.
     w_est: f64,
-    fast_convergence: bool,
+    opts: CubicOptions,
 }
 
 impl Cubic {
-    pub fn new(smss: u32, iw: u64, fast_convergence: bool) -> Self {
+    pub fn new(smss: u32, iw: u64, opts: CubicOptions) -> Self {
         let smss = f64::from(smss);
         Cubic {
             smss,
@@ -59,7 +81,7 @@ impl Cubic {
             k: 0.0,
             epoch_start: None,
             w_est: 0.0,
-            fast_convergence,
+            opts,
         }
     }
 
@@ -91,14 +113,14 @@ impl Cubic {
         self.epoch_start = None;
         self.cwnd_prior = self.cwnd;
         // Fast convergence (§4.7): release bandwidth when W_max shrinks.
-        self.w_max = if self.fast_convergence && self.cwnd < self.w_max {
-            self.cwnd * (1.0 + BETA) / 2.0
+        self.w_max = if self.opts.fast_convergence && self.cwnd < self.w_max {
+            self.cwnd * (1.0 + self.opts.beta) / 2.0
         } else {
             self.cwnd
         };
         // §4.6 uses cwnd (it notes implementations may use cwnd rather than
         // flight_size when the flow is not application limited).
-        self.ssthresh = (self.cwnd * BETA).max(2.0);
+        self.ssthresh = (self.cwnd * self.opts.beta).max(2.0);
     }
 }
 
@@ -108,11 +130,7 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            (self.ssthresh * self.smss) as u64
-        } else {
-            u64::MAX
-        }
+        segments_to_bytes(self.ssthresh, self.smss)
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
@@ -135,7 +153,7 @@ impl CongestionControl for Cubic {
         let alpha = if self.w_est >= self.cwnd_prior {
             1.0
         } else {
-            ALPHA
+            alpha(self.opts.beta)
         };
         self.w_est += alpha * acked_segs / self.cwnd;
         if w_cubic(t, self.k, self.w_max) < self.w_est {
@@ -172,11 +190,7 @@ impl CongestionControl for Cubic {
     /// (RFC 4015 §2).
     fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
         self.cwnd = (ev.cwnd as f64 / self.smss).max(1.0);
-        self.ssthresh = if ev.ssthresh == u64::MAX {
-            f64::INFINITY
-        } else {
-            ev.ssthresh as f64 / self.smss
-        };
+        self.ssthresh = bytes_to_segments(ev.ssthresh, self.smss);
     }
 
     fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
@@ -197,6 +211,13 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::*;
 
+    fn no_fast_convergence() -> CubicOptions {
+        CubicOptions {
+            fast_convergence: false,
+            ..CubicOptions::default()
+        }
+    }
+
     fn ack_at(cc: &mut Cubic, now: SimTime, bytes: u64) {
         cc.on_ack(&AckEvent {
             now,
@@ -214,7 +235,7 @@ mod tests {
         assert!((k - libm::cbrt(30.0 / 0.4)).abs() < 1e-12);
         assert_eq!(w_cubic(k, k, 100.0), 100.0);
 
-        let mut cc = Cubic::new(1000, 100_000, false);
+        let mut cc = Cubic::new(1000, 100_000, no_fast_convergence());
         cc.ssthresh = 1.0; // force congestion avoidance
         cc.on_congestion_event(&LossEvent {
             now: SimTime::ZERO,
@@ -241,7 +262,7 @@ mod tests {
 
     #[test]
     fn fast_convergence_lowers_w_max() {
-        let mut cc = Cubic::new(1000, 100_000, true);
+        let mut cc = Cubic::new(1000, 100_000, CubicOptions::default());
         let ev = LossEvent {
             now: SimTime::ZERO,
             flight_size: 0,
@@ -254,7 +275,7 @@ mod tests {
 
     #[test]
     fn spurious_rto_undo_keeps_pre_timeout_state() {
-        let mut cc = Cubic::new(1000, 100_000, true);
+        let mut cc = Cubic::new(1000, 100_000, CubicOptions::default());
         cc.on_congestion_event(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 100_000,
@@ -287,8 +308,34 @@ mod tests {
     }
 
     #[test]
+    fn xnu_backs_off_by_a_fifth_without_fast_convergence() {
+        // XNU 3248: tcp_cubic_backoff = 0.2 (beta_cubic = 0.8), fast convergence off.
+        let mut cc = Cubic::new(
+            1000,
+            100_000,
+            CubicOptions {
+                beta: 0.8,
+                fast_convergence: false,
+            },
+        );
+        let ev = LossEvent {
+            now: SimTime::ZERO,
+            flight_size: 0,
+        };
+        cc.on_congestion_event(&ev); // W_max = 100, cwnd = 0.8 * 100
+        assert_eq!((cc.cwnd(), cc.w_max()), (80_000, 100.0));
+        cc.on_congestion_event(&ev); // no fast convergence: W_max = cwnd = 80
+        assert_eq!((cc.cwnd(), cc.w_max()), (64_000, 80.0));
+        // K = cbrt(W_max * (1 - beta) / C) (RFC 9438 §4.2 eq. 2 with cwnd_epoch = beta * W_max).
+        ack_at(&mut cc, SimTime::ZERO, 1000);
+        assert!((cc.k() - libm::cbrt(80.0 * 0.2 / 0.4)).abs() < 1e-9);
+        // The Reno-friendly region's alpha for that beta (§4.3): 3 * 0.2 / 1.8 = 1/3.
+        assert!((alpha(0.8) - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
     fn rto_resets_to_one_segment_with_beta_ssthresh() {
-        let mut cc = Cubic::new(1000, 50_000, true);
+        let mut cc = Cubic::new(1000, 50_000, CubicOptions::default());
         cc.on_rto(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 50_000,

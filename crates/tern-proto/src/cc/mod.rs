@@ -13,11 +13,13 @@
 //! Adding a controller is a new file, a [`CcKind`] variant and one line in
 //! [`new_controller`].
 
+mod ctcp;
 mod cubic;
 mod hystart;
 mod newreno;
 
-pub use cubic::Cubic;
+pub use ctcp::Ctcp;
+pub use cubic::{Cubic, CubicOptions};
 pub use hystart::HyStartPlusPlus;
 pub use newreno::NewReno;
 
@@ -30,6 +32,8 @@ pub enum CcKind {
     NewReno,
     /// CUBIC (RFC 9438).
     Cubic,
+    /// Compound TCP (draft-sridharan-tcpm-ctcp-02).
+    Ctcp,
 }
 
 /// A cumulative ACK of new data outside loss recovery.
@@ -157,18 +161,19 @@ pub trait CongestionControl: core::fmt::Debug + Send {
 }
 
 /// Builds the configured controller for sender MSS `smss` and initial
-/// window `iw` bytes.
+/// window `iw` bytes; `cubic` holds CUBIC's implementation choices.
 /// With `hystart`, its initial slow start follows HyStart++ (RFC 9406).
 pub fn new_controller(
     kind: CcKind,
     smss: u32,
     iw: u64,
-    fast_convergence: bool,
+    cubic: CubicOptions,
     hystart: bool,
 ) -> Box<dyn CongestionControl> {
     let cc: Box<dyn CongestionControl> = match kind {
         CcKind::NewReno => Box::new(NewReno::new(smss, iw)),
-        CcKind::Cubic => Box::new(Cubic::new(smss, iw, fast_convergence)),
+        CcKind::Cubic => Box::new(Cubic::new(smss, iw, cubic)),
+        CcKind::Ctcp => Box::new(Ctcp::new(smss, iw)),
     };
     if hystart {
         Box::new(HyStartPlusPlus::new(cc, smss))
@@ -177,7 +182,7 @@ pub fn new_controller(
     }
 }
 
-/// Slow-start growth shared by both controllers: RFC 5681 §3.1 eq. 2,
+/// Slow-start growth shared by the controllers: RFC 5681 §3.1 eq. 2,
 /// `cwnd += min(N, SMSS)` per ACK.
 pub(crate) fn slow_start_increase(bytes_acked: u64, smss: u64) -> u64 {
     bytes_acked.min(smss)
@@ -186,4 +191,23 @@ pub(crate) fn slow_start_increase(bytes_acked: u64, smss: u64) -> u64 {
 /// RFC 5681 eq. 4: `ssthresh = max(FlightSize / 2, 2*SMSS)`.
 pub(crate) fn half_flight(flight_size: u64, smss: u64) -> u64 {
     (flight_size / 2).max(2 * smss)
+}
+
+/// A window in (fractional) segments as bytes, `u64::MAX` for an infinite one (a
+/// slow-start threshold still "arbitrarily high", RFC 5681 §3.1).
+pub(crate) fn segments_to_bytes(segments: f64, smss: f64) -> u64 {
+    if segments.is_finite() {
+        (segments * smss) as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// The inverse of [`segments_to_bytes`].
+pub(crate) fn bytes_to_segments(bytes: u64, smss: f64) -> f64 {
+    if bytes == u64::MAX {
+        f64::INFINITY
+    } else {
+        bytes as f64 / smss
+    }
 }

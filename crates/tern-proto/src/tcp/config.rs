@@ -2,7 +2,7 @@
 
 use super::recovery::RecoveryKind;
 pub use crate::cc::CcKind;
-use crate::cc::{self, CongestionControl};
+use crate::cc::{self, CongestionControl, CubicOptions};
 use crate::time::SimTime;
 
 /// Initial congestion window (IW) policy.
@@ -50,7 +50,7 @@ impl Default for DelayedAck {
 }
 
 /// Configuration of one TCP endpoint. All fields are public.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// Our MSS; `None` derives it from the path MTU as `mtu - 40`.
     pub mss: Option<u32>,
@@ -92,8 +92,8 @@ pub struct Config {
     /// TIME-WAIT duration. RFC 9293 §3.6 asks for 2*MSL = 4 min; the default
     /// is shortened to Linux's 60 s, and simulations may shorten it further.
     pub time_wait: SimTime,
-    /// CUBIC fast convergence (RFC 9438 §4.7).
-    pub cubic_fast_convergence: bool,
+    /// CUBIC's beta_cubic and fast convergence (RFC 9438 §4.6, §4.7).
+    pub cubic: CubicOptions,
     /// HyStart++ (RFC 9406) in the initial slow start.
     pub hystart: bool,
     /// F-RTO: detect spurious retransmission timeouts (RFC 5682; the
@@ -182,7 +182,7 @@ impl Default for Config {
             syn_retries: 6,
             max_retries: 15,
             time_wait: SimTime::from_secs(60),
-            cubic_fast_convergence: true,
+            cubic: CubicOptions::default(),
             hystart: false,
             frto: false,
             rlci: false,
@@ -217,7 +217,7 @@ impl Config {
             self.cc,
             smss,
             self.initial_window.bytes(smss),
-            self.cubic_fast_convergence,
+            self.cubic,
             self.hystart,
         )
     }

@@ -180,6 +180,24 @@ impl Mobility {
         }
     }
 
+    /// The highest speed the node ever moves at, m/s (0 for a static node): |velocity|, or
+    /// the fastest segment of a waypoint path (distance over duration).
+    pub fn max_speed(&self) -> f64 {
+        match self {
+            Mobility::Static(_) => 0.0,
+            Mobility::ConstantVelocity {
+                velocity: (vx, vy, vz),
+                ..
+            } => libm::sqrt(vx * vx + vy * vy + vz * vz),
+            Mobility::Waypoints(points) => points
+                .windows(2)
+                .map(|w| {
+                    w[0].pos.distance(&w[1].pos) / ((w[1].at - w[0].at).as_nanos() as f64 * 1e-9)
+                })
+                .fold(0.0, f64::max),
+        }
+    }
+
     /// Checks that coordinates and velocities are finite and that waypoints
     /// exist and have strictly increasing times.
     pub fn validate(&self) -> Result<(), String> {
@@ -253,6 +271,27 @@ mod tests {
         let m = Mobility::Static(P0);
         assert_eq!(m.position(SimTime::ZERO), P0);
         assert_eq!(m.position(SimTime::from_secs(1000)), P0);
+    }
+
+    #[test]
+    fn max_speed_is_the_fastest_leg() {
+        assert_eq!(Mobility::Static(P0).max_speed(), 0.0);
+        let v = Mobility::ConstantVelocity {
+            start: P0,
+            velocity: (3.0, 4.0, 0.0),
+            from: SimTime::ZERO,
+        };
+        assert_eq!(v.max_speed(), 5.0);
+        let legs = [
+            Leg::Walk {
+                to: Position::new(10.0, 0.0, 0.0),
+                speed: 2.0,
+            },
+            Leg::Pause(SimTime::from_secs(1)),
+            Leg::Walk { to: P0, speed: 1.5 },
+        ];
+        let w = Mobility::from_legs(P0, &legs).unwrap();
+        assert!((w.max_speed() - 2.0).abs() < 1e-9, "{}", w.max_speed());
     }
 
     #[test]

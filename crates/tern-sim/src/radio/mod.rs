@@ -1,17 +1,20 @@
 //! Radio: where nodes are ([`mobility`]) and what they receive from each other
-//! ([`propagation`]).
+//! ([`propagation`], and optionally small-scale [`fading`]).
 
+pub mod fading;
 pub mod mobility;
 pub mod propagation;
 
 use crate::engine::{RngStream, SimTime};
+use fading::{Fading, FadingProcess};
 use mobility::Mobility;
 use propagation::{noise_floor_dbm, rssi_dbm, snr_db, LogDistance, Shadowing, ShadowingProcess};
 use std::collections::BTreeMap;
 
 /// The members of one radio channel and what each receives from another: log-distance
 /// path loss between their positions at the time, optional log-normal shadowing per
-/// member pair (the same both ways), one transmit power and one receiver noise floor.
+/// member pair (the same both ways), optional small-scale fading per link direction, one
+/// transmit power and one receiver noise floor.
 pub struct RadioChannel {
     name: String,
     seed: u64,
@@ -23,6 +26,21 @@ pub struct RadioChannel {
     /// Shadowing processes by unordered member pair, made on first use from their own
     /// named random streams (so which pairs talk first does not change any draw).
     processes: BTreeMap<(usize, usize), ShadowingProcess>,
+    fading: Option<LinkFading>,
+    /// Fading processes by (transmitter, receiver), made on first use from their own named
+    /// random streams.
+    fades: BTreeMap<(usize, usize), FadingProcess>,
+}
+
+/// What sets every link's fading ([`fading`]): the scatterers' speed, the carrier
+/// frequency and the Rician K factor. A link's maximum Doppler shift is
+/// f_d = (environment speed + the faster member's top speed)/λ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkFading {
+    /// Speed of the moving scatterers, m/s (TGn: [`fading::TGN_ENVIRONMENT_SPEED`]).
+    pub environment_speed: f64,
+    pub freq_hz: f64,
+    pub k_factor: f64,
 }
 
 impl RadioChannel {
@@ -47,10 +65,53 @@ impl RadioChannel {
             noise_floor_dbm: noise_floor_dbm(bandwidth_hz, noise_figure_db),
             shadowing,
             processes: BTreeMap::new(),
+            fading: None,
+            fades: BTreeMap::new(),
         }
     }
 
-    /// Received power at member `rx` from member `tx` at `now`, dBm.
+    /// The same channel with small-scale fading on every link direction; errors if the
+    /// resulting Doppler shift or K factor is invalid.
+    pub fn with_fading(mut self, fading: LinkFading) -> Result<RadioChannel, String> {
+        let top = self
+            .mobility
+            .iter()
+            .map(Mobility::max_speed)
+            .fold(0.0, f64::max);
+        Fading {
+            doppler_hz: Fading::doppler_hz(fading.environment_speed + top, fading.freq_hz),
+            k_factor: fading.k_factor,
+        }
+        .validate()?;
+        self.fading = Some(fading);
+        Ok(self)
+    }
+
+    /// The fading power gain of the link `tx` → `rx` at `now`, dB (0 without fading).
+    pub fn fading_db(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
+        let Some(f) = self.fading else {
+            return 0.0;
+        };
+        let speed = f.environment_speed
+            + self.mobility[tx]
+                .max_speed()
+                .max(self.mobility[rx].max_speed());
+        let (seed, name) = (self.seed, &self.name);
+        self.fades
+            .entry((tx, rx))
+            .or_insert_with(|| {
+                let fading = Fading {
+                    doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
+                    k_factor: f.k_factor,
+                };
+                let mut rng = RngStream::new(seed, &format!("{name}/fading/{tx}->{rx}"));
+                FadingProcess::new(fading, &mut rng).expect("validated")
+            })
+            .gain_db(now)
+    }
+
+    /// Received power at member `rx` from member `tx` at `now`, dBm: the local mean (path
+    /// loss and shadowing), without small-scale fading, as a driver's averaged RSSI reports it.
     pub fn rssi_dbm(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
         let d = self.mobility[tx]
             .position(now)
@@ -68,8 +129,10 @@ impl RadioChannel {
         rssi_dbm(self.tx_power_dbm, loss)
     }
 
-    /// SNR at member `rx` of a frame from member `tx` at `now`, dB.
+    /// SNR at member `rx` of a frame from member `tx` at `now`, dB: the mean received
+    /// power (path loss, shadowing) times the link's fading power gain, over the noise.
     pub fn snr_db(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
-        snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm)
+        let fade = self.fading_db(tx, rx, now);
+        snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm) + fade
     }
 }

@@ -259,5 +259,17 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
             "expected a duration above zero",
         ));
     }
+    if let Some(f) = &p.fading {
+        for (field, v) in [
+            ("environment_speed", f.environment_speed),
+            ("k_factor", f.k_factor),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                let mut at = sub("propagation", "fading");
+                at.push(key(field));
+                return Err(src.error(&at, "expected a finite number of 0 or more"));
+            }
+        }
+    }
     Ok(())
 }

@@ -522,6 +522,15 @@ fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), Sce
             ),
         ));
     }
+    if !(spec.cubic_beta > 0.0 && spec.cubic_beta < 1.0) {
+        return Err(src.error(
+            &field("cubic_beta"),
+            format!(
+                "got {}, expected a factor between 0 and 1 (RFC 9438: 0.7)",
+                spec.cubic_beta
+            ),
+        ));
+    }
     for (name, b) in [
         ("send_buffer", spec.send_buffer),
         ("recv_buffer", spec.recv_buffer),

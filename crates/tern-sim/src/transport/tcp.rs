@@ -14,6 +14,7 @@ use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, RtoRuleSpec, TcpSpec};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
+use tern_proto::cc::CubicOptions;
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
     RtoRule, Segment, State,
@@ -27,6 +28,11 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         cc: match spec.cc {
             CcSpec::Newreno => CcKind::NewReno,
             CcSpec::Cubic => CcKind::Cubic,
+            CcSpec::Ctcp => CcKind::Ctcp,
+        },
+        cubic: CubicOptions {
+            beta: spec.cubic_beta,
+            fast_convergence: spec.cubic_fast_convergence,
         },
         sack: spec.sack,
         recovery: match spec.recovery {

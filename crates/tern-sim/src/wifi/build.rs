@@ -14,7 +14,7 @@ use crate::radio::mobility::{Leg, Mobility, Position};
 use crate::radio::propagation::{
     LogDistance, Shadowing, DEFAULT_NOISE_FIGURE_DB, DEFAULT_TX_POWER_DBM,
 };
-use crate::radio::RadioChannel;
+use crate::radio::{LinkFading, RadioChannel};
 use crate::scenario::units::DataRate;
 use crate::scenario::{
     BandSpec, GuardIntervalSpec, MoveSpec, NodeSpec, PreambleSpec, RateControlSpec, WifiSpec,
@@ -194,6 +194,16 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
             )
         }),
     );
+    let radio = match &p.fading {
+        None => radio,
+        Some(f) => radio
+            .with_fading(LinkFading {
+                environment_speed: f.environment_speed,
+                freq_hz: freq,
+                k_factor: f.k_factor,
+            })
+            .expect("validated"),
+    };
     let rate_spec = spec
         .rate_control
         .clone()

@@ -27,6 +27,11 @@ pub(super) fn retry_out_table() -> Vec<super::RetryOutStep> {
         .collect()
 }
 
+/// The TGn channel models' environmental speed, 1.2 km/h (IEEE 802.11-03/940r4).
+pub(super) fn tgn_environment_speed() -> f64 {
+    crate::radio::fading::TGN_ENVIRONMENT_SPEED
+}
+
 pub(super) fn wifi_queue() -> u32 {
     500
 }
@@ -133,4 +138,9 @@ pub(super) fn mib1() -> Bytes {
 
 pub(super) fn kib128() -> Bytes {
     Bytes(128 * 1024)
+}
+
+/// beta_cubic of RFC 9438 §4.6.
+pub(super) fn cubic_beta() -> f64 {
+    0.7
 }

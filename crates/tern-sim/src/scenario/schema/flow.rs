@@ -173,9 +173,18 @@ impl TransportSpec {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    /// Congestion control: "newreno" (RFC 5681, RFC 6582) or "cubic" (RFC 9438).
+    /// Congestion control: "newreno" (RFC 5681, RFC 6582), "cubic" (RFC 9438) or "ctcp"
+    /// (Compound TCP, draft-sridharan-tcpm-ctcp-02: Windows' from Server 2008 to Windows 10
+    /// 1703).
     #[serde(default)]
     pub cc: CcSpec,
+    /// CUBIC's multiplicative decrease beta_cubic (RFC 9438 §4.6: 0.7, Linux's too; Apple's
+    /// XNU 3248, OS X 10.11, backs off by 0.2: 0.8).
+    #[serde(default = "cubic_beta")]
+    pub cubic_beta: f64,
+    /// CUBIC fast convergence (RFC 9438 §4.7; on in Linux, off by default in XNU 3248).
+    #[serde(default = "yes")]
+    pub cubic_fast_convergence: bool,
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = `recovery` below.
     #[serde(default = "yes")]
     pub sack: bool,
@@ -271,6 +280,7 @@ pub enum CcSpec {
     #[default]
     Newreno,
     Cubic,
+    Ctcp,
 }
 
 /// How TCP's RTO follows its RTT samples.

@@ -248,4 +248,26 @@ pub struct PropagationSpec {
     pub shadowing: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shadowing_interval: Option<Duration>,
+    /// Small-scale fading per link direction (Clarke's model by Zheng & Xiao's
+    /// sum of sinusoids, `radio/fading.rs`): off unless this table is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fading: Option<FadingSpec>,
+}
+
+/// Time-correlated Rayleigh (or Rician) fading of every link direction: each transmission's
+/// SNR gets the fade at its start (all MPDUs of an A-MPDU share it, a retry sees its own).
+/// The maximum Doppler shift is f_d = v/λ with v the environment speed plus the faster
+/// member's top speed (TGn channel models, IEEE 802.11-03/940r4).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FadingSpec {
+    /// Speed of the moving scatterers (people, doors), m/s; default 0.3333 = 1.2 km/h, the
+    /// TGn models' environmental speed for indoor channels with stationary stations.
+    #[serde(default = "tgn_environment_speed")]
+    pub environment_speed: f64,
+    /// Rician K factor, linear (power of the direct wave over the scattered power); default
+    /// 0 = Rayleigh, TGn's NLOS condition (every tap Rayleigh beyond the breakpoint
+    /// distance, 5-30 m for models B-F).
+    #[serde(default)]
+    pub k_factor: f64,
 }

@@ -1,0 +1,166 @@
+//! Tests of [`super::FadingProcess`] against Clarke's model: exponential power, J₀
+//! autocorrelation, the Rayleigh-averaged PER, and determinism.
+
+use super::*;
+use crate::wifi::error_model::ht_success_rate;
+use crate::wifi::phy::HtMcs;
+
+/// Realisations of the ensemble, each from the same test stream in turn.
+fn ensemble(n: usize, fading: Fading, name: &str) -> Vec<FadingProcess> {
+    let mut rng = RngStream::new(11, name);
+    (0..n)
+        .map(|_| FadingProcess::new(fading, &mut rng).unwrap())
+        .collect()
+}
+
+const RAYLEIGH_10HZ: Fading = Fading {
+    doppler_hz: 10.0,
+    k_factor: 0.0,
+};
+
+/// Four standard errors of a binomial proportion p estimated from n samples.
+fn four_sigma(p: f64, n: usize) -> f64 {
+    4.0 * libm::sqrt(p * (1.0 - p) / n as f64)
+}
+
+#[test]
+fn the_power_gain_is_exponential_with_mean_one() {
+    // Clarke: |h|² ~ Exp(1), CDF 1 − e^{−x}. The ensemble at one time, N = 20 000: each
+    // empirical CDF value is a binomial proportion, held to 4 standard errors (a false
+    // alarm about 6·10⁻⁵ per point).
+    let n = 20_000;
+    let t = SimTime::from_millis(1234);
+    let powers: Vec<f64> = ensemble(n, RAYLEIGH_10HZ, "radio/fading/cdf")
+        .iter()
+        .map(|p| p.power(t))
+        .collect();
+    for x in [0.05, 0.1, 0.5, 1.0, 2.0, 3.0] {
+        let expect = 1.0 - libm::exp(-x);
+        let got = powers.iter().filter(|&&p| p <= x).count() as f64 / n as f64;
+        assert!(
+            (got - expect).abs() <= four_sigma(expect, n),
+            "P(|h|² ≤ {x}) = {got}, Exp(1) gives {expect}"
+        );
+    }
+    // Mean 1: Exp(1) has standard deviation 1, so the mean's standard error is 1/√N.
+    let mean = powers.iter().sum::<f64>() / n as f64;
+    assert!((mean - 1.0).abs() <= 4.0 / libm::sqrt(n as f64), "{mean}");
+}
+
+#[test]
+fn the_autocorrelation_is_bessel_j0() {
+    // E[h(t)·h*(t + τ)] = J₀(2π·f_d·τ) (Zheng & Xiao's ensemble property). The estimate
+    // averages Re(h(t)·h*(t + τ)) over N realisations; for a complex Gaussian pair with
+    // correlation ρ that product has variance (1 + ρ²)/2 ≤ 1, so 4/√N bounds the error
+    // (0.028 for N = 20 000). Lags up to past the first zero of J₀ (2.405/(2π·10) = 38 ms).
+    let n = 20_000;
+    let procs = ensemble(n, RAYLEIGH_10HZ, "radio/fading/acf");
+    let t0 = SimTime::from_millis(500);
+    for lag_ms in [0u64, 2, 10, 20, 38, 60, 100] {
+        let t1 = t0 + SimTime::from_millis(lag_ms);
+        let est = procs
+            .iter()
+            .map(|p| {
+                let (a, b) = (p.gain(t0), p.gain(t1));
+                a.0 * b.0 + a.1 * b.1
+            })
+            .sum::<f64>()
+            / n as f64;
+        let expect = libm::j0(2.0 * PI * 10.0 * lag_ms as f64 * 1e-3);
+        assert!(
+            (est - expect).abs() <= 4.0 / libm::sqrt(n as f64),
+            "lag {lag_ms} ms: {est} vs J0 = {expect}"
+        );
+    }
+}
+
+#[test]
+fn a_rician_direct_wave_keeps_the_mean_power_and_narrows_the_fades() {
+    // Mean power 1 for any K; deep fades (|h|² ≤ 0.1) get rarer: the Rician CDF at small x
+    // is about (1 + K)·e^{−K}·x, 0.1·5·e^{−4} = 0.009 for K = 4 vs 0.095 for Rayleigh.
+    let n = 20_000;
+    let t = SimTime::from_millis(700);
+    let rice = Fading {
+        doppler_hz: 10.0,
+        k_factor: 4.0,
+    };
+    let powers: Vec<f64> = ensemble(n, rice, "radio/fading/rice")
+        .iter()
+        .map(|p| p.power(t))
+        .collect();
+    let mean = powers.iter().sum::<f64>() / n as f64;
+    // Var|h|² = (1 + 2K)/(1 + K)² for Rician power with mean 1.
+    let sd = libm::sqrt(9.0) / 5.0;
+    assert!(
+        (mean - 1.0).abs() <= 4.0 * sd / libm::sqrt(n as f64),
+        "{mean}"
+    );
+    let deep = powers.iter().filter(|&&p| p <= 0.1).count() as f64 / n as f64;
+    assert!(deep < 0.02, "{deep}");
+}
+
+#[test]
+fn the_rayleigh_average_per_is_the_awgn_per_averaged_over_exp_snr() {
+    // PER at mean SNR γ̄ under Rayleigh fading: ∫₀^∞ (1 − S(γ̄·x))·e^{−x} dx with S the
+    // AWGN success rate of the error model, by composite Simpson on [0, 30] (the tail
+    // beyond weighs e^{−30}). Against the mean over N fades drawn from the process, whose
+    // standard error is at most 0.5/√N.
+    let mcs = HtMcs::new(4).unwrap();
+    let bits = 8 * 1538;
+    let mean_snr = libm::pow(10.0, 22.0 / 10.0);
+    let per = |x: f64| 1.0 - ht_success_rate(mcs, mean_snr * x, bits);
+    let (a, b, steps) = (0.0, 30.0, 30_000);
+    let h = (b - a) / steps as f64;
+    let mut integral = per(a) + per(b) * libm::exp(-b);
+    for i in 1..steps {
+        let x = a + i as f64 * h;
+        integral += if i % 2 == 1 { 4.0 } else { 2.0 } * per(x) * libm::exp(-x);
+    }
+    integral *= h / 3.0;
+    let n = 20_000;
+    let t = SimTime::from_millis(321);
+    let mc = ensemble(n, RAYLEIGH_10HZ, "radio/fading/per")
+        .iter()
+        .map(|p| per(p.power(t)))
+        .sum::<f64>()
+        / n as f64;
+    // At 22 dB MCS 4's AWGN PER is small; fading makes it an order of magnitude larger.
+    assert!(per(1.0) < 0.05 && integral > 0.1, "{} {integral}", per(1.0));
+    assert!(
+        (mc - integral).abs() <= 2.0 / libm::sqrt(n as f64),
+        "Monte Carlo {mc} vs integral {integral}"
+    );
+}
+
+#[test]
+fn the_same_seed_and_name_give_the_same_fades() {
+    let draw = |seed, name: &str| {
+        let p = FadingProcess::new(RAYLEIGH_10HZ, &mut RngStream::new(seed, name)).unwrap();
+        (0..50u64)
+            .map(|k| p.gain_db(SimTime::from_millis(7 * k)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(draw(3, "wifi/x/fading/0->1"), draw(3, "wifi/x/fading/0->1"));
+    assert_ne!(draw(3, "wifi/x/fading/0->1"), draw(3, "wifi/x/fading/1->0"));
+    assert_ne!(draw(3, "wifi/x/fading/0->1"), draw(4, "wifi/x/fading/0->1"));
+}
+
+#[test]
+fn the_doppler_shift_and_bad_parameters() {
+    // TGn: 1.2 km/h at 5.18 GHz, f_d = v/λ = 0.3333 m/s / 0.05788 m = 5.759 Hz.
+    let fd = Fading::doppler_hz(TGN_ENVIRONMENT_SPEED, 5.18e9);
+    assert!((fd - 5.759).abs() < 1e-3, "{fd}");
+    let mut rng = RngStream::new(0, "x");
+    for (doppler_hz, k_factor) in [
+        (-1.0, 0.0),
+        (f64::NAN, 0.0),
+        (1.0, -0.5),
+        (1.0, f64::INFINITY),
+    ] {
+        let f = Fading {
+            doppler_hz,
+            k_factor,
+        };
+        assert!(FadingProcess::new(f, &mut rng).is_err(), "{f:?}");
+    }
+}

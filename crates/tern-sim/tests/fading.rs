@@ -1,0 +1,123 @@
+//! Small-scale fading on 802.11n links, end to end: with `propagation.fading` a frame and
+//! its retries milliseconds later fall in the same fade, so an MPDU that failed is more
+//! likely to fail again; without it the FCS draws are independent.
+
+mod common;
+
+use common::{error_of, table, texts, u64s};
+use std::collections::BTreeMap;
+
+/// A station 20 m from its AP sending 40 Mbit/s of UDP at MCS 7: a mean SNR of 24 dB
+/// (16 dBm, log-distance n = 3 at 5.18 GHz, 7 dB noise figure), where Rayleigh fading gives
+/// MCS 7 a PER of roughly 0.2. `propagation`: the BSS's propagation table.
+fn scenario(propagation: &str, seed: u64) -> String {
+    format!(
+        r#"record = ["wifi_rx"]
+[sim]
+duration = "2s"
+seed = {seed}
+[[nodes]]
+name = "ap"
+[[nodes]]
+name = "sta"
+position = [20, 0, 0]
+[[wifi]]
+name = "wlan"
+ap = "ap"
+stations = ["sta"]
+standard = "802.11n"
+rate_control = {{ kind = "constant", mcs = 7 }}
+propagation = {propagation}
+[[flows]]
+name = "up"
+from = "sta"
+to = "ap"
+app = {{ kind = "cbr", rate = "40Mbps", size = "1400B" }}
+transport = {{ kind = "udp" }}
+"#
+    )
+}
+
+/// Over the station's MPDU receptions at the AP (`wifi_rx`): (receptions, failed ones,
+/// receptions that follow a failed one of the same MPDU, those that failed again).
+fn failure_counts(text: &str) -> [u64; 4] {
+    let out = common::run(text);
+    let rx = table(&out, "wifi_rx");
+    let (from, sn, ok) = (texts(rx, "from"), u64s(rx, "sn"), u64s(rx, "fcs_ok"));
+    let mut failed_before = BTreeMap::new();
+    let mut c = [0u64; 4];
+    for i in (0..sn.len()).filter(|&i| from[i] == "sta") {
+        let bad = ok[i] == 0;
+        c[0] += 1;
+        c[1] += u64::from(bad);
+        if failed_before.get(&sn[i]) == Some(&true) {
+            c[2] += 1;
+            c[3] += u64::from(bad);
+        }
+        failed_before.insert(sn[i], bad);
+    }
+    c
+}
+
+/// P(retry fails | previous attempt failed) against P(fail), each a binomial proportion:
+/// returns (conditional, unconditional, 4 standard errors of their difference).
+fn probabilities(c: [u64; 4]) -> (f64, f64, f64) {
+    let p = c[1] as f64 / c[0] as f64;
+    let q = c[3] as f64 / c[2] as f64;
+    let se = (p * (1.0 - p) / c[0] as f64 + q * (1.0 - q) / c[2] as f64).sqrt();
+    (q, p, 4.0 * se)
+}
+
+#[test]
+fn with_fading_an_mpdu_that_failed_tends_to_fail_again() {
+    // The TGn fade lasts tens of ms (f_d = 5.8 Hz): the retry a few ms later sees nearly
+    // the same SNR, so failures cluster.
+    let c = failure_counts(&scenario("{ fading = {} }", 1));
+    let (q, p, tol) = probabilities(c);
+    assert!(c[2] >= 200, "too few retries to judge: {c:?}");
+    assert!(
+        q > p + tol,
+        "P(fail | failed) = {q}, P(fail) = {p} ± {tol}: {c:?}"
+    );
+    // Deep fades: a retry after a failure fails more often than not.
+    assert!(q > 0.5, "{q}");
+}
+
+#[test]
+fn without_fading_the_failures_are_independent() {
+    // No fading, 5 m from the AP (SNR 42 dB: no SNR errors) and a fixed MPDU error rate of
+    // 0.3: each FCS draw is independent, so P(fail | failed) = P(fail) = 0.3.
+    let text = scenario("{}", 1)
+        .replace("[20, 0, 0]", "[5, 0, 0]")
+        .replace("propagation = {}", "propagation = {}\nmpdu_error = 0.3");
+    let c = failure_counts(&text);
+    let (q, p, tol) = probabilities(c);
+    assert!(c[2] >= 200, "too few retries to judge: {c:?}");
+    assert!(
+        (q - p).abs() <= tol,
+        "P(fail | failed) = {q}, P(fail) = {p} ± {tol}: {c:?}"
+    );
+}
+
+#[test]
+fn runs_with_fading_are_deterministic() {
+    let text = scenario("{ fading = { k_factor = 2.0 } }", 7);
+    assert_eq!(failure_counts(&text), failure_counts(&text));
+    assert_ne!(
+        failure_counts(&text),
+        failure_counts(&scenario("{ fading = { k_factor = 2.0 } }", 8))
+    );
+}
+
+#[test]
+fn bad_fading_values_name_the_key() {
+    let e = error_of(&scenario("{ fading = { k_factor = -1 } }", 1));
+    assert!(e.contains("fading") && e.contains("k_factor"), "{e}");
+    let e = error_of(&scenario("{ fading = { environment_speed = -0.5 } }", 1));
+    assert!(
+        e.contains("environment_speed") && e.contains("0 or more"),
+        "{e}"
+    );
+    let e = error_of(&scenario("{ fading = { doppler = 3 } }", 1));
+    assert!(e.contains("doppler"), "{e}");
+}
