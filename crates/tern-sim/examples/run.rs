@@ -1,5 +1,6 @@
 //! Runs a scenario file and prints its summary, events/s and packets/s:
-//! `cargo run --release -p tern-sim --example run -- FILE [KEY=VALUE ...]`.
+//! `cargo run --release -p tern-sim --example run -- FILE [KEY=VALUE ...]`. The wall time is
+//! that of `World::run` (like ns-3's `Simulator::Run()`); building the world is timed apart.
 //!
 //! `TERN_DIGEST=1` prints a digest of each trace table kept in memory; `TERN_TRACE_DIR=DIR`
 //! writes the traces to `DIR/<table>.parquet` as the run goes instead.
