@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Tern against ns-3 on the rows of issue 15's table, in one sitting: for each row, REPEATS rounds of
 # one ns-3 run (time inside Simulator::Run(), from ../shared/bench/ns3/) then TERN_REPS runs (default
-# 5: Tern's runs are short, so noisier) of each Tern build given (examples/run, wall time of the run
-# in the process), interleaved so load on the machine hits all alike. Prints a Markdown table of
-# medians, one line per row and build; the raw lines go to OUT.
+# 5: Tern's runs are short, so noisier) of each Tern build given (examples/run, wall time of
+# World::run in the process, like Simulator::Run(); building the world, which ns-3's figure leaves
+# out too, is timed apart), interleaved so load on the machine hits all alike. Prints a Markdown
+# table of medians, one line per row and build; the raw lines go to OUT.
 # Usage: NS3_PYTHON=/path/to/venv/bin/python benches/vs_ns3.sh REPEATS OUT TERN_BIN...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,7 +68,7 @@ for i in range(1, n + 1):
     for k, b in enumerate(bins):
         te = [re.search(pat, line) for line in open(f"{out}/{i}.tern{k}")]
         tw = med(float(m[1]) for m in te)
-        print(f"| {name} | `{b}` | {nw:.3f} | {tw:.3f} | {nw / tw:.1f}× "
+        print(f"| {name} | `{b}` | {nw:.3f} | {tw:.4f} | {nw / tw:.1f}× "
               f"| {med(float(m[3]) for m in te) / 1e6:.2f} M | {med(float(m[4]) for m in te) / 1e6:.2f} M "
               f"| {max(float(m[5]) for m in te):.1f} MiB | {ns[0]['events']} | {te[0][2]} |")
 PY

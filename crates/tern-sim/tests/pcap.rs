@@ -25,15 +25,7 @@ fn tcp(uid: u64, to_server: bool, seg: Segment) -> Packet {
     } else {
         (SERVER, CLIENT)
     };
-    Packet {
-        uid,
-        flow: FlowId(0),
-        key: 0,
-        pin: Default::default(),
-        src,
-        dst,
-        body: Body::Tcp(seg),
-    }
+    Packet::new(uid, FlowId(0), 0, src, dst, Body::Tcp(seg))
 }
 
 fn seg(
@@ -104,27 +96,25 @@ fn packets() -> Vec<(SimTime, Packet)> {
             .collect(),
         ..ts(230, 104)
     };
-    let msg = |flow, kind, seq, len| Packet {
-        uid: 100 + seq,
-        flow: FlowId(flow),
-        key: 0,
-        pin: Default::default(),
-        src: if kind == UdpKind::EchoReply {
-            SERVER
+    let msg = |flow, kind, seq, len| {
+        let (src, dst) = if kind == UdpKind::EchoReply {
+            (SERVER, CLIENT)
         } else {
-            CLIENT
-        },
-        dst: if kind == UdpKind::EchoReply {
-            CLIENT
-        } else {
-            SERVER
-        },
-        body: Body::Udp(UdpMessage {
-            kind,
-            seq,
-            sent_at: ms(300),
-            len,
-        }),
+            (CLIENT, SERVER)
+        };
+        Packet::new(
+            100 + seq,
+            FlowId(flow),
+            0,
+            src,
+            dst,
+            Body::Udp(UdpMessage {
+                kind,
+                seq,
+                sent_at: ms(300),
+                len,
+            }),
+        )
     };
     vec![
         (

@@ -13,43 +13,79 @@
 //! ever later events, so popping takes bucket 0's events or, when it is empty, finds the
 //! earliest event of the first non-empty bucket, makes its time `last`, and moves that
 //! bucket's events into lower buckets. Each event moves down once per digit level at most,
-//! along contiguous vectors, so the cost per event grows slowly with the number pending
-//! (a binary heap's pop is a chain of cache misses once the heap outgrows the cache).
+//! so the cost per event grows slowly with the number pending (a binary heap's pop is a
+//! chain of cache misses once the heap outgrows the cache).
+//!
+//! Memory layout, two ways by size. While fewer than [`VEC_PENDING`] events are pending, a
+//! bucket is a list threaded through the slots of one slab, where the slot freed last is
+//! used first: filing an event writes that slot, still in cache, and the bucket's ends in
+//! one small array. With more, the slab outgrows the cache and a list moving down would be
+//! a walk of cache misses, so buckets filed then are vectors of their own, read in sequence
+//! when they move down. One vector per bucket always (the layout before) scattered the
+//! scenarios' schedules over as many heap buffers as buckets in use, whose stores missed the
+//! cache and made the queue 31 % of the 10-flow dumbbell's run; lists always made 1 M
+//! pending 20 times slower than 1 k. Both measured in benches/RESULTS.md.
 //!
 //! Insertion order among events due at the same time needs no sequence number: all of them
 //! always sit in the same bucket (the bucket is a function of the time and `last` alone),
-//! every bucket is a vector kept in the order its events arrived (moving a bucket down
-//! preserves its order, and appends after events that are all due at other times), and
-//! bucket 0 is read from the front. The property test below checks the order against a
-//! sort by (time, insertion order). Measured against `std::collections::BinaryHeap` in
-//! `benches/event_queue.rs`.
+//! every bucket is kept in the order its events arrived (moving a bucket down or turning
+//! its list into a vector preserves its order, and appends after events that are all due
+//! at other times), and bucket 0 is read from the front. The property tests below check
+//! the order against a sort by (time, insertion order). Measured against
+//! `std::collections::BinaryHeap` in `benches/event_queue.rs`.
 
 use super::SimTime;
-use std::collections::VecDeque;
 
 /// Bits per digit of the due time: a trade between the number of times an event moves
 /// (at most once per digit) and the number of buckets (chosen by measurement).
 const DIGIT_BITS: u32 = 6;
 /// Buckets per digit level.
 const RADIX: usize = 1 << DIGIT_BITS;
-/// Buckets 1.. (bucket 0 is kept apart): `RADIX` per level.
+/// Bucket 0 (events due at `last`), then `RADIX` buckets per level.
 const BUCKETS: usize = 1 + 64usize.div_ceil(DIGIT_BITS as usize) * RADIX;
 /// Words of the bitmap of non-empty buckets.
 const WORDS: usize = BUCKETS.div_ceil(64);
+/// Events pending from which buckets are filed as vectors: below, the slab (24 B per event
+/// in a run) stays in cache and lists are cheaper.
+const VEC_PENDING: usize = 1 << 16;
+/// The end of a list.
+const NIL: u32 = u32::MAX;
 
-struct Entry<E> {
+/// A slot of the slab: an event, its due time, and the next slot of its bucket (or of the
+/// free list).
+struct Slot<E> {
     time: u64,
+    next: u32,
     event: E,
 }
 
+/// A bucket's list: its first and last slot.
+#[derive(Clone, Copy)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+const EMPTY: List = List {
+    head: NIL,
+    tail: NIL,
+};
+
 /// A priority queue of events ordered by due time, ties broken by insertion order.
+/// Events are `Copy` (small handles: a freed slot keeps its stale event until reused).
 pub struct EventQueue<E> {
-    /// The events due at `last`, in insertion order.
-    zero: VecDeque<E>,
-    /// Bucket `1 + l * RADIX + d`: the events whose time first differs from `last` in
-    /// digit `l`, where their digit is `d`, in the order they were filed (index 0 unused).
-    buckets: Vec<Vec<Entry<E>>>,
-    /// Bit `b % 64` of word `b / 64` set when bucket `b` has events.
+    slots: Vec<Slot<E>>,
+    /// First free slot (freed last), linked through `next`.
+    free: u32,
+    /// Bucket 0 holds the events due at `last`; bucket `1 + l * RADIX + d` the events whose
+    /// time first differs from `last` in digit `l`, where their digit is `d`. Each is in
+    /// the order its events were filed.
+    lists: [List; BUCKETS],
+    /// The events of the buckets filed as vectors, `(due time, event)`.
+    vecs: Vec<Vec<(u64, E)>>,
+    /// Bit `b % 64` of word `b / 64` set when bucket `b`'s events are in its vector.
+    in_vec: [u64; WORDS],
+    /// Bit `b % 64` of word `b / 64` set when bucket `b` (not 0) has events.
     occupied: [u64; WORDS],
     len: usize,
     /// The time popped last, or found earliest while refilling bucket 0.
@@ -58,17 +94,20 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            zero: VecDeque::new(),
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            slots: Vec::new(),
+            free: NIL,
+            lists: [EMPTY; BUCKETS],
+            vecs: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            in_vec: [0; WORDS],
             occupied: [0; WORDS],
             len: 0,
             last: 0,
@@ -84,6 +123,12 @@ impl<E> EventQueue<E> {
 
     /// Schedules `event` at absolute time `at`. Scheduling in the past is a
     /// model bug: the event is clamped to the present so time never runs backwards.
+    ///
+    /// Inlined, with [`EventQueue::link`], into its callers: the time and the event then
+    /// reach their slot in registers. Out of line, they were written to the stack piece by
+    /// piece and read back whole, a failed store-to-load forwarding on every schedule that
+    /// profiles of the wired scenarios showed.
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = at.max(self.now).0;
@@ -91,7 +136,8 @@ impl<E> EventQueue<E> {
             // Only after `peek_time` looked ahead without popping.
             self.rebase(time);
         }
-        self.put(Entry { time, event });
+        let i = self.alloc(time, event);
+        self.link(i, time);
         self.len += 1;
     }
 
@@ -111,7 +157,16 @@ impl<E> EventQueue<E> {
         if !self.refill() {
             return None;
         }
-        let event = self.zero.pop_front().expect("refilled");
+        let i = self.lists[0].head;
+        let (event, next) = {
+            let slot = &self.slots[i as usize];
+            (slot.event, slot.next)
+        };
+        self.lists[0].head = next;
+        if next == NIL {
+            self.lists[0].tail = NIL;
+        }
+        self.release(i);
         self.len -= 1;
         self.popped += 1;
         self.now = SimTime(self.last);
@@ -131,46 +186,138 @@ impl<E> EventQueue<E> {
         self.popped
     }
 
-    /// Files an entry in its bucket relative to `last` (which is not after it).
-    #[inline]
-    fn put(&mut self, e: Entry<E>) {
-        let x = e.time ^ self.last;
-        if x == 0 {
-            self.zero.push_back(e.event);
-            return;
+    /// A slot holding `event`, due at `time`, linked nowhere: the slot freed last, or a new
+    /// one.
+    #[inline(always)]
+    fn alloc(&mut self, time: u64, event: E) -> u32 {
+        let slot = Slot {
+            time,
+            next: NIL,
+            event,
+        };
+        match self.free {
+            NIL => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+            i => {
+                self.free = self.slots[i as usize].next;
+                self.slots[i as usize] = slot;
+                i
+            }
         }
-        let level = (63 - x.leading_zeros()) / DIGIT_BITS;
-        let digit = (e.time >> (level * DIGIT_BITS)) as usize & (RADIX - 1);
-        let b = 1 + level as usize * RADIX + digit;
-        self.occupied[b / 64] |= 1 << (b % 64);
-        self.buckets[b].push(e);
+    }
+
+    /// Returns slot `i` to the free list.
+    #[inline(always)]
+    fn release(&mut self, i: u32) {
+        self.slots[i as usize].next = self.free;
+        self.free = i;
+    }
+
+    /// Files slot `i`, due at `time` and linked nowhere, in its bucket relative to `last`
+    /// (which is not after `time`): appended to the bucket's list, or to its vector (then
+    /// the slot is freed) when it is one or [`VEC_PENDING`] events are pending.
+    #[inline(always)]
+    fn link(&mut self, i: u32, time: u64) {
+        let x = time ^ self.last;
+        let b = if x == 0 {
+            0
+        } else {
+            let level = (63 - x.leading_zeros()) / DIGIT_BITS;
+            let digit = (time >> (level * DIGIT_BITS)) as usize & (RADIX - 1);
+            let b = 1 + level as usize * RADIX + digit;
+            self.occupied[b / 64] |= 1 << (b % 64);
+            if self.len >= VEC_PENDING || self.in_vec[b / 64] & (1 << (b % 64)) != 0 {
+                return self.file_in_vec(b, i);
+            }
+            b
+        };
+        let list = &mut self.lists[b];
+        match list.tail {
+            NIL => list.head = i,
+            t => self.slots[t as usize].next = i,
+        }
+        list.tail = i;
+    }
+
+    /// Appends slot `i`'s event to bucket `b`'s vector (moving the bucket's list there
+    /// first if it has one), and frees the slot.
+    #[inline(never)]
+    fn file_in_vec(&mut self, b: usize, i: u32) {
+        let list = std::mem::replace(&mut self.lists[b], EMPTY);
+        self.in_vec[b / 64] |= 1 << (b % 64);
+        let mut j = list.head;
+        while j != NIL {
+            let slot = &self.slots[j as usize];
+            let next = slot.next;
+            self.vecs[b].push((slot.time, slot.event));
+            self.release(j);
+            j = next;
+        }
+        let slot = &self.slots[i as usize];
+        self.vecs[b].push((slot.time, slot.event));
+        self.release(i);
     }
 
     /// Makes bucket 0 hold the earliest events; returns `false` if the queue is empty.
+    #[inline]
     fn refill(&mut self) -> bool {
-        if !self.zero.is_empty() {
+        if self.lists[0].head != NIL {
             return true;
         }
         let Some(b) = self.first_occupied() else {
             return false;
         };
         self.occupied[b / 64] &= !(1 << (b % 64));
-        if self.buckets[b].len() == 1 {
-            // The common case: nothing else to move down.
-            let e = self.buckets[b].pop().expect("one event");
-            self.last = e.time;
-            self.zero.push_back(e.event);
-            return true;
+        let list = std::mem::replace(&mut self.lists[b], EMPTY);
+        if self.in_vec[b / 64] & (1 << (b % 64)) != 0 {
+            self.in_vec[b / 64] &= !(1 << (b % 64));
+            self.move_vec_down(b);
+        } else if list.head == list.tail {
+            // The common case: one event, which becomes bucket 0.
+            self.last = self.slots[list.head as usize].time;
+            self.lists[0] = list;
+        } else {
+            self.move_list_down(list.head);
         }
-        let mut from = std::mem::take(&mut self.buckets[b]);
-        self.last = from.iter().map(|e| e.time).min().expect("occupied bucket");
-        // In order, so that events due at the same time keep their order.
-        for e in from.drain(..) {
-            self.put(e);
-        }
-        // Keep the emptied vector's capacity for the next events of that bucket.
-        self.buckets[b] = from;
         true
+    }
+
+    /// Files the events of the list starting at `first` (a bucket just emptied, the first
+    /// non-empty one) again, relative to the earliest of their times, which becomes `last`.
+    /// In list order, so that events due at the same time keep their order.
+    #[inline(never)]
+    fn move_list_down(&mut self, first: u32) {
+        let mut earliest = u64::MAX;
+        let mut i = first;
+        while i != NIL {
+            let slot = &self.slots[i as usize];
+            earliest = earliest.min(slot.time);
+            i = slot.next;
+        }
+        self.last = earliest;
+        let mut i = first;
+        while i != NIL {
+            let slot = &mut self.slots[i as usize];
+            let (next, time) = (slot.next, slot.time);
+            slot.next = NIL;
+            self.link(i, time);
+            i = next;
+        }
+    }
+
+    /// Files the events of bucket `b`'s vector (the first non-empty bucket) again, like
+    /// [`EventQueue::move_list_down`], keeping the vector's capacity.
+    #[inline(never)]
+    fn move_vec_down(&mut self, b: usize) {
+        let mut from = std::mem::take(&mut self.vecs[b]);
+        self.last = from.iter().map(|e| e.0).min().expect("occupied bucket");
+        for (time, event) in from.drain(..) {
+            let i = self.alloc(time, event);
+            self.link(i, time);
+        }
+        self.vecs[b] = from;
     }
 
     /// The lowest non-empty bucket (other than 0), if any.
@@ -184,21 +331,29 @@ impl<E> EventQueue<E> {
 
     /// Files every event again relative to an earlier `last` (`time`, which is not before
     /// `now`): needed when an event is scheduled before the time a `peek_time` found.
-    /// Buckets are visited in order, so events due at the same time keep their order.
+    /// Buckets are visited in order (bucket 0's events, due at the old `last`, first), so
+    /// events due at the same time keep their order.
+    #[cold]
+    #[inline(never)]
     fn rebase(&mut self, time: u64) {
-        let zero = std::mem::take(&mut self.zero);
-        let mut all: Vec<Entry<E>> = Vec::with_capacity(self.len);
-        for b in 1..BUCKETS {
-            all.append(&mut self.buckets[b]);
+        let mut all: Vec<(u64, E)> = Vec::with_capacity(self.len);
+        for b in 0..BUCKETS {
+            let mut i = std::mem::replace(&mut self.lists[b], EMPTY).head;
+            while i != NIL {
+                let slot = &self.slots[i as usize];
+                let next = slot.next;
+                all.push((slot.time, slot.event));
+                self.release(i);
+                i = next;
+            }
+            all.append(&mut self.vecs[b]);
         }
         self.occupied = [0; WORDS];
-        let last = std::mem::replace(&mut self.last, time);
-        // Bucket 0's events are due at the old `last`, before every other event.
-        for event in zero {
-            self.put(Entry { time: last, event });
-        }
-        for e in all {
-            self.put(e);
+        self.in_vec = [0; WORDS];
+        self.last = time;
+        for (t, e) in all {
+            let i = self.alloc(t, e);
+            self.link(i, t);
         }
     }
 }
@@ -245,6 +400,29 @@ mod tests {
         }
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, [4, 3, 2, 1, 0]);
+    }
+
+    /// Buckets filed as vectors (more than `VEC_PENDING` pending) and as lists again as the
+    /// queue drains, many events due at the same times, and pops interleaved: the order of
+    /// a sort by (time, insertion order).
+    #[test]
+    fn large_buckets_keep_the_order() {
+        let mut q = EventQueue::new();
+        let mut reference = std::collections::BTreeSet::new();
+        for n in 0..VEC_PENDING + 20_000 {
+            // 100 distinct due times 1 µs apart, 1 ms ahead: a few buckets, many events each.
+            let at = q.now().0 + 1_000_000 + (n as u64 * 7919 % 100) * 1000;
+            q.schedule(SimTime(at), n);
+            reference.insert((at, n));
+            if n > VEC_PENDING && n % 4 == 3 {
+                let expected = reference.pop_first();
+                assert_eq!(q.pop().map(|(t, e)| (t.0, e)), expected);
+            }
+        }
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|(t, e)| (t.0, e))
+            .collect();
+        assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
     }
 
     proptest! {

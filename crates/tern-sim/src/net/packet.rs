@@ -68,7 +68,8 @@ impl Body {
     }
 }
 
-/// An IP packet in the simulated network.
+/// An IP packet in the simulated network. Made by [`Packet::new`]; nothing but `pin` changes
+/// afterwards (the pool hands out shared references), so its size is computed once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Unique within a run, in creation order.
@@ -80,12 +81,30 @@ pub struct Packet {
     pub dst: NodeId,
     pub pin: Pin,
     pub body: Body,
+    /// [`Packet::size`], computed when the packet is made: it is read at every hop (the
+    /// device, the link counters, TCP Small Queues), and a TCP segment's options make it a
+    /// chain of branches.
+    size: u32,
 }
 
 impl Packet {
+    /// A packet of endpoint `key` of `flow`, from `src` to `dst`, pinned nowhere.
+    pub fn new(uid: u64, flow: FlowId, key: u8, src: NodeId, dst: NodeId, body: Body) -> Self {
+        Packet {
+            uid,
+            flow,
+            key,
+            src,
+            dst,
+            pin: Pin::default(),
+            size: IPV4_HEADER + body.transport_len(),
+            body,
+        }
+    }
+
     /// Size on the link: IPv4 header + transport header + payload.
     pub fn size(&self) -> u32 {
-        IPV4_HEADER + self.body.transport_len()
+        self.size
     }
 }
 
@@ -117,15 +136,7 @@ impl PacketPool {
         dst: NodeId,
         body: Body,
     ) -> PacketRef {
-        let packet = Packet {
-            uid: self.next_uid,
-            flow,
-            key,
-            src,
-            dst,
-            pin: Pin::default(),
-            body,
-        };
+        let packet = Packet::new(self.next_uid, flow, key, src, dst, body);
         self.next_uid += 1;
         match self.free.pop() {
             Some(i) => {

@@ -171,11 +171,18 @@ quantity!(
 
 impl DataRate {
     /// Exact serialization time of `bytes` at this rate, rounded up to the next
-    /// nanosecond: `ceil(bytes * 8 * 1e9 / rate)`.
+    /// nanosecond: `ceil(bytes * 8 * 1e9 / rate)`. In 64-bit arithmetic when the product
+    /// fits (any packet: up to 2.3 GB), which is the same value without the 128-bit
+    /// division (a library call, 1.5 % of the wired runs' time).
     pub fn tx_time(self, bytes: u64) -> SimTime {
-        let bits = u128::from(bytes) * 8 * 1_000_000_000;
-        let rate = u128::from(self.0.max(1));
-        SimTime(bits.div_ceil(rate) as u64)
+        let rate = self.0.max(1);
+        match bytes.checked_mul(8 * 1_000_000_000) {
+            Some(bits) => SimTime(bits.div_ceil(rate)),
+            None => {
+                let bits = u128::from(bytes) * 8 * 1_000_000_000;
+                SimTime(bits.div_ceil(u128::from(rate)) as u64)
+            }
+        }
     }
 }
 
@@ -304,5 +311,10 @@ mod tests {
         assert_eq!(DataRate(10_000_000).tx_time(1500), SimTime(1_200_000));
         // 1 B at 3 bit/s = 8/3 s, rounded up to the next ns.
         assert_eq!(DataRate(3).tx_time(1), SimTime(2_666_666_667));
+        // Past 64-bit products: 10 GB at 1 Tbit/s = 8e10 bit / 1e12 bit/s = 80 ms.
+        assert_eq!(
+            DataRate(1_000_000_000_000).tx_time(10_000_000_000),
+            SimTime(80_000_000)
+        );
     }
 }

@@ -500,15 +500,7 @@ pub(crate) mod tests {
 
     /// A packet of flow 0 from node 0 to node 1 carrying `seg`.
     pub(crate) fn tcp_packet(seg: Segment) -> Packet {
-        Packet {
-            uid: 0x1_2345,
-            flow: FlowId(0),
-            key: 0,
-            pin: Default::default(),
-            src: NodeId(0),
-            dst: NodeId(1),
-            body: Body::Tcp(seg),
-        }
+        Packet::new(0x1_2345, FlowId(0), 0, NodeId(0), NodeId(1), Body::Tcp(seg))
     }
 
     #[test]
@@ -609,20 +601,19 @@ pub(crate) mod tests {
     fn transport_checksums_verify_with_zero_payload() {
         let mut seg = syn();
         seg.payload_len = 1001; // odd length
-        let udp = Packet {
-            uid: 9,
-            flow: FlowId(3),
-            key: 0,
-            pin: Default::default(),
-            src: NodeId(4),
-            dst: NodeId(2),
-            body: Body::Udp(UdpMessage {
+        let udp = Packet::new(
+            9,
+            FlowId(3),
+            0,
+            NodeId(4),
+            NodeId(2),
+            Body::Udp(UdpMessage {
                 kind: UdpKind::EchoReply,
                 seq: 17,
                 sent_at: SimTime::from_millis(1500),
                 len: 101,
             }),
-        };
+        );
         for p in [tcp_packet(seg), udp] {
             let mut bytes = Vec::new();
             encode(&p, Capture::Full, &mut bytes).unwrap();

@@ -16,7 +16,7 @@ pub mod topology;
 use crate::emu::{Boundary, Outbox, EMULATED};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
-use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, Pin, IPV4_HEADER};
+use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, Pin};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
@@ -412,11 +412,6 @@ impl World {
                         Side::Client => (flow.src, flow.dst),
                         Side::Server => (flow.dst, flow.src),
                     };
-                    let size = u64::from(IPV4_HEADER + body.transport_len());
-                    let counts = flow.first_hop;
-                    if counts {
-                        flow.transport.first_hop(side, key, size, true);
-                    }
                     let via = match &flow.via[..] {
                         [one] => Some(*one),
                         many => many.get(usize::from(key)).copied(),
@@ -427,6 +422,11 @@ impl World {
                         if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {
                             self.pool.set_body(p, Body::Raw(bytes));
                         }
+                    }
+                    let size = u64::from(self.pool.get(p).size());
+                    let counts = flow.first_hop;
+                    if counts {
+                        flow.transport.first_hop(side, key, size, true);
                     }
                     if let Some((up, down)) = via {
                         let pin = match side {
