@@ -68,11 +68,15 @@ def tshark() -> str:
 
 
 def tshark_fields(pcap, display_filter, *fields):
-    """The `fields` of the packets of `pcap` that `display_filter` keeps, checksums checked."""
+    """The `fields` of the packets of `pcap` that `display_filter` keeps, checksums checked.
+    The payloads of iperf3 (port 5201) and of emulation's interop flows (5001) are test data,
+    decoded as such: Wireshark's heuristic dissectors (Thrift's, for one) otherwise now and
+    then take iperf3's random bytes for their protocol and call the packet malformed."""
     cmd = [
         tshark(), "-r", str(pcap), "-n",
         "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
         "-o", "tcp.relative_sequence_numbers:FALSE",
+        "-d", "tcp.port==5201,data", "-d", "tcp.port==5001,data",
         "-Y", display_filter, "-T", "fields",
     ]  # fmt: skip
     for f in fields:

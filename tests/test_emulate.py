@@ -236,6 +236,30 @@ def test_linux_tcp_fills_a_10_mbit_link_as_terns_tcp_does(tmp_path):
 
 
 @needs_root
+@needs_iperf3
+def test_the_kernels_tcp_gets_over_100_mbit_s_through_a_link_model(tmp_path):
+    """Issue 21's throughput item: at least 100 Mbit/s of iperf3 through a p2p link model on
+    this 2-core machine, the engine's lateness p99 under 1 ms. The link (200 Mbit/s, 1 ms, 100
+    packets of queue, three times the 33-packet bandwidth-delay product) does not hold the
+    kernels' TCP below 100 Mbit/s: its payload rate is 200 x 1448 / 1500 = 193 Mbit/s. A rare
+    late event of a few ms on a shared machine is not what is measured here (p99 is), so the
+    stopping bound is raised as for the interop tests."""
+    text = TWO_HOSTS.format(duration="20s").replace('"10Mbps"', '"200Mbps"')
+    text = text.replace('"20ms"', '"1ms"') + 'queue = { kind = "droptail", limit = "100pkt" }\n'
+    r = tern.emulate(
+        text=text,
+        out=tmp_path,
+        commands={"a": ["sleep 0.5; iperf3 -c {b} -t 4 -J"], "b": ["iperf3 -s -1"]},
+        fail_us=100_000,
+    )
+    report = json.loads((tmp_path / "commands" / "a.0.log").read_text())
+    goodput = report["end"]["sum_received"]["bits_per_second"]
+    late = r.summary["emulation"]["lateness"]
+    assert goodput >= 100e6, (goodput, late)
+    assert late["p99_us"] < 1_000, late
+
+
+@needs_root
 @needs_ping
 def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
     """The LTE example's handover loses every packet for its last 2 s (`burst_loss`): pings
