@@ -141,7 +141,8 @@ def test_cleanup_removes_a_dead_runs_namespaces_only():
         assert emulation.cleanup() == [dead]
         assert emulation.namespaces() == [live]
     finally:
-        for ns in emulation.namespaces():
+        # Only the two made here: another emulation on this machine keeps its own.
+        for ns in set(emulation.namespaces()) & {dead, live}:
             subprocess.run(["ip", "netns", "delete", ns], check=True)
 
 
