@@ -4,11 +4,14 @@ and tshark; prints a Markdown table for benches/RESULTS.md.
 
 Link: 10 Mbit/s, 20 ms each way, DropTail 100 packets (ns-3's default device queue). Cases:
 - no loss, 10 s of bulk transfer: goodput;
-- 1 % Bernoulli loss on both directions, 10 s: goodput, retransmissions; the kernel with its
-  default CUBIC and with Reno (`iperf3 -C reno`), beside the Mathis et al. approximation
+- 1 % Bernoulli loss on both directions, 10 s: goodput, retransmissions; the kernel with CUBIC
+  and with Reno (`iperf3 -C reno`), beside the Mathis et al. approximation
   1.22 · MSS / (RTT · sqrt(p)) for Reno;
 - a 3 s outage of the forward direction from 4 s: the instants at which the sender retransmits
   the first lost segment (the kernel's from the capture, Tern's RTO expiries from its trace).
+
+The kernel's congestion control is chosen with `iperf3 -C` in every case: a namespace takes the
+host's default (`net.ipv4.tcp_congestion_control`), which here is BBR.
 
 Tern's profile of the kernel: CUBIC (RFC 9438), SACK, timestamps, IW 10 (RFC 6928), 200 ms
 minimum RTO added to SRTT as the kernel does (`rto_rule = "linux"`), F-RTO. Emulation runs
@@ -137,7 +140,7 @@ def main() -> None:
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = LINK.format(duration=DURATION_S + 3)
-        rep, _ = linux(base, Path(tmp) / "clean")
+        rep, _ = linux(base, Path(tmp) / "clean", "-C cubic")
         got = rep["end"]["sum_received"]["bits_per_second"] / 1e6
         terns = [
             simulated(base, s).summary["flows"]["bulk"]["goodput_bps"] / 1e6 for s in (1, 2, 3)
@@ -172,7 +175,7 @@ def main() -> None:
         )
 
         cut = 'record = ["pcap"]\n' + LINK.format(duration=14) + OUTAGE
-        _, run = linux(cut, Path(tmp) / "outage")
+        _, run = linux(cut, Path(tmp) / "outage", "-C cubic")
         kernel = first_segment_retransmissions(Path(tmp) / "outage" / "wire.forward.pcap", 3.9)
         traced = cut.replace('record = ["pcap"]', 'record = ["retransmits"]')
         for k, (hystart, rule) in enumerate(
