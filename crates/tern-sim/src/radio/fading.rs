@@ -58,6 +58,35 @@
 //! not depend on which frames were sent before. The caller evaluates it at each
 //! transmission's start: all MPDUs of an A-MPDU share that fade (the PPDU lasts at most
 //! 5.5 ms ≪ the coherence time), a retry sees the fade at its own time.
+//!
+//! # Receive diversity (maximal-ratio combining)
+//!
+//! A receiver with N antennas (receive chains) sees N fading processes per link direction,
+//! independent (antennas spaced half a wavelength or more apart, Clarke's model: J₀(2π·d/λ)
+//! falls to its first zero at d = 0.38 λ), each from its own named random stream. Maximal-ratio
+//! combining weights each branch by its conjugate gain, so the post-combining SNR is the sum
+//! of the branch SNRs (A. Goldsmith, *Wireless Communications*, Cambridge University Press,
+//! 2005, §7.2.4): γ_Σ = γ̄·Σᵢ|hᵢ|², with γ̄ the per-antenna mean SNR of the link budget. With
+//! Rayleigh branches Σᵢ|hᵢ|² is Gamma(N, 1) (χ² with 2N degrees of freedom over 2), mean N:
+//! [`mrc_power`] is not normalised, so the array gain 10·log₁₀ N is counted. It is physical:
+//! the link budget (path loss, transmit power, 0 dBi antennas, one chain's noise figure) is
+//! that of one antenna, every antenna collects that mean power, and the chains' noises are
+//! independent, so coherent combining adds signal powers against one noise power
+//! (Goldsmith, §7.2.4: the average combined SNR is N·γ̄).
+//!
+//! With N_SS spatial streams (MCS 8–31) the N antennas must also separate the streams. Tern
+//! abstracts the MIMO receiver as zero-forcing: each stream's post-ZF SNR is its per-stream
+//! mean SNR times a Gamma(N − N_SS + 1, 1) gain, diversity order N − N_SS + 1 (J. H. Winters,
+//! J. Salz and R. D. Gitlin, "The impact of antenna diversity on the capacity of wireless
+//! communication systems", IEEE Trans. Commun. 42(2/3/4):1740–1751, 1994; D. A. Gore, R. W.
+//! Heath and A. J. Paulraj, "Transmit selection in spatial multiplexing systems", IEEE
+//! Commun. Lett. 6(11), 2002: the post-ZF SNR of a stream is χ² with 2(N − N_SS + 1)
+//! degrees of freedom). Here: the gain of an MCS with N_SS streams is the
+//! MRC sum over the first max(1, N − N_SS + 1) branches ([`diversity_order`]); the max(1, ·)
+//! keeps a two-stream MCS usable on a one-antenna receiver, as the single-branch model did
+//! (the SNR → PER model already counts the per-stream SNR). It is an abstraction: real
+//! receivers (MMSE, ML) do somewhat better than ZF, and the streams' gains are not
+//! independent of each other here (all streams of a PPDU share the first branches).
 
 use super::propagation::SPEED_OF_LIGHT;
 use crate::engine::{RngStream, SimTime};
@@ -172,11 +201,21 @@ impl FadingProcess {
         let (re, im) = self.gain(t);
         re * re + im * im
     }
+}
 
-    /// The power gain in dB, 10·log₁₀|h(t)|² (added to the SNR).
-    pub fn gain_db(&self, t: SimTime) -> f64 {
-        10.0 * libm::log10(self.power(t))
-    }
+/// The diversity order of a receiver with `rx_antennas` chains for an MCS with `n_ss`
+/// spatial streams: max(1, N − N_SS + 1) (zero-forcing separation of the streams; see the
+/// module documentation).
+pub fn diversity_order(rx_antennas: usize, n_ss: u64) -> usize {
+    let n_ss = usize::try_from(n_ss).unwrap_or(usize::MAX);
+    (rx_antennas + 1).saturating_sub(n_ss).max(1)
+}
+
+/// The maximal-ratio-combined power gain Σᵢ|hᵢ(t)|² of `branches` at `t` (Goldsmith 2005,
+/// §7.2.4; not normalised: its mean is the number of branches). One branch gives exactly
+/// [`FadingProcess::power`].
+pub fn mrc_power(branches: &[FadingProcess], t: SimTime) -> f64 {
+    branches.iter().map(|b| b.power(t)).sum()
 }
 
 #[cfg(test)]

@@ -99,37 +99,112 @@ fn a_rician_direct_wave_keeps_the_mean_power_and_narrows_the_fades() {
     assert!(deep < 0.02, "{deep}");
 }
 
+/// ∫₀^30 f(x)·xᴺ⁻¹·e^{−x}/(N − 1)! dx by composite Simpson with 30 000 steps: the mean of
+/// f over Gamma(N, 1) (the tail beyond 30 weighs below 10⁻⁹ for N ≤ 3).
+fn gamma_mean(f: impl Fn(f64) -> f64, n: i32) -> f64 {
+    let fact = (1..n).product::<i32>() as f64;
+    let w = |x: f64| f(x) * libm::pow(x, f64::from(n - 1)) * libm::exp(-x) / fact;
+    let (a, b, steps) = (0.0, 30.0, 30_000);
+    let h = (b - a) / steps as f64;
+    let mut integral = w(a) + w(b);
+    for i in 1..steps {
+        integral += if i % 2 == 1 { 4.0 } else { 2.0 } * w(a + i as f64 * h);
+    }
+    integral * h / 3.0
+}
+
+/// The MRC power gain of `branches` independent processes per realisation, at `t`: each
+/// realisation takes that many processes in turn from the ensemble's stream.
+fn mrc_ensemble(n: usize, branches: usize, name: &str, t: SimTime) -> Vec<f64> {
+    ensemble(n * branches, RAYLEIGH_10HZ, name)
+        .chunks(branches)
+        .map(|c| mrc_power(c, t))
+        .collect()
+}
+
 #[test]
 fn the_rayleigh_average_per_is_the_awgn_per_averaged_over_exp_snr() {
     // PER at mean SNR γ̄ under Rayleigh fading: ∫₀^∞ (1 − S(γ̄·x))·e^{−x} dx with S the
-    // AWGN success rate of the error model, by composite Simpson on [0, 30] (the tail
-    // beyond weighs e^{−30}). Against the mean over N fades drawn from the process, whose
-    // standard error is at most 0.5/√N.
+    // AWGN success rate of the error model, and with MRC over N branches the same over
+    // Gamma(N, 1) (Goldsmith 2005, §7.2.4: γ_Σ = γ̄·Σ|hᵢ|²). Against the mean over 20 000
+    // combined fades drawn from the processes, whose standard error is at most 0.5/√20 000;
+    // held to 4 of them.
     let mcs = HtMcs::new(4).unwrap();
     let bits = 8 * 1538;
     let mean_snr = libm::pow(10.0, 22.0 / 10.0);
     let per = |x: f64| 1.0 - ht_success_rate(mcs, mean_snr * x, bits);
-    let (a, b, steps) = (0.0, 30.0, 30_000);
-    let h = (b - a) / steps as f64;
-    let mut integral = per(a) + per(b) * libm::exp(-b);
-    for i in 1..steps {
-        let x = a + i as f64 * h;
-        integral += if i % 2 == 1 { 4.0 } else { 2.0 } * per(x) * libm::exp(-x);
-    }
-    integral *= h / 3.0;
     let n = 20_000;
     let t = SimTime::from_millis(321);
-    let mc = ensemble(n, RAYLEIGH_10HZ, "radio/fading/per")
-        .iter()
-        .map(|p| per(p.power(t)))
-        .sum::<f64>()
-        / n as f64;
-    // At 22 dB MCS 4's AWGN PER is small; fading makes it an order of magnitude larger.
-    assert!(per(1.0) < 0.05 && integral > 0.1, "{} {integral}", per(1.0));
+    let mut integrals = Vec::new();
+    for branches in 1..=3 {
+        let integral = gamma_mean(per, branches as i32);
+        let mc = mrc_ensemble(n, branches, &format!("radio/fading/per{branches}"), t)
+            .iter()
+            .map(|&g| per(g))
+            .sum::<f64>()
+            / n as f64;
+        assert!(
+            (mc - integral).abs() <= 2.0 / libm::sqrt(n as f64),
+            "{branches} branches: Monte Carlo {mc} vs integral {integral}"
+        );
+        integrals.push(integral);
+    }
+    // At 22 dB MCS 4's AWGN PER is small; fading makes it an order of magnitude larger, and
+    // diversity brings it back down (order of magnitude per added branch at this SNR).
     assert!(
-        (mc - integral).abs() <= 2.0 / libm::sqrt(n as f64),
-        "Monte Carlo {mc} vs integral {integral}"
+        per(1.0) < 0.05 && integrals[0] > 0.1,
+        "{} {integrals:?}",
+        per(1.0)
     );
+    assert!(integrals[1] < integrals[0] / 5.0 && integrals[2] < integrals[1] / 5.0);
+}
+
+#[test]
+fn the_mrc_gain_is_gamma_n_with_mean_n() {
+    // Σᵢ|hᵢ|² over N independent Exp(1) branches is Gamma(N, 1): Erlang CDF
+    // 1 − e^{−x}·Σ_{k<N} xᵏ/k!. 20 000 realisations; each empirical CDF value a binomial
+    // proportion held to 4 standard errors; the mean N held to 4·√N/√20 000 (Var = N).
+    let n = 20_000;
+    let t = SimTime::from_millis(901);
+    for branches in [2usize, 3] {
+        let gains = mrc_ensemble(n, branches, &format!("radio/fading/mrc{branches}"), t);
+        for x in [0.1, 0.5, 1.0, 2.0, 4.0] {
+            let mut term = 1.0;
+            let mut sum = 0.0;
+            for k in 0..branches {
+                sum += term;
+                term *= x / (k + 1) as f64;
+            }
+            let expect = 1.0 - libm::exp(-x) * sum;
+            let got = gains.iter().filter(|&&g| g <= x).count() as f64 / n as f64;
+            assert!(
+                (got - expect).abs() <= four_sigma(expect, n).max(4.0 / n as f64),
+                "N = {branches}: P(gain ≤ {x}) = {got}, Gamma gives {expect}"
+            );
+        }
+        let mean = gains.iter().sum::<f64>() / n as f64;
+        let tol = 4.0 * libm::sqrt(branches as f64 / n as f64);
+        assert!(
+            (mean - branches as f64).abs() <= tol,
+            "N = {branches}: {mean}"
+        );
+    }
+}
+
+#[test]
+fn the_diversity_order_is_antennas_minus_streams_plus_one_at_least_one() {
+    // Zero-forcing: N − N_SS + 1 (Winters, Salz & Gitlin 1994), floored at 1.
+    for (antennas, n_ss, order) in [
+        (1, 1, 1),
+        (1, 2, 1),
+        (2, 1, 2),
+        (2, 2, 1),
+        (3, 1, 3),
+        (3, 2, 2),
+        (4, 4, 1),
+    ] {
+        assert_eq!(diversity_order(antennas, n_ss), order, "{antennas} {n_ss}");
+    }
 }
 
 #[test]
@@ -137,7 +212,7 @@ fn the_same_seed_and_name_give_the_same_fades() {
     let draw = |seed, name: &str| {
         let p = FadingProcess::new(RAYLEIGH_10HZ, &mut RngStream::new(seed, name)).unwrap();
         (0..50u64)
-            .map(|k| p.gain_db(SimTime::from_millis(7 * k)))
+            .map(|k| p.power(SimTime::from_millis(7 * k)))
             .collect::<Vec<_>>()
     };
     assert_eq!(draw(3, "wifi/x/fading/0->1"), draw(3, "wifi/x/fading/0->1"));
@@ -162,5 +237,60 @@ fn the_doppler_shift_and_bad_parameters() {
             k_factor,
         };
         assert!(FadingProcess::new(f, &mut rng).is_err(), "{f:?}");
+    }
+}
+
+#[test]
+fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
+    // Antenna 0 keeps the one-antenna model's stream, so rx_antennas = 1 reproduces the
+    // scenarios made before receive diversity bit for bit; antenna b ≥ 1 has its own stream.
+    use crate::radio::mobility::{Mobility, Position};
+    use crate::radio::propagation::LogDistance;
+    use crate::radio::{LinkFading, RadioChannel};
+    let channel = |rx_antennas| {
+        let at = |x| Mobility::Static(Position::new(x, 0.0, 0.0));
+        RadioChannel::new(
+            "w",
+            5,
+            vec![at(0.0), at(10.0)],
+            LogDistance::default_5ghz(),
+            16.0,
+            20e6,
+            7.0,
+            None,
+        )
+        .with_fading(LinkFading {
+            environment_speed: TGN_ENVIRONMENT_SPEED,
+            freq_hz: 5.18e9,
+            k_factor: 0.0,
+            rx_antennas,
+        })
+        .unwrap()
+    };
+    let fading = Fading {
+        doppler_hz: Fading::doppler_hz(TGN_ENVIRONMENT_SPEED, 5.18e9),
+        k_factor: 0.0,
+    };
+    let branch = |stream: &str| FadingProcess::new(fading, &mut RngStream::new(5, stream)).unwrap();
+    let (b0, b1, b2) = (
+        branch("w/fading/1->0"),
+        branch("w/fading/1->0/rx1"),
+        branch("w/fading/1->0/rx2"),
+    );
+    let (mut one, mut three) = (channel(1), channel(3));
+    for k in 0..20u64 {
+        let t = SimTime::from_millis(13 * k);
+        let db = |p: f64| 10.0 * libm::log10(p);
+        assert_eq!(
+            one.fading_db(1, 0, t, 1).to_bits(),
+            db(b0.power(t)).to_bits()
+        );
+        assert_eq!(
+            one.fading_db(1, 0, t, 2).to_bits(),
+            db(b0.power(t)).to_bits()
+        );
+        let all = b0.power(t) + b1.power(t) + b2.power(t);
+        assert_eq!(three.fading_db(1, 0, t, 1), db(all));
+        assert_eq!(three.fading_db(1, 0, t, 2), db(b0.power(t) + b1.power(t)));
     }
 }

@@ -27,13 +27,13 @@ pub struct RadioChannel {
     /// named random streams (so which pairs talk first does not change any draw).
     processes: BTreeMap<(usize, usize), ShadowingProcess>,
     fading: Option<LinkFading>,
-    /// Fading processes by (transmitter, receiver), made on first use from their own named
-    /// random streams.
-    fades: BTreeMap<(usize, usize), FadingProcess>,
+    /// Fading processes by (transmitter, receiver), one per receive antenna, made on first
+    /// use from their own named random streams.
+    fades: BTreeMap<(usize, usize), Vec<FadingProcess>>,
 }
 
 /// What sets every link's fading ([`fading`]): the scatterers' speed, the carrier
-/// frequency and the Rician K factor. A link's maximum Doppler shift is
+/// frequency, the Rician K factor and the receivers' antennas. A link's maximum Doppler shift is
 /// f_d = (environment speed + the faster member's top speed)/λ.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkFading {
@@ -41,6 +41,9 @@ pub struct LinkFading {
     pub environment_speed: f64,
     pub freq_hz: f64,
     pub k_factor: f64,
+    /// Receive antennas (chains) of every member, combined by maximal-ratio combining
+    /// ([`fading`], "Receive diversity"); at least 1.
+    pub rx_antennas: usize,
 }
 
 impl RadioChannel {
@@ -83,12 +86,19 @@ impl RadioChannel {
             k_factor: fading.k_factor,
         }
         .validate()?;
+        if fading.rx_antennas == 0 {
+            return Err("a receiver needs at least 1 antenna, got 0".into());
+        }
         self.fading = Some(fading);
         Ok(self)
     }
 
-    /// The fading power gain of the link `tx` → `rx` at `now`, dB (0 without fading).
-    pub fn fading_db(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
+    /// The fading power gain of the link `tx` → `rx` at `now` for a PPDU of `n_ss` spatial
+    /// streams, dB (0 without fading): the maximal-ratio combination of the receiver's first
+    /// [`fading::diversity_order`] antennas. Antenna 0 draws from the stream
+    /// `<channel>/fading/<tx>-><rx>` (the one-antenna model's), antenna b ≥ 1 from
+    /// `<channel>/fading/<tx>-><rx>/rx<b>`.
+    pub fn fading_db(&mut self, tx: usize, rx: usize, now: SimTime, n_ss: u64) -> f64 {
         let Some(f) = self.fading else {
             return 0.0;
         };
@@ -97,17 +107,24 @@ impl RadioChannel {
                 .max_speed()
                 .max(self.mobility[rx].max_speed());
         let (seed, name) = (self.seed, &self.name);
-        self.fades
-            .entry((tx, rx))
-            .or_insert_with(|| {
-                let fading = Fading {
-                    doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
-                    k_factor: f.k_factor,
-                };
-                let mut rng = RngStream::new(seed, &format!("{name}/fading/{tx}->{rx}"));
-                FadingProcess::new(fading, &mut rng).expect("validated")
-            })
-            .gain_db(now)
+        let branches = self.fades.entry((tx, rx)).or_insert_with(|| {
+            let fading = Fading {
+                doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
+                k_factor: f.k_factor,
+            };
+            (0..f.rx_antennas)
+                .map(|b| {
+                    let stream = match b {
+                        0 => format!("{name}/fading/{tx}->{rx}"),
+                        _ => format!("{name}/fading/{tx}->{rx}/rx{b}"),
+                    };
+                    FadingProcess::new(fading, &mut RngStream::new(seed, &stream))
+                        .expect("validated")
+                })
+                .collect()
+        });
+        let order = fading::diversity_order(f.rx_antennas, n_ss);
+        10.0 * libm::log10(fading::mrc_power(&branches[..order], now))
     }
 
     /// Received power at member `rx` from member `tx` at `now`, dBm: the local mean (path
@@ -129,10 +146,17 @@ impl RadioChannel {
         rssi_dbm(self.tx_power_dbm, loss)
     }
 
-    /// SNR at member `rx` of a frame from member `tx` at `now`, dB: the mean received
-    /// power (path loss, shadowing) times the link's fading power gain, over the noise.
+    /// SNR at member `rx` of a one-stream frame from member `tx` at `now`, dB
+    /// ([`RadioChannel::snr_db_streams`] with one spatial stream).
     pub fn snr_db(&mut self, tx: usize, rx: usize, now: SimTime) -> f64 {
-        let fade = self.fading_db(tx, rx, now);
+        self.snr_db_streams(tx, rx, now, 1)
+    }
+
+    /// SNR per spatial stream at member `rx` of a PPDU of `n_ss` streams from member `tx`
+    /// at `now`, dB: the mean received power (path loss, shadowing) times the link's
+    /// combined fading power gain ([`RadioChannel::fading_db`]), over the noise.
+    pub fn snr_db_streams(&mut self, tx: usize, rx: usize, now: SimTime, n_ss: u64) -> f64 {
+        let fade = self.fading_db(tx, rx, now, n_ss);
         snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm) + fade
     }
 }

@@ -270,6 +270,14 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
                 return Err(src.error(&at, "expected a finite number of 0 or more"));
             }
         }
+        if !(1..=4).contains(&f.rx_antennas) {
+            let mut at = sub("propagation", "fading");
+            at.push(key("rx_antennas"));
+            return Err(src.error(
+                &at,
+                format!("expected 1 to 4 receive antennas, got {}", f.rx_antennas),
+            ));
+        }
     }
     Ok(())
 }

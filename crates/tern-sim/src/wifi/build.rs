@@ -201,6 +201,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
                 environment_speed: f.environment_speed,
                 freq_hz: freq,
                 k_factor: f.k_factor,
+                rx_antennas: f.rx_antennas as usize,
             })
             .expect("validated"),
     };

@@ -150,16 +150,29 @@ impl RateControl {
     }
 
     /// The MCS for the next A-MPDU attempt at time `now`. `snr_db` is the SNR (dB, per
-    /// spatial stream) the next PPDU will be received with, as an oracle would know it; only
-    /// [`Algorithm::Ideal`] uses it, the others ignore it.
+    /// spatial stream) the next PPDU will be received with, as an oracle would know it, the
+    /// same for every MCS; only [`Algorithm::Ideal`] uses it, the others ignore it.
     pub fn select(&mut self, now: SimTime, snr_db: Option<f64>) -> HtMcs {
+        match snr_db {
+            Some(snr) => self.select_by_streams(now, &mut |_| snr),
+            None => self.choose_with(now, None),
+        }
+    }
+
+    /// [`RateControl::select`] with the SNR per spatial stream as a function of the MCS's
+    /// number of streams N_SS (with receive diversity it depends on N_SS: radio/fading.rs).
+    pub fn select_by_streams(&mut self, now: SimTime, snr_db: &mut dyn FnMut(u64) -> f64) -> HtMcs {
+        self.choose_with(now, Some(snr_db))
+    }
+
+    fn choose_with(&mut self, now: SimTime, snr_db: Option<&mut dyn FnMut(u64) -> f64>) -> HtMcs {
         let choice = match &mut self.algorithm {
             Algorithm::Constant(mcs) => RateChoice {
                 mcs: *mcs,
                 sample: false,
             },
             Algorithm::Ideal(ideal) => RateChoice {
-                mcs: ideal.choose(snr_db),
+                mcs: ideal.choose_by_streams(snr_db),
                 sample: false,
             },
             Algorithm::Minstrel(minstrel) => minstrel.select(now),
@@ -245,6 +258,15 @@ impl IdealRate {
 
     /// The oracle's MCS at `snr_db` (see the type documentation).
     pub fn choose(&self, snr_db: Option<f64>) -> HtMcs {
+        match snr_db {
+            Some(snr) => self.choose_by_streams(Some(&mut |_| snr)),
+            None => self.choose_by_streams(None),
+        }
+    }
+
+    /// The oracle's MCS when the SNR per stream depends on the MCS's number of spatial
+    /// streams: each candidate is judged at `snr_db(N_SS)`.
+    pub fn choose_by_streams(&self, snr_db: Option<&mut dyn FnMut(u64) -> f64>) -> HtMcs {
         let Some(snr_db) = snr_db else {
             return self.rates.slowest();
         };
@@ -254,7 +276,7 @@ impl IdealRate {
             .iter()
             .rev()
             .copied()
-            .find(|&m| ht_success_rate_db(m, snr_db, self.reference_bits) >= needed)
+            .find(|&m| ht_success_rate_db(m, snr_db(m.n_ss()), self.reference_bits) >= needed)
             .unwrap_or_else(|| self.rates.slowest())
     }
 }

@@ -32,6 +32,11 @@ pub(super) fn tgn_environment_speed() -> f64 {
     crate::radio::fading::TGN_ENVIRONMENT_SPEED
 }
 
+/// One receive antenna: the single-branch fading model.
+pub(super) fn one_antenna() -> u32 {
+    1
+}
+
 pub(super) fn wifi_queue() -> u32 {
     500
 }

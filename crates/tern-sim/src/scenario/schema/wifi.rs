@@ -270,4 +270,12 @@ pub struct FadingSpec {
     /// distance, 5-30 m for models B-F).
     #[serde(default)]
     pub k_factor: f64,
+    /// Receive antennas (chains) of every member, 1-4, each with its own independent fading,
+    /// combined by maximal-ratio combining (Goldsmith, Wireless Communications, 2005,
+    /// §7.2.4; the array gain counts: the link budget is per antenna); an MCS with N_SS
+    /// streams gets diversity order max(1, N - N_SS + 1) (zero-forcing abstraction, see
+    /// `radio/fading.rs`). Default 1, the single-branch worst case; 802.11n devices have up
+    /// to 4 (IEEE 802.11-2012 §20.1.1: up to four spatial streams).
+    #[serde(default = "one_antenna")]
+    pub rx_antennas: u32,
 }

@@ -510,12 +510,15 @@ impl Bss {
                     };
                 }
                 let peer = self.next_peer(i);
-                let snr_db = self.radio.snr_db(i, peer, now);
-                let e = &mut self.entities[i];
-                let mcs = e.rates[peer]
+                // The SNR per stream depends on the MCS's streams with receive diversity
+                // (radio/fading.rs): the oracle rate control sees it for each candidate.
+                let radio = &mut self.radio;
+                let mcs = self.entities[i].rates[peer]
                     .as_mut()
                     .expect("HT peer")
-                    .select(now, Some(snr_db));
+                    .select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                let snr_db = self.radio.snr_db_streams(i, peer, now, mcs.n_ss());
+                let e = &mut self.entities[i];
                 let tx = HtTxVector::new(mcs, width, gi);
                 // Hand the peer's oldest queued frames to its originator (it numbers them),
                 // only as many as the next A-MPDU can carry with the retries pending: the
