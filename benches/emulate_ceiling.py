@@ -2,10 +2,11 @@
 rates, with how late the engine ran (issue 21: "sustain >= 100 Mbit/s of iperf3 through a p2p link
 model on 2 cores with lateness p99 under 1 ms, or report the ceiling and where the time goes").
 
-For each link rate: 5 s of iperf3 (the kernel's CUBIC) from a to b through the link (1 ms each way,
-a DropTail queue of one bandwidth-delay product plus 100 packets, so the queue does not set the
-rate), and the emulation summary: goodput against the link's payload rate, lateness p50/p99/max,
-packets through Tern, and the CPU time the engine's process used per packet. The run is not
+For each link rate: 5 s of iperf3 (the kernel's CUBIC, `-C cubic`: a namespace otherwise takes
+the host's default) from a to b through the link (1 ms each way, a DropTail queue of one
+bandwidth-delay product plus 100 packets, so the queue does not set the rate), and the emulation
+summary: goodput against the link's payload rate, lateness p50/p99/max, packets through Tern, and
+the CPU time the engine's process used per packet. The run is not
 stopped by a late event (the bound is 2 s): the table shows how many events ran more than 1 ms
 late and the latest one. Run it on a quiet machine: every other process competes with the engine
 thread.
@@ -56,7 +57,7 @@ def one(rate_mbps: float) -> dict[str, float]:
             text=text,
             out=Path(tmp) / "run",
             commands={
-                "a": [f"sleep 0.5; iperf3 -c {{b}} -t {SECONDS} -J"],
+                "a": [f"sleep 0.5; iperf3 -c {{b}} -t {SECONDS} -J -C cubic"],
                 "b": ["iperf3 -s -1"],
             },
             fail_us=2_000_000,
