@@ -22,35 +22,23 @@ import sys
 import tempfile
 from pathlib import Path
 
+from linux_vs_tern import LINK  # the same two real hosts and link, other numbers
+
 import tern
 
 DELAY_S = 0.001
 SECONDS = 5
-LINK = """
-[sim]
-duration = "{duration}s"
-
-[[nodes]]
-name = "a"
-real = true
-
-[[nodes]]
-name = "b"
-real = true
-
-[[links]]
-name = "wire"
-ends = ["a", "b"]
-rate = "{rate}Mbps"
-delay = "{delay_ms}ms"
-queue = {{ kind = "droptail", limit = "{limit}pkt" }}
-"""
 
 
 def one(rate_mbps: float) -> dict[str, float]:
     # Bandwidth-delay product in 1500-byte packets over the 2 ms base RTT, plus 100.
     limit = int(rate_mbps * 1e6 * 2 * DELAY_S / (1500 * 8)) + 100
-    text = LINK.format(duration=SECONDS + 10, rate=rate_mbps, delay_ms=DELAY_S * 1e3, limit=limit)
+    text = (
+        LINK.format(duration=SECONDS + 10)
+        .replace('"10Mbps"', f'"{rate_mbps:g}Mbps"')
+        .replace('"20ms"', f'"{DELAY_S * 1e3:g}ms"')
+        .replace('"100pkt"', f'"{limit}pkt"')
+    )
     before = resource.getrusage(resource.RUSAGE_SELF)
     with tempfile.TemporaryDirectory() as tmp:
         r = tern.emulate(
