@@ -4,30 +4,20 @@
 
 mod common;
 
-use common::{error_of, table, texts, u64s};
+use common::{error_of, one_station_bss, table, texts, u64s};
 use std::collections::BTreeMap;
 
 /// A station 20 m from its AP sending 40 Mbit/s of UDP at MCS 7: a mean SNR of 24 dB
 /// (16 dBm, log-distance n = 3 at 5.18 GHz, 7 dB noise figure), where Rayleigh fading gives
 /// MCS 7 a PER of roughly 0.2. `propagation`: the BSS's propagation table.
 fn scenario(propagation: &str, seed: u64) -> String {
+    let bss = one_station_bss(20, 7);
     format!(
         r#"record = ["wifi_rx"]
 [sim]
 duration = "2s"
 seed = {seed}
-[[nodes]]
-name = "ap"
-[[nodes]]
-name = "sta"
-position = [20, 0, 0]
-[[wifi]]
-name = "wlan"
-ap = "ap"
-stations = ["sta"]
-standard = "802.11n"
-rate_control = {{ kind = "constant", mcs = 7 }}
-propagation = {propagation}
+{bss}propagation = {propagation}
 [[flows]]
 name = "up"
 from = "sta"

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{f64s, table, texts, u64s};
+use common::{f64s, one_station_bss, table, texts, u64s};
 use std::collections::BTreeSet;
 use tern_sim::engine::SimTime;
 use tern_sim::net::packet::{Body, FlowId, NodeId, PacketPool, UdpKind, UdpMessage};
@@ -14,22 +14,12 @@ use tern_sim::wifi::build;
 /// `rest`: top-level keys (before its first `[[`), then tables.
 fn one_station(mpdu_error: f64, rest: &str) -> String {
     let (top, flows) = rest.split_at(rest.find("[[").unwrap_or(rest.len()));
+    let bss = one_station_bss(5, 7);
     format!(
         r#"{top}
 [sim]
 duration = "3s"
-[[nodes]]
-name = "ap"
-[[nodes]]
-name = "sta"
-position = [5, 0, 0]
-[[wifi]]
-name = "wlan"
-ap = "ap"
-stations = ["sta"]
-standard = "802.11n"
-rate_control = {{ kind = "constant", mcs = 7 }}
-mpdu_error = {mpdu_error}
+{bss}mpdu_error = {mpdu_error}
 {flows}"#
     )
 }

@@ -192,6 +192,25 @@ pub const STEADY: &str = r#"rate = "10Mbps"
 delay = "20ms"
 queue = { kind = "droptail", limit = "34pkt" }"#;
 
+/// An 802.11n BSS `wlan` of one station `sta` `distance` m from its AP `ap`, at a constant
+/// `mcs`: the two `[[nodes]]` and a `[[wifi]]` table left open for more keys.
+pub fn one_station_bss(distance: u32, mcs: u8) -> String {
+    format!(
+        r#"[[nodes]]
+name = "ap"
+[[nodes]]
+name = "sta"
+position = [{distance}, 0, 0]
+[[wifi]]
+name = "wlan"
+ap = "ap"
+stations = ["sta"]
+standard = "802.11n"
+rate_control = {{ kind = "constant", mcs = {mcs} }}
+"#
+    )
+}
+
 /// A station 5 m from its AP uploads with TCP CUBIC to a server behind a 1 Gbit/s, 1 ms
 /// wire and pings it every 100 ms (a 64-byte ICMP-sized echo, 56 B of payload), from 0 s to
 /// `duration`. 802.11n at MCS 1 (13 Mbit/s, 20 MHz, long GI: IEEE 802.11-2020 Table 19-27);
@@ -200,25 +219,15 @@ queue = { kind = "droptail", limit = "34pkt" }"#;
 /// ath9k keep no MSDU lifetime). `wifi` and `tcp` are more keys of the `[[wifi]]` table and
 /// of `[flows.transport]`.
 pub fn wifi_upload(record: &str, duration: &str, wifi: &str, tcp: &str) -> String {
+    let bss = one_station_bss(5, 1);
     format!(
         r#"record = [{record}]
 [sim]
 duration = "{duration}"
-[[nodes]]
-name = "ap"
-[[nodes]]
-name = "sta"
-position = [5, 0, 0]
+{bss}lifetime = "0s"
+{wifi}
 [[nodes]]
 name = "server"
-[[wifi]]
-name = "wlan"
-ap = "ap"
-stations = ["sta"]
-standard = "802.11n"
-rate_control = {{ kind = "constant", mcs = 1 }}
-lifetime = "0s"
-{wifi}
 [[links]]
 name = "wire"
 ends = ["ap", "server"]
