@@ -90,8 +90,9 @@ struct RateStats<R> {
 ///
 /// # What is modelled
 ///
-/// * **Per-rate statistics** from Block Ack (or Ack) feedback: MPDUs attempted and acknowledged in the
-///   current update interval ([`MinstrelConfig::update_interval`], 100 ms).
+/// * **Per-rate statistics** from Block Ack (or Ack) feedback: MPDUs attempted and
+///   acknowledged in the current update interval ([`MinstrelConfig::update_interval`],
+///   100 ms).
 /// * **Success probability**: at each update, every rate attempted during the interval gets
 ///   p ← w·p + (1 − w)·(succ/att) with w = 0.75; the first measurement of a rate is taken
 ///   as is (as Linux does when a rate has no history). Rates not attempted keep their
