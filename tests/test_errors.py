@@ -145,6 +145,30 @@ CASES = [
         "48Mbps or 54Mbps",
     ),
     (
+        "an MCS for an 802.11g BSS",
+        lambda s: (
+            s
+            + WIFI.replace(
+                'standard = "802.11b"',
+                'standard = "802.11g"\nrate_control = { kind = "constant", mcs = 3 }',
+            )
+        ),
+        'wifi[0].rate_control: expected "minstrel" or "ideal" for 802.11g (an MCS is '
+        "802.11n's; 802.11g's fixed rate is `rate`)",
+    ),
+    (
+        "a fixed 802.11g rate and a rate control",
+        lambda s: (
+            s
+            + WIFI.replace(
+                'standard = "802.11b"',
+                'standard = "802.11g"\nrate = "54Mbps"\nrate_control = { kind = "minstrel" }',
+            )
+        ),
+        "wifi[0].rate_control: expected either `rate` (every frame at that rate) or "
+        "`rate_control`, not both",
+    ),
+    (
         "802.11b setting on an 802.11g BSS",
         lambda s: (
             s + WIFI.replace('standard = "802.11b"', 'standard = "802.11g"\npreamble = "short"')

@@ -403,7 +403,9 @@ fn the_get_response_is_traced_as_it_is_read() {
 }
 
 /// The mpquic-rssi stall in small: `ue` walks from 250 m to 400 m from the AP at 10 m/s with
-/// the study's radio (802.11n, 2.4 GHz, 14 dBm, 30.10 dB at 1 m, exponent 3); the AP's wire
+/// the study's propagation (14 dBm, 30.10 dB at 1 m, exponent 3) on 802.11n in 2.4 GHz (the
+/// study's walk is now on 802.11g; the stall is the transport's and needs only a radio that
+/// dies); the AP's wire
 /// is a 1 Mbit/s link with a 1000-packet queue, so the Wi-Fi path's queue holds most of the
 /// stream's flow-control window (1.25 MiB, seconds at 1 Mbit/s) when the scheduler (normal
 /// migration, T1 = T2 = −90 dBm) sets the path backup, and the radio dies before it drains.

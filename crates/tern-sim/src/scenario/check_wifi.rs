@@ -3,7 +3,8 @@
 
 use super::rules::{at, check_probability, check_queue, duplicate, key};
 use super::{
-    PathSeg, RetryOutSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec, WifiStandard,
+    PathSeg, RateControlSpec, RetryOutSpec, RoamingSpec, Scenario, ScenarioError, Source, WifiSpec,
+    WifiStandard,
 };
 
 pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
@@ -170,7 +171,7 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
         ("width", w.width.is_some(), &[Dot11n]),
         ("guard_interval", w.guard_interval.is_some(), &[Dot11n]),
         ("streams", w.streams.is_some(), &[Dot11n]),
-        ("rate_control", w.rate_control.is_some(), &[Dot11n]),
+        ("rate_control", w.rate_control.is_some(), &[Dot11g, Dot11n]),
         ("ampdu", w.ampdu.is_some(), &[Dot11n]),
         ("retry_out", w.retry_out.is_some(), &[Dot11n]),
     ];
@@ -192,6 +193,25 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
                 name(&w.standard)
             ),
         ));
+    }
+    if w.standard == Dot11g {
+        match &w.rate_control {
+            Some(RateControlSpec::Constant { .. }) => {
+                return Err(src.error(
+                    &path("rate_control"),
+                    "expected \"minstrel\" or \"ideal\" for 802.11g (an MCS is 802.11n's; \
+                     802.11g's fixed rate is `rate`)",
+                ))
+            }
+            Some(_) if w.rate.is_some() => {
+                return Err(src.error(
+                    &path("rate_control"),
+                    "expected either `rate` (every frame at that rate) or `rate_control`, \
+                     not both",
+                ))
+            }
+            _ => {}
+        }
     }
     if w.width.is_some_and(|x| x != 20 && x != 40) {
         return Err(src.error(&path("width"), "expected 20 or 40 (MHz)"));

@@ -1,13 +1,14 @@
 //! A [`Bss`] from its scenario table.
 
 use super::ap_rx::ApRxStrategy;
+use super::bss::PeerRate;
 use super::bss::{Bss, Config, Phy};
 use super::frames::AmpduLimits;
 use super::phy::{
     ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
     OfdmRate,
 };
-use super::rate::{HtRateSet, MinstrelConfig, RateControl};
+use super::rate::{HtRateSet, LegacyRateSet, MinstrelConfig, RateControl};
 use super::retry_out::{IndexRule, RetryOutConfig, RetryOutIndex, Step};
 use crate::engine::RngStream;
 use crate::radio::mobility::{Leg, Mobility, Position};
@@ -63,10 +64,11 @@ pub fn phy(spec: &WifiSpec) -> Phy {
                 _ => DsssPreamble::Long,
             },
         },
+        // Without a fixed `rate`, the rate control picks each frame's (Phy::Erp's None).
         WifiStandard::Dot11g => Phy::Erp {
-            rate: spec.rate.map_or(OfdmRate::Mbps54, |r| {
-                OfdmRate::from_bps(r.0).expect("validated")
-            }),
+            rate: spec
+                .rate
+                .map(|r| OfdmRate::from_bps(r.0).expect("validated")),
         },
         WifiStandard::Dot11n => Phy::Ht {
             band: band(spec),
@@ -90,12 +92,12 @@ fn band(spec: &WifiSpec) -> Band {
     }
 }
 
-/// The PHY rate a BSS's channels report: the 802.11b or 802.11g data rate, or the fastest
-/// HT MCS.
+/// The PHY rate a BSS's channels report: the 802.11b or 802.11g data rate, or, where the
+/// rate adapts, the fastest: 54 Mbit/s for 802.11g, the fastest HT MCS.
 pub fn nominal_rate(spec: &WifiSpec) -> DataRate {
     match phy(spec) {
         Phy::Dsss { rate, .. } => DataRate(rate.bps()),
-        Phy::Erp { rate } => DataRate(rate.bps()),
+        Phy::Erp { rate } => DataRate(rate.unwrap_or(OfdmRate::Mbps54).bps()),
         Phy::Ht { width, gi, .. } => {
             let tx = HtTxVector::new(top_mcs(spec), width, gi);
             DataRate(tx.data_rate_bps() as u64)
@@ -220,25 +222,41 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
         seed,
         radio,
         |from, to| {
-            let Phy::Ht { band, width, gi } = phy else {
-                unreachable!("rate control is for HT only")
-            };
-            let set = HtRateSet::up_to(top_mcs(spec), width, gi);
-            match &rate_spec {
-                RateControlSpec::Constant { mcs } => {
-                    RateControl::constant(HtMcs::new(*mcs).expect("validated"))
-                }
-                RateControlSpec::Ideal => RateControl::ideal(set),
-                RateControlSpec::Minstrel => RateControl::minstrel(
-                    MinstrelConfig::new(set, band),
-                    RngStream::new(
-                        seed,
-                        &format!(
-                            "wifi/{name}/minstrel/{}->{}",
-                            member_names[from], member_names[to]
-                        ),
-                    ),
+            let rng = RngStream::new(
+                seed,
+                &format!(
+                    "wifi/{name}/minstrel/{}->{}",
+                    member_names[from], member_names[to]
                 ),
+            );
+            match phy {
+                Phy::Ht { band, width, gi } => {
+                    let set = HtRateSet::up_to(top_mcs(spec), width, gi);
+                    PeerRate::Ht(match &rate_spec {
+                        RateControlSpec::Constant { mcs } => {
+                            RateControl::constant(HtMcs::new(*mcs).expect("validated"))
+                        }
+                        RateControlSpec::Ideal => RateControl::ideal(set),
+                        RateControlSpec::Minstrel => {
+                            RateControl::minstrel(MinstrelConfig::new(set, band), rng)
+                        }
+                    })
+                }
+                // 802.11g without a fixed rate: the eight ERP-OFDM rates (validate.rs
+                // refuses `constant`, whose fixed rate is 802.11g's `rate`).
+                Phy::Erp { .. } => {
+                    let set = LegacyRateSet::erp_ofdm();
+                    PeerRate::Erp(match &rate_spec {
+                        RateControlSpec::Ideal => RateControl::ideal(set),
+                        RateControlSpec::Minstrel => {
+                            RateControl::minstrel(MinstrelConfig::new(set, Band::Ghz2_4), rng)
+                        }
+                        RateControlSpec::Constant { .. } => {
+                            unreachable!("validated: 802.11g's fixed rate is `rate`")
+                        }
+                    })
+                }
+                Phy::Dsss { .. } => unreachable!("802.11b has a fixed rate"),
             }
         },
     )

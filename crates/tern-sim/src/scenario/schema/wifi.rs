@@ -18,10 +18,10 @@ pub struct WifiSpec {
     pub stations: Vec<String>,
     pub standard: WifiStandard,
     /// 802.11b and 802.11g: the data rate of every Data frame. 802.11b: 1, 2, 5.5 or
-    /// 11 Mbit/s (default 11 Mbit/s), Acks at the highest basic rate (1 or 2 Mbit/s) not
-    /// above it. 802.11g: 6, 9, 12, 18, 24, 36, 48 or 54 Mbit/s (default 54 Mbit/s, the top
-    /// rate of Mininet-WiFi's default mode g), Acks at the highest mandatory rate (6, 12 or
-    /// 24 Mbit/s) not above it. No rate adaptation on either.
+    /// 11 Mbit/s (default 11 Mbit/s; no rate adaptation), Acks at the highest basic rate (1
+    /// or 2 Mbit/s) not above it. 802.11g: 6, 9, 12, 18, 24, 36, 48 or 54 Mbit/s, Acks at
+    /// the highest mandatory rate (6, 12 or 24 Mbit/s) not above it; default: none, each
+    /// frame's rate is picked by `rate_control`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<DataRate>,
     /// 802.11b only: PLCP preamble, "long" (default, 192 µs) or "short" (96 µs).
@@ -39,8 +39,10 @@ pub struct WifiSpec {
     /// 802.11n only: spatial streams of every member, 1 (default, MCS 0–7) or 2 (MCS 0–15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u8>,
-    /// 802.11n only: how each sender picks the MCS of an A-MPDU (default Minstrel-HT, the
-    /// Linux mac80211 default).
+    /// 802.11n and 802.11g: how each sender picks the rate of each frame to each peer
+    /// (default Minstrel, Linux mac80211's default `minstrel_ht`). 802.11n: the MCS of an
+    /// A-MPDU; 802.11g (without `rate`): the ERP-OFDM rate, 6–54 Mbit/s, of an MPDU, with
+    /// "minstrel" (minstrel_ht's OFDM group, Linux 5.12 on) or "ideal".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_control: Option<RateControlSpec>,
     /// MAC transmit queue of each member, in packets (default 500, the size of ns-3's
@@ -203,11 +205,12 @@ pub enum GuardIntervalSpec {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum RateControlSpec {
-    /// Always this MCS (0–15).
+    /// Always this MCS (0–15); 802.11n only.
     Constant { mcs: u8 },
     /// The best MCS for the current SNR, known exactly (an oracle).
     Ideal,
-    /// Minstrel-HT-like: success-probability statistics per MCS, throughput ranking, sampling.
+    /// Minstrel-HT-like: success-probability statistics per rate, throughput ranking,
+    /// sampling.
     Minstrel,
 }
 

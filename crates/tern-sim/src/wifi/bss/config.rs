@@ -6,6 +6,7 @@ use super::super::phy::{
     dsss_control_response_rate, dsss_txtime, ofdm_control_response_rate, ofdm_txtime, Band,
     ChannelWidth, DsssPreamble, DsssRate, GuardInterval, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
 };
+use super::super::rate::{LegacyRateSet, RateControl};
 use crate::engine::SimTime;
 
 /// The PHY of a BSS and the parameters that follow from it.
@@ -16,10 +17,12 @@ pub enum Phy {
         rate: DsssRate,
         preamble: DsssPreamble,
     },
-    /// 802.11g: ERP-OFDM (Clause 18, with the OFDM PPDUs and rates of Clause 17) at one
-    /// data rate, in the 2.4 GHz band, in a BSS of ERP stations only (short slot, no
-    /// protection). Like 802.11b it uses the DCF: one MPDU per exchange, answered by an Ack.
-    Erp { rate: OfdmRate },
+    /// 802.11g: ERP-OFDM (Clause 18, with the OFDM PPDUs and rates of Clause 17) in the
+    /// 2.4 GHz band, in a BSS of ERP stations only (short slot, no protection). Like
+    /// 802.11b it uses the DCF: one MPDU per exchange, answered by an Ack. `rate`: every
+    /// Data frame at this rate; `None`: each sender picks the rate of each frame to each
+    /// peer with its rate control ([`PeerRate::Erp`]).
+    Erp { rate: Option<OfdmRate> },
     /// 802.11n HT-mixed format (Clause 19).
     Ht {
         band: Band,
@@ -29,6 +32,17 @@ pub enum Phy {
 }
 
 impl Phy {
+    /// Whether the PHY uses the DCF (802.11b, 802.11g): one MPDU per exchange, an Ack.
+    pub fn is_dcf(&self) -> bool {
+        matches!(self, Phy::Dsss { .. } | Phy::Erp { .. })
+    }
+
+    /// Whether each sender adapts its rate per peer: 802.11n, and 802.11g without a fixed
+    /// rate.
+    pub fn adapts_rate(&self) -> bool {
+        matches!(self, Phy::Ht { .. } | Phy::Erp { rate: None })
+    }
+
     /// aSlotTime, aSIFSTime, aCWmin, aCWmax of the PHY.
     pub fn timing(&self) -> PhyTiming {
         match self {
@@ -74,6 +88,33 @@ impl Phy {
     }
 }
 
+/// The rate control a sender uses towards one peer.
+#[derive(Clone, Debug)]
+pub enum PeerRate {
+    /// 802.11n: the MCS of each A-MPDU.
+    Ht(RateControl),
+    /// 802.11g without a fixed rate: the ERP-OFDM rate of each MPDU.
+    Erp(RateControl<LegacyRateSet>),
+}
+
+impl PeerRate {
+    /// The HT rate control; panics on another kind (the PHY decides which one a BSS has).
+    pub fn ht(&mut self) -> &mut RateControl {
+        match self {
+            PeerRate::Ht(rc) => rc,
+            PeerRate::Erp(_) => panic!("an ERP rate control in an HT BSS"),
+        }
+    }
+
+    /// The ERP rate control; panics on another kind.
+    pub fn erp(&mut self) -> &mut RateControl<LegacyRateSet> {
+        match self {
+            PeerRate::Erp(rc) => rc,
+            PeerRate::Ht(_) => panic!("an HT rate control in an ERP BSS"),
+        }
+    }
+}
+
 /// The data rate of a DCF PHY (802.11b or 802.11g), which sends one MPDU per exchange and
 /// gets an Ack back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,11 +124,12 @@ pub enum DcfRate {
 }
 
 impl DcfRate {
-    /// The DCF rate of `phy`, `None` for HT.
+    /// The fixed DCF rate of `phy`, `None` for HT and for an 802.11g BSS that adapts its
+    /// rates.
     pub fn of(phy: &Phy) -> Option<DcfRate> {
         match *phy {
             Phy::Dsss { rate, preamble } => Some(DcfRate::Dsss(rate, preamble)),
-            Phy::Erp { rate } => Some(DcfRate::Ofdm(rate)),
+            Phy::Erp { rate } => rate.map(DcfRate::Ofdm),
             Phy::Ht { .. } => None,
         }
     }
@@ -194,7 +236,7 @@ mod tests {
         assert_eq!(b11.ack_txtime(), us(248));
         // The short slot, SIFS 10 µs: DIFS 28 µs; EIFS with the 304-µs DSSS Ack.
         let erp = Phy::Erp {
-            rate: OfdmRate::Mbps54,
+            rate: Some(OfdmRate::Mbps54),
         };
         assert_eq!(erp.timing().difs(), us(28));
         assert_eq!(erp.timing().eifs(erp.eifs_ack_txtime()), us(10 + 304 + 28));

@@ -19,7 +19,8 @@
 //! medium turns busy.
 //!
 //! **Frame exchanges**: 802.11b and 802.11g (the DCF PHYs, [`DcfRate`]) send one Data MPDU
-//! and expect an Ack after SIFS (§10.3.2.11);
+//! and expect an Ack after SIFS (§10.3.2.11), at a fixed rate or, for 802.11g, at the rate
+//! the sender's rate control picks for the peer ([`PeerRate::Erp`]);
 //! without it, the sender invokes backoff when AckTimeout (aSIFSTime + aSlotTime +
 //! aRxPHYStartDelay) expires and retries up to the retry limit (dot11ShortRetryLimit, 7).
 //! 802.11n sends an A-MPDU (§10.12) of QoS Data MPDUs under an HT-immediate Block Ack
@@ -44,7 +45,6 @@ use super::frames::{
     BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
 };
 use super::phy::{ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, OfdmRate, PhyTiming};
-use super::rate::RateControl;
 use crate::engine::{RngStream, SimTime};
 use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
@@ -54,7 +54,7 @@ pub(crate) mod config;
 mod records;
 mod rx;
 
-pub use config::{Config, DcfRate, Phy};
+pub use config::{Config, DcfRate, PeerRate, Phy};
 pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
 use rx::{Response, SuccessCache};
 
@@ -98,8 +98,9 @@ struct Entity {
     /// 802.11n: per peer entity, the Block Ack originator and recipient.
     originators: Vec<Option<Originator>>,
     recipients: Vec<Option<Recipient>>,
-    /// 802.11n: per peer, the rate control and a BlockAckReq to send (its starting SN).
-    rates: Vec<Option<RateControl>>,
+    /// Per peer, the rate control (802.11n, and 802.11g without a fixed rate), and
+    /// (802.11n) a BlockAckReq to send (its starting SN).
+    rates: Vec<Option<PeerRate>>,
     pending_bar: Vec<Option<u16>>,
     /// The peer served last (the AP serves its stations round-robin).
     last_peer: usize,
@@ -140,8 +141,8 @@ struct Tx {
 }
 
 enum Payload {
-    /// 802.11b: the head-of-line frame.
-    Single(Frame),
+    /// 802.11b, 802.11g: the head-of-line frame, at a rate.
+    Single { frame: Frame, rate: DcfRate },
     /// 802.11n: an A-MPDU (SN, uid) at an MCS.
     Ampdu { mpdus: Vec<(u16, u64)>, mcs: HtMcs },
     /// 802.11n: a BlockAckReq with this starting SN.
@@ -172,14 +173,15 @@ pub struct Bss {
 
 impl Bss {
     /// A BSS of `stations` stations plus the AP, with its random streams named after `name`.
-    /// `rates(peer)` builds the rate control an 802.11n entity uses towards each peer.
+    /// `rates(entity, peer)` builds the rate control an entity uses towards each peer, if
+    /// its PHY adapts rates ([`Phy::adapts_rate`]).
     pub fn new(
         name: &str,
         cfg: Config,
         stations: usize,
         seed: u64,
         radio: RadioChannel,
-        mut rates: impl FnMut(usize, usize) -> RateControl,
+        mut rates: impl FnMut(usize, usize) -> PeerRate,
     ) -> Bss {
         let timing = cfg.phy.timing();
         let n = stations + 1;
@@ -201,7 +203,7 @@ impl Bss {
                     .map(|p| (ht && linked(e, p)).then(|| Recipient::new(0)))
                     .collect(),
                 rates: (0..n)
-                    .map(|p| (ht && linked(e, p)).then(|| rates(e, p)))
+                    .map(|p| (cfg.phy.adapts_rate() && linked(e, p)).then(|| rates(e, p)))
                     .collect(),
                 pending_bar: vec![None; n],
                 last_peer: 0,
@@ -481,16 +483,21 @@ impl Bss {
     /// The frame entity `i` sends now.
     fn build_tx(&mut self, now: SimTime, i: usize) -> Tx {
         self.entities[i].slots = 0;
-        if let Some(rate) = DcfRate::of(&self.cfg.phy) {
+        if self.cfg.phy.is_dcf() {
             let f = *self.entities[i].queue.front().expect("has traffic");
+            let snr_db = self.radio.snr_db(i, f.peer, now);
+            let rate = DcfRate::of(&self.cfg.phy).unwrap_or_else(|| {
+                let rc = self.entities[i].rates[f.peer].as_mut().expect("adapted");
+                rc.erp().select(now, Some(snr_db))
+            });
             let air = rate.txtime(dcf_mpdu_len(f.bytes));
             return Tx {
                 entity: i,
                 peer: f.peer,
                 start: now,
-                snr_db: self.radio.snr_db(i, f.peer, now),
+                snr_db,
                 end: now + air,
-                what: Payload::Single(f),
+                what: Payload::Single { frame: f, rate },
             };
         }
         match self.cfg.phy.clone() {
@@ -516,6 +523,7 @@ impl Bss {
                 let mcs = self.entities[i].rates[peer]
                     .as_mut()
                     .expect("HT peer")
+                    .ht()
                     .select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
                 let snr_db = self.radio.snr_db_streams(i, peer, now, mcs.n_ss());
                 let e = &mut self.entities[i];
@@ -638,7 +646,10 @@ impl Bss {
     fn response_airtime(&self, tx: &Tx, response: &Response) -> Option<SimTime> {
         match (response, &self.cfg.phy) {
             (Response::None, _) => None,
-            (Response::Ack, phy) => Some(DcfRate::of(phy).expect("a DCF PHY").ack_txtime()),
+            (Response::Ack, _) => match &tx.what {
+                Payload::Single { rate, .. } => Some(rate.ack_txtime()),
+                _ => unreachable!("an Ack answers a single MPDU"),
+            },
             (Response::BlockAck { .. }, Phy::Ht { band, .. }) => {
                 // The BlockAck answering a BlockAckReq (sent at 6 Mbit/s) comes at 6 Mbit/s.
                 let rate = match &tx.what {
@@ -681,12 +692,13 @@ impl Bss {
         // §10.22.2.2: CW returns to CWmin after a success or a drop, else it widens.
         let mut reset_cw = success;
         match &tx.what {
-            Payload::Single(f) => {
+            Payload::Single { frame: f, rate } => {
                 self.counters.mpdus_sent += 1;
-                if let Some(rate) = DcfRate::of(&self.cfg.phy) {
-                    record.rate_bps = rate.bps() as f64;
-                }
+                record.rate_bps = rate.bps() as f64;
                 let e = &mut self.entities[i];
+                if let Some(rc) = e.rates[tx.peer].as_mut() {
+                    rc.erp().report(now, *rate, 1, u32::from(success));
+                }
                 e.attempts += 1;
                 if success {
                     out.acked.push((i, f.peer, f.packet));
@@ -724,7 +736,7 @@ impl Bss {
                 record.acked = result.acked.len() as u32;
                 self.counters.mpdus_sent += mpdus.len() as u64;
                 self.counters.mpdus_failed += (mpdus.len() - result.acked.len()) as u64;
-                e.rates[tx.peer].as_mut().expect("HT peer").report(
+                e.rates[tx.peer].as_mut().expect("HT peer").ht().report(
                     now,
                     *mcs,
                     record.mpdus,

@@ -6,7 +6,7 @@
 use super::super::error_model::ht_success_rate_db;
 use super::super::frames::{dcf_mpdu_len, mpdu_len};
 use super::super::phy::HtTxVector;
-use super::{Bss, DcfRate, Outcome, Payload, Phy, RxAmpdu, RxMpdu, Tx};
+use super::{Bss, Outcome, Payload, Phy, RxAmpdu, RxMpdu, Tx};
 use std::collections::BTreeMap;
 
 impl Bss {
@@ -15,8 +15,7 @@ impl Bss {
     pub(super) fn receive(&mut self, tx: &Tx, out: &mut Outcome) -> Response {
         let snr_db = tx.snr_db;
         match (&tx.what, &self.cfg.phy) {
-            (Payload::Single(f), phy) => {
-                let rate = DcfRate::of(phy).expect("single MPDUs on the DCF PHYs");
+            (Payload::Single { frame: f, rate }, _) => {
                 let bits = u64::from(dcf_mpdu_len(f.bytes)) * 8;
                 let p_snr = self.success.get(snr_db, rate.cache_key(), bits, || {
                     rate.success(snr_db, bits)

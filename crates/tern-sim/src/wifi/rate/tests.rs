@@ -1,5 +1,8 @@
 //! Unit tests of the rate controllers, against the rules in the parent module's docs.
 
+use super::super::bss::DcfRate;
+use super::super::error_model::ht_success_rate_db;
+use super::super::phy::{ChannelWidth, GuardInterval, HtMcs, OfdmRate};
 use super::*;
 
 fn mcs(i: u8) -> HtMcs {
@@ -30,7 +33,7 @@ fn rate_set_is_sorted_by_rate() {
 
 #[test]
 fn constant_returns_constant() {
-    let mut rc = RateControl::constant(mcs(5));
+    let mut rc = RateControl::<HtRateSet>::constant(mcs(5));
     assert_eq!(rc.last_choice(), None);
     for k in 0..100u64 {
         let t = SimTime::from_millis(k);
@@ -40,7 +43,7 @@ fn constant_returns_constant() {
     assert_eq!(
         rc.last_choice(),
         Some(RateChoice {
-            mcs: mcs(5),
+            rate: mcs(5),
             sample: false
         })
     );
@@ -76,31 +79,32 @@ fn ideal_picks_by_snr_and_is_monotone() {
     }
 }
 
-/// The synthetic channel: every MPDU at MCS k succeeds independently with the error
-/// model's probability for a 1538-byte MPDU at the current SNR. The MAC sends
-/// A-MPDUs of up to 16 MPDUs (fewer where the PPDU limit binds) back to back.
-struct Channel {
-    rates: HtRateSet,
+/// The synthetic channel: every MPDU at rate k succeeds independently with the error
+/// model's probability for a 1500-byte IP packet's MPDU at the current SNR. The MAC sends
+/// PPDUs of up to 16 MPDUs (fewer where the PPDU limit binds; one at a legacy rate) back
+/// to back, each followed by its exchange overhead.
+struct Channel<S: RateSet> {
+    rates: S,
     band: Band,
     rng: RngStream,
 }
 
-struct RunLog {
+struct RunLog<R> {
     /// (time, choice, max_tp after the report)
-    events: Vec<(SimTime, RateChoice, HtMcs)>,
+    events: Vec<(SimTime, RateChoice<R>, R)>,
 }
 
-impl RunLog {
-    /// Most used MCS in [from, to) (ties to the higher index).
-    fn most_used(&self, from: SimTime, to: SimTime) -> HtMcs {
-        let mut counts = [0u32; 32];
+impl<R: Copy + Eq + std::fmt::Debug> RunLog<R> {
+    /// Most used rate of `set` in [from, to) (ties to the faster).
+    fn most_used<S: RateSet<Rate = R>>(&self, set: &S, from: SimTime, to: SimTime) -> R {
+        let mut counts = vec![0u32; set.rates().len()];
         for (t, c, _) in &self.events {
             if *t >= from && *t < to {
-                counts[usize::from(c.mcs.index())] += 1;
+                counts[set.position(c.rate).unwrap()] += 1;
             }
         }
-        let best = (0..32).max_by_key(|&i| counts[i]).unwrap();
-        mcs(best as u8)
+        let best = (0..counts.len()).max_by_key(|&i| counts[i]).unwrap();
+        set.rates()[best]
     }
 
     fn sample_fraction(&self, from: SimTime, to: SimTime) -> f64 {
@@ -114,37 +118,47 @@ impl RunLog {
     }
 }
 
-fn mpdu_success(m: HtMcs, snr_db: f64) -> f64 {
-    ht_success_rate_db(m, snr_db, 8 * u64::from(mpdu_len(1500)))
-}
-
-impl Channel {
-    fn new(rates: HtRateSet, seed: u64) -> Channel {
+impl<S: RateSet> Channel<S> {
+    fn new(rates: S, band: Band, seed: u64) -> Channel<S> {
         Channel {
             rates,
-            band: Band::Ghz5,
+            band,
             rng: RngStream::new(seed, "test/channel"),
         }
     }
 
+    /// MPDUs per PPDU at `rate`.
+    fn mpdus(&self, rate: S::Rate) -> u32 {
+        self.rates.max_mpdus(rate, 1500, self.band).clamp(1, 16)
+    }
+
+    fn mpdu_success(&self, rate: S::Rate, snr_db: f64) -> f64 {
+        let bits = 8 * u64::from(self.rates.mpdu_len(1500));
+        self.rates.success(rate, snr_db, bits)
+    }
+
+    /// Airtime of one exchange at `rate`: PPDU plus overhead.
+    fn exchange(&self, rate: S::Rate) -> SimTime {
+        let n = self.mpdus(rate);
+        self.rates.ppdu_txtime(rate, n, 1500, self.band)
+            + self.rates.exchange_overhead(rate, self.band)
+    }
+
     fn run(
         &mut self,
-        rc: &mut RateControl,
+        rc: &mut RateControl<S>,
         snr_at: impl Fn(SimTime) -> f64,
         until: SimTime,
-    ) -> RunLog {
-        let overhead = MinstrelConfig::new(self.rates.clone(), self.band).exchange_overhead;
+    ) -> RunLog<S::Rate> {
         let mut now = SimTime::ZERO;
         let mut events = Vec::new();
         while now < until {
             let snr = snr_at(now);
             let m = rc.select(now, Some(snr));
-            let tx = self.rates.tx_vector(m);
-            let n = max_ampdu_mpdus(1500, tx, self.band).clamp(1, 16);
-            let p = mpdu_success(m, snr);
+            let n = self.mpdus(m);
+            let p = self.mpdu_success(m, snr);
             let ok = (0..n).filter(|_| self.rng.bernoulli(p)).count() as u32;
-            let psdu = ampdu_len_uniform(n, mpdu_len(1500));
-            now += tx.txtime(psdu, self.band) + overhead;
+            now += self.exchange(m);
             rc.report(now, m, n, ok);
             let max_tp = match rc.algorithm() {
                 Algorithm::Minstrel(mi) => mi.max_tp(),
@@ -153,6 +167,31 @@ impl Channel {
             events.push((now, rc.last_choice().unwrap(), max_tp));
         }
         RunLog { events }
+    }
+
+    /// The throughput-optimal rate of this channel by hand: argmax over the set of the
+    /// expected goodput p_k · n_k / (TXTIME_k + overhead_k), the delivered MPDUs per
+    /// second of airtime if every exchange went at rate k.
+    fn optimum(&self, snr_db: f64) -> S::Rate {
+        let score = |r: S::Rate| {
+            let air = self.exchange(r).as_nanos() as f64;
+            self.mpdu_success(r, snr_db) * f64::from(self.mpdus(r)) / air
+        };
+        let set = self.rates.rates();
+        let best = set
+            .iter()
+            .copied()
+            .max_by(|&a, &b| score(a).total_cmp(&score(b)))
+            .unwrap();
+        // The SNRs used are away from ties: the runner-up is clearly worse.
+        let second = set
+            .iter()
+            .copied()
+            .filter(|&r| r != best)
+            .map(score)
+            .fold(0.0, f64::max);
+        assert!(second < 0.95 * score(best), "near tie at {snr_db} dB");
+        best
     }
 }
 
@@ -163,75 +202,60 @@ fn minstrel(rates: HtRateSet, seed: u64) -> RateControl {
     )
 }
 
-/// The throughput-optimal MCS by hand: argmax over the set of p_k · (PHY rate)_k.
-fn hand_optimum(rates: &HtRateSet, snr_db: f64) -> HtMcs {
-    let score = |m: HtMcs| mpdu_success(m, snr_db) * rates.tx_vector(m).data_rate_bps();
-    let best = rates
-        .mcs()
-        .iter()
-        .copied()
-        .max_by(|&a, &b| score(a).total_cmp(&score(b)))
-        .unwrap();
-    // The SNRs used are away from ties: the runner-up is clearly worse.
-    let second = rates
-        .mcs()
-        .iter()
-        .copied()
-        .filter(|&m| m != best)
-        .map(score)
-        .fold(0.0, f64::max);
-    assert!(second < 0.95 * score(best), "near tie at {snr_db} dB");
-    best
+fn erp_minstrel(seed: u64) -> RateControl<LegacyRateSet> {
+    RateControl::minstrel(
+        MinstrelConfig::new(LegacyRateSet::erp_ofdm(), Band::Ghz2_4),
+        RngStream::new(seed, "test/rate"),
+    )
+}
+
+/// Runs `rc` on a fixed SNR for 2 s and checks that it settles on the channel's optimum
+/// (most used rate and max_tp over the last second), and how much it samples: about 10 %
+/// of the PPDUs while some rate could beat max_tp; nothing once max_tp is the fastest rate
+/// of the set and delivers more than 90 % (no rate could beat it).
+fn converges<S: RateSet>(rc: &mut RateControl<S>, rates: S, band: Band, snr: f64, seed: u64) {
+    let mut channel = Channel::new(rates.clone(), band, seed);
+    let want = channel.optimum(snr);
+    let log = channel.run(rc, |_| snr, SimTime::from_secs(2));
+    let got = log.most_used(&rates, SimTime::from_secs(1), SimTime::from_secs(2));
+    assert_eq!(got, want, "{snr} dB");
+    let Algorithm::Minstrel(mi) = rc.algorithm() else {
+        unreachable!()
+    };
+    assert_eq!(mi.max_tp(), want, "{snr} dB");
+    let f = log.sample_fraction(SimTime::ZERO, SimTime::from_secs(2));
+    let late = log.sample_fraction(SimTime::from_secs(1), SimTime::from_secs(2));
+    let fastest = *rates.rates().last().unwrap();
+    println!("{snr} dB: {want:?}, sample fraction {f:.4} (0–2 s), {late:.4} (1–2 s)");
+    if want == fastest && channel.mpdu_success(want, snr) > MINSTREL_PROB_CAP {
+        assert!(late < 0.01, "{snr} dB: sample fraction {late}");
+    } else {
+        // Hundreds to thousands of PPDUs: 10 % ± 3 standard deviations at 500.
+        assert!((0.06..=0.14).contains(&f), "{snr} dB: sample fraction {f}");
+    }
 }
 
 #[test]
 fn minstrel_converges_to_the_throughput_optimum() {
     for (snr, seed) in [(15.0, 1), (20.0, 2), (25.0, 3)] {
-        let rates = set(15);
-        let want = hand_optimum(&rates, snr);
-        let mut rc = minstrel(rates.clone(), seed);
-        let log = Channel::new(rates, seed).run(&mut rc, |_| snr, SimTime::from_secs(2));
-        let got = log.most_used(SimTime::from_secs(1), SimTime::from_secs(2));
-        assert_eq!(got, want, "{snr} dB");
-        let Algorithm::Minstrel(mi) = rc.algorithm() else {
-            unreachable!()
-        };
-        assert_eq!(mi.max_tp(), want, "{snr} dB");
-        // Sampling: about 10 % of the A-MPDUs while some rate could beat max_tp; at
-        // 25 dB max_tp is MCS 15, the fastest, delivering > 90 %: nothing could beat
-        // it, so sampling stops once the climb is over.
-        let f = log.sample_fraction(SimTime::ZERO, SimTime::from_secs(2));
-        let late = log.sample_fraction(SimTime::from_secs(1), SimTime::from_secs(2));
-        println!("{snr} dB: sample fraction {f:.4} (0–2 s), {late:.4} (1–2 s)");
-        if want == mcs(15) {
-            assert!(late < 0.01, "{snr} dB: sample fraction {late}");
-        } else {
-            // ~500 A-MPDUs: 10 % ± 3 standard deviations.
-            assert!((0.06..=0.14).contains(&f), "{snr} dB: sample fraction {f}");
-        }
+        converges(&mut minstrel(set(15), seed), set(15), Band::Ghz5, snr, seed);
     }
 }
 
 #[test]
 fn minstrel_single_stream_set() {
-    let rates = set(7);
-    let want = hand_optimum(&rates, 15.0);
-    let mut rc = minstrel(rates.clone(), 3);
-    let log = Channel::new(rates, 3).run(&mut rc, |_| 15.0, SimTime::from_secs(2));
-    assert_eq!(
-        log.most_used(SimTime::from_secs(1), SimTime::from_secs(2)),
-        want
-    );
+    converges(&mut minstrel(set(7), 3), set(7), Band::Ghz5, 15.0, 3);
 }
 
-#[test]
-fn minstrel_follows_an_snr_drop() {
-    let rates = set(15);
+/// The SNR drops from `high` to `low` at 2 s: max_tp, the optimum of `high` before, moves
+/// to a slower rate within 1 s (the retry chain carries the frames meanwhile) and the
+/// controller settles on the optimum of `low`.
+fn follows_a_drop<S: RateSet>(mut rc: RateControl<S>, rates: S, band: Band, high: f64, low: f64) {
     let drop_at = SimTime::from_secs(2);
-    let (high, low) = (25.0, 12.0);
-    let want_low = hand_optimum(&rates, low);
-    let mut rc = minstrel(rates.clone(), 4);
-    let log = Channel::new(rates.clone(), 4).run(
+    let mut channel = Channel::new(rates.clone(), band, 4);
+    let want_low = channel.optimum(low);
+    let want_high = channel.optimum(high);
+    let log = channel.run(
         &mut rc,
         |t| if t < drop_at { high } else { low },
         SimTime::from_secs(4),
@@ -243,8 +267,8 @@ fn minstrel_follows_an_snr_drop() {
         .find(|(t, _, _)| *t < drop_at)
         .unwrap()
         .2;
-    assert_eq!(before, hand_optimum(&rates, high));
-    let rate = |m: HtMcs| rates.tx_vector(m).data_rate_bps();
+    assert_eq!(before, want_high);
+    let rate = |r: S::Rate| rates.data_rate_bps(r);
     let moved = log
         .events
         .iter()
@@ -256,20 +280,28 @@ fn minstrel_follows_an_snr_drop() {
         "max_tp moved down {} after the drop",
         moved - drop_at
     );
-    // And it settles on the new optimum.
-    let settled = log.most_used(drop_at + SimTime::from_secs(1), SimTime::from_secs(4));
+    let settled = log.most_used(
+        &rates,
+        drop_at + SimTime::from_secs(1),
+        SimTime::from_secs(4),
+    );
     assert_eq!(settled, want_low);
 }
 
 #[test]
-fn minstrel_is_deterministic() {
+fn minstrel_follows_an_snr_drop() {
+    follows_a_drop(minstrel(set(15), 4), set(15), Band::Ghz5, 25.0, 12.0);
+}
+
+/// The same seed gives the same decisions, event for event; another seed other ones.
+fn deterministic<S: RateSet>(make: impl Fn(u64) -> RateControl<S>, rates: S, band: Band, snr: f64) {
     let trace = |seed| {
-        let rates = set(15);
-        let mut rc = minstrel(rates.clone(), seed);
-        let log = Channel::new(rates, 9).run(&mut rc, |_| 20.0, SimTime::from_millis(500));
+        let mut rc = make(seed);
+        let log =
+            Channel::new(rates.clone(), band, 9).run(&mut rc, |_| snr, SimTime::from_millis(500));
         log.events
             .into_iter()
-            .map(|(t, c, m)| (t, c.mcs, c.sample, m))
+            .map(|(t, c, m)| (t, c.rate, c.sample, m))
             .collect::<Vec<_>>()
     };
     assert_eq!(trace(5), trace(5));
@@ -277,10 +309,27 @@ fn minstrel_is_deterministic() {
 }
 
 #[test]
+fn minstrel_is_deterministic() {
+    deterministic(|seed| minstrel(set(15), seed), set(15), Band::Ghz5, 20.0);
+}
+
+/// The rates of five PPDUs of `mpdus` MPDUs at `t`, none of which gets an acknowledgement:
+/// the retry chain.
+fn failing_chain<S: RateSet>(mi: &mut Minstrel<S>, t: SimTime, mpdus: u32) -> Vec<S::Rate> {
+    (0..5)
+        .map(|_| {
+            let rate = mi.select(t).rate;
+            mi.report(t, rate, mpdus, 0);
+            rate
+        })
+        .collect()
+}
+
+#[test]
 fn minstrel_statistics_and_retry_chain() {
-    // Default exchange overhead in 5 GHz: 16 + 32 + 43 + 7.5 · 9 µs.
+    // Exchange overhead in 5 GHz: 16 + 32 + 43 + 7.5 · 9 µs.
     assert_eq!(
-        MinstrelConfig::new(set(7), Band::Ghz5).exchange_overhead,
+        set(7).exchange_overhead(mcs(0), Band::Ghz5),
         SimTime::from_nanos(158_500)
     );
     let mut mi = MinstrelHt::new(
@@ -296,7 +345,7 @@ fn minstrel_statistics_and_retry_chain() {
         (mcs(0), mcs(1), mcs(0))
     );
     let t0 = SimTime::ZERO;
-    assert_eq!(mi.select(t0).mcs, mcs(0));
+    assert_eq!(mi.select(t0).rate, mcs(0));
     // An interval in which MCS 4 delivered 3/4 and MCS 0 everything.
     mi.report(t0, mcs(0), 2, 2);
     mi.report(t0, mcs(4), 16, 12);
@@ -323,17 +372,161 @@ fn minstrel_statistics_and_retry_chain() {
     // failed report at MCS 7 above already advanced the chain: reset it first.)
     let t = SimTime(310 * MS);
     mi.report(t, mcs(0), 2, 2);
-    let mut chain = Vec::new();
-    for _ in 0..5 {
-        let c = mi.select(t);
-        chain.push(c.mcs);
-        mi.report(t, c.mcs, 16, 0);
-    }
+    let chain = failing_chain(&mut mi, t, 16);
     assert_eq!(chain, [mcs(4), mcs(0), mcs(0), mcs(0), mcs(0)]);
     mi.report(t, mcs(0), 2, 1);
-    assert_eq!(mi.select(t).mcs, mcs(4));
+    assert_eq!(mi.select(t).rate, mcs(4));
     // Foreign MCS and empty reports are ignored.
     mi.report(t, mcs(12), 16, 16);
     mi.report(t, mcs(4), 0, 0);
     assert_eq!(mi.success_prob(mcs(12)), None);
+}
+
+// ---------------------------------------------------------------------------------------
+// 802.11g ERP-OFDM rates (Linux minstrel_ht's OFDM group)
+// ---------------------------------------------------------------------------------------
+
+/// Fixed SNRs (dB) and seeds for the ERP runs, spread over the rates: the channel's optimum
+/// ([`Channel::optimum`], from the error model and the TXTIMEs) is 6, 18, 24 and 54 Mbit/s,
+/// each clear of a tie (asserted there).
+const ERP_SNRS: [(f64, u64); 4] = [(5.0, 1), (10.0, 2), (15.0, 3), (25.0, 4)];
+
+fn ofdm(r: OfdmRate) -> DcfRate {
+    DcfRate::Ofdm(r)
+}
+
+#[test]
+fn erp_rate_set_and_exchange_airtimes() {
+    let s = LegacyRateSet::erp_ofdm();
+    let all: Vec<DcfRate> = OfdmRate::ALL.into_iter().map(ofdm).collect();
+    assert_eq!(s.rates(), all);
+    let two = LegacyRateSet::erp(&[OfdmRate::Mbps54, OfdmRate::Mbps6, OfdmRate::Mbps54]);
+    assert_eq!(
+        two.unwrap().rates(),
+        [ofdm(OfdmRate::Mbps6), ofdm(OfdmRate::Mbps54)]
+    );
+    assert!(LegacyRateSet::erp(&[]).is_none());
+    let band = Band::Ghz2_4;
+    let r54 = ofdm(OfdmRate::Mbps54);
+    for &r in s.rates() {
+        assert_eq!(s.max_mpdus(r, 1500, band), 1, "no A-MPDU at {r:?}");
+        assert_eq!(s.n_ss(r), 1);
+    }
+    // A 1500-byte IP packet in a non-QoS Data MPDU: 24 + 8 + 1500 + 4 = 1536 bytes.
+    assert_eq!(s.mpdu_len(1500), 1536);
+    // TXTIME (§17.4.3, + the 6 µs ERP signal extension of Clause 18): 16 + 8 · 1536 + 6 =
+    // 12 310 bits in ⌈12 310 / 216⌉ = 57 symbols at 54 Mbit/s: 20 + 228 + 6 = 254 µs.
+    assert_eq!(s.ppdu_txtime(r54, 1, 1500, band), SimTime::from_micros(254));
+    // Overhead: SIFS 10 µs + the Ack (14 bytes, 134 bits with SERVICE and tail) at the
+    // control-response rate + DIFS 10 + 2 · 9 = 28 µs + CWmin/2 = 7.5 slots = 67.5 µs.
+    // At 54 Mbit/s the Ack goes at 24 Mbit/s: 2 symbols, 20 + 8 + 6 = 34 µs.
+    assert_eq!(s.exchange_overhead(r54, band), SimTime::from_nanos(139_500));
+    // At 9 Mbit/s it goes at 6 Mbit/s: 6 symbols, 20 + 24 + 6 = 50 µs.
+    assert_eq!(
+        s.exchange_overhead(ofdm(OfdmRate::Mbps9), band),
+        SimTime::from_nanos(155_500)
+    );
+}
+
+#[test]
+fn ideal_erp_meets_the_target_and_is_monotone() {
+    let ideal = IdealRate::with_defaults(LegacyRateSet::erp_ofdm());
+    let s = LegacyRateSet::erp_ofdm();
+    let mut last = s.slowest();
+    for step in 0..=80 {
+        let snr = -5.0 + 0.5 * f64::from(step);
+        let r = ideal.choose(Some(snr));
+        assert!(r.bps() >= last.bps(), "{snr} dB: {r:?} after {last:?}");
+        last = r;
+        // The rule: the choice reaches 99 % for a 1500-byte frame, the next faster rate
+        // does not (unless nothing does, then the slowest).
+        let pos = s.position(r).unwrap();
+        let ok = |r: DcfRate| s.success(r, snr, 12_000) >= 0.99;
+        assert!(ok(r) || pos == 0, "{snr} dB: {r:?}");
+        if let Some(&next) = s.rates().get(pos + 1) {
+            assert!(!ok(next), "{snr} dB: {next:?} also qualifies");
+        }
+    }
+    assert_eq!(last, ofdm(OfdmRate::Mbps54));
+}
+
+#[test]
+fn minstrel_erp_converges_to_the_throughput_optimum() {
+    for (snr, seed) in ERP_SNRS {
+        converges(
+            &mut erp_minstrel(seed),
+            LegacyRateSet::erp_ofdm(),
+            Band::Ghz2_4,
+            snr,
+            seed,
+        );
+    }
+}
+
+#[test]
+fn minstrel_erp_follows_an_snr_drop() {
+    let (high, low) = (ERP_SNRS[3].0, ERP_SNRS[0].0);
+    follows_a_drop(
+        erp_minstrel(4),
+        LegacyRateSet::erp_ofdm(),
+        Band::Ghz2_4,
+        high,
+        low,
+    );
+}
+
+#[test]
+fn minstrel_erp_is_deterministic() {
+    deterministic(erp_minstrel, LegacyRateSet::erp_ofdm(), Band::Ghz2_4, 15.0);
+}
+
+/// At a rate's failure: the retry chain steps down max_tp → max_tp2 → max_prob → 6 Mbit/s
+/// for the retransmissions, an Ack returns it to max_tp, and once a statistics update
+/// sees max_tp deliver nothing, another rate takes its place.
+#[test]
+fn minstrel_erp_at_a_rates_failure() {
+    let rate = |mbps: u64| ofdm(OfdmRate::from_bps(mbps * 1_000_000).unwrap());
+    let mut mi = Minstrel::new(
+        MinstrelConfig {
+            sample_fraction: 0.0,
+            ..MinstrelConfig::new(LegacyRateSet::erp_ofdm(), Band::Ghz2_4)
+        },
+        RngStream::new(1, "unit"),
+    );
+    assert_eq!(
+        (mi.max_tp(), mi.max_tp2(), mi.max_prob()),
+        (rate(6), rate(9), rate(6))
+    );
+    // One interval: 54 and 48 Mbit/s deliver 95 %, 24 Mbit/s everything.
+    let t0 = SimTime::ZERO;
+    for k in 0..100u32 {
+        mi.report(t0, rate(54), 1, u32::from(k % 20 != 0));
+        mi.report(t0, rate(48), 1, u32::from(k % 20 != 0));
+        mi.report(t0, rate(24), 1, 1);
+    }
+    mi.report(SimTime(100 * MS), rate(24), 1, 1);
+    assert_eq!(mi.success_prob(rate(54)), Some(0.95));
+    // Both valued at the 90 % cap: 54 first, 48 second; max_prob is the best-throughput
+    // rate above 75 %: 54 Mbit/s.
+    assert_eq!(
+        (mi.max_tp(), mi.max_tp2(), mi.max_prob()),
+        (rate(54), rate(48), rate(54))
+    );
+    // Frames at 54 Mbit/s fail: the chain goes 54, 48, 54 (max_prob), 6, 6.
+    let t = SimTime(110 * MS);
+    let chain = failing_chain(&mut mi, t, 1);
+    assert_eq!(chain, [rate(54), rate(48), rate(54), rate(6), rate(6)]);
+    mi.report(t, rate(6), 1, 1);
+    assert_eq!(mi.select(t).rate, rate(54));
+    // 54 Mbit/s stops delivering for an interval: 0.75 · 0.95 + 0.25 · 0 = 0.7125 (the
+    // failures above count too), below the 75 % of max_prob; 48 Mbit/s, now at about
+    // 96 %, takes max_tp (0.7125 · 54 < 0.9 · 48).
+    for _ in 0..50 {
+        mi.report(SimTime(150 * MS), rate(54), 1, 0);
+        mi.report(SimTime(150 * MS), rate(48), 1, 1);
+    }
+    mi.report(SimTime(210 * MS), rate(24), 1, 1);
+    assert!((mi.success_prob(rate(54)).unwrap() - 0.7125).abs() < 1e-12);
+    assert_eq!(mi.max_tp(), rate(48));
+    assert_eq!(mi.max_prob(), rate(48));
 }

@@ -1,0 +1,430 @@
+//! Minstrel: Linux mac80211's rate control (`minstrel_ht`), for HT MCSs and legacy rates.
+
+use super::super::phy::Band;
+use super::{HtRateSet, RateChoice, RateSet};
+use crate::engine::{RngStream, SimTime};
+
+/// Success probability below which a rate's expected throughput counts as zero (Linux
+/// minstrel_ht: 10 %).
+pub const MINSTREL_MIN_PROB: f64 = 0.10;
+/// Success probability above which the throughput estimate stops growing (Linux
+/// minstrel_ht caps it at 90 % "to account for collision related packet error rate
+/// fluctuation"): among rates that all deliver ≥ 90 %, the fastest wins.
+pub const MINSTREL_PROB_CAP: f64 = 0.90;
+/// Rates whose airtime per MPDU exceeds this multiple of max_prob's are never sampled
+/// (minstrel_ht: "3 times slower than the current max probability rate").
+pub const MINSTREL_SAMPLE_MAX_SLOWDOWN: f64 = 3.0;
+/// A rate whose success probability exceeds this is "reliable enough" for `max_prob`,
+/// which then goes to the reliable rate with the best throughput (minstrel_ht: 75 %).
+pub const MINSTREL_MAX_PROB_THRESHOLD: f64 = 0.75;
+
+/// Parameters of [`Minstrel`]. [`MinstrelConfig::new`] gives the defaults; adjust the
+/// public fields as needed.
+#[derive(Clone, Debug)]
+pub struct MinstrelConfig<S: RateSet = HtRateSet> {
+    pub rates: S,
+    pub band: Band,
+    /// IP packet size the throughput estimate assumes.
+    /// Default 1500 bytes. (Linux uses a fixed 1200-byte average packet for its duration
+    /// tables.)
+    pub ip_bytes: u32,
+    /// Statistics update interval. Default 100 ms, the current Linux minstrel_ht value
+    /// (`HZ / 10`, as in classic minstrel). An intermediate revision used 50 ms; the patch
+    /// "mac80211: minstrel_ht: increase stats update interval" (January 2021) went back to
+    /// 100 ms because the shorter interval spent too many frames on probing.
+    pub update_interval: SimTime,
+    /// Weight of the old value in the EWMA of the success probability and of the A-MPDU
+    /// length. Default 0.75 (classic minstrel's EWMA level 75 %, minstrel_ht's 96/128).
+    pub ewma_old_weight: f64,
+    /// Fraction of A-MPDUs, outside the retry chain, that are considered for sampling.
+    /// Default 10 % (classic minstrel's "look-around rate").
+    pub sample_fraction: f64,
+    /// A-MPDU length (MPDUs) assumed until the first statistics update measures one.
+    /// Default 16 (what Linux assumes for fast rates before it has measured one). Legacy
+    /// rates carry one MPDU per PPDU whatever this says ([`RateSet::max_mpdus`]).
+    pub initial_ampdu_mpdus: u32,
+}
+
+impl<S: RateSet> MinstrelConfig<S> {
+    /// The defaults documented on each field, for `rates` in `band`.
+    pub fn new(rates: S, band: Band) -> MinstrelConfig<S> {
+        MinstrelConfig {
+            rates,
+            band,
+            ip_bytes: 1500,
+            update_interval: SimTime::from_millis(100),
+            ewma_old_weight: 0.75,
+            sample_fraction: 0.10,
+            initial_ampdu_mpdus: 16,
+        }
+    }
+}
+
+/// Statistics of one rate.
+#[derive(Clone, Debug)]
+struct RateStats<R> {
+    rate: R,
+    /// Most MPDUs of `ip_bytes` a PPDU at this rate can carry (PPDU and length limits; 1
+    /// for a legacy rate).
+    max_mpdus: u32,
+    /// MPDUs attempted / acknowledged in the current interval.
+    attempts: u64,
+    successes: u64,
+    /// EWMA success probability; `None` until the first interval with attempts.
+    prob: Option<f64>,
+    /// Expected airtime per MPDU (ns), with the PPDU preamble and the exchange overhead
+    /// amortised over the average A-MPDU.
+    airtime_ns: f64,
+    /// The exchange's airtime beyond the PPDU ([`RateSet::exchange_overhead`]).
+    overhead: SimTime,
+    /// Expected throughput (IP bit/s) at the current `prob`.
+    tp: f64,
+}
+
+/// A Minstrel-HT-like rate controller, modelled on the design of Linux mac80211's
+/// `minstrel_ht` (net/mac80211/rc80211_minstrel_ht.c, Felix Fietkau; itself derived from
+/// Derek Smithies' minstrel and John Bicket's SampleRate), as described in its source
+/// comments and the linux-wireless discussions. Written from that description, not from
+/// its code. Below, "A-MPDU" stands for the PPDU sent: an A-MPDU at an MCS, a single MPDU
+/// at a legacy rate.
+///
+/// # What is modelled
+///
+/// * **Per-rate statistics** from Block Ack (or Ack) feedback: MPDUs attempted and
+///   acknowledged in the current update interval ([`MinstrelConfig::update_interval`],
+///   100 ms).
+/// * **Success probability**: at each update, every rate attempted during the interval gets
+///   p ← w·p + (1 − w)·(succ/att) with w = 0.75; the first measurement of a rate is taken
+///   as is (as Linux does when a rate has no history). Rates not attempted keep their
+///   estimate. Newer Linux replaced this EWMA by a noise-filtering second-order moving
+///   average; the classic 75 % EWMA is used here.
+/// * **Expected throughput**: tp = min(p, 90 %) · (IP payload bits / airtime per MPDU),
+///   zero if p < 10 %. The airtime per MPDU is the TXTIME of an A-MPDU of n̄ MPDUs at that
+///   rate plus the exchange overhead ([`RateSet::exchange_overhead`]: SIFS, Block Ack, AIFS,
+///   mean backoff), divided by n̄,
+///   where n̄ is an EWMA of the A-MPDU lengths reported (as Linux's `avg_ampdu_len`),
+///   rounded and capped by what fits in one PPDU at that rate
+///   ([`RateSet::max_mpdus`]: at MCS 0 only two 1500-byte MPDUs fit in 5.484 ms).
+/// * **Rate set** after each update: `max_tp` and `max_tp2`, the best and second-best
+///   throughput (ties: higher p, then the slower rate); `max_prob`, the best-throughput rate
+///   among those with p > 75 %, or the highest-p rate if none is that reliable (minstrel_ht's
+///   rule; classic minstrel used 95 %).
+/// * **Multi-rate retry chain**: minstrel hands the driver a chain best throughput →
+///   second best → best probability (classic minstrel then the lowest base rate) and the
+///   hardware walks it on failures; here the chain is max_tp → max_tp2 → max_prob →
+///   slowest rate. Here the MAC asks for each retransmission separately, so the chain is
+///   walked across calls: after an A-MPDU
+///   at a chain rate got nothing acknowledged, the next `select` returns the next chain
+///   entry; any acknowledgement returns to max_tp. The failure of a sample does not advance
+///   the chain (the retransmission goes at max_tp, as in Linux where the sample rate heads
+///   a chain followed by the normal rates). No sampling in the retry chain.
+/// * **Sampling**: each A-MPDU at the head of the chain is, with probability
+///   [`MinstrelConfig::sample_fraction`] (10 %), a sample candidate. The sample rate is drawn
+///   uniformly (one [`RngStream`] draw) from the rates that
+///   1. are not max_tp, max_tp2 or max_prob (Linux: "don't use sampling for the currently
+///      used rates"),
+///   2. take at most 3× max_prob's airtime per MPDU (Linux: not "3 times slower than the
+///      current max probability rate"), and
+///   3. *could beat max_tp*: their throughput at full success (capped at 90 % like every
+///      estimate) exceeds max_tp's current estimate.
+///
+///   If none qualifies, the A-MPDU goes at max_tp and is not a sample, so the sampled
+///   fraction is 10 % only while some rate could still improve throughput: at the fastest
+///   rate of the set with ≥ 90 % delivery, sampling stops. Rule 3 stands for Linux's "do
+///   not sample if the probability is already higher than 95 %" (a rate with p ≥ 90 % is
+///   already valued at its full-success throughput, so it cannot pass) and for its
+///   reluctance to sample rates slower than max_tp (newer minstrel_ht mostly samples
+///   faster rates). Rates that failed earlier remain eligible while they could beat max_tp,
+///   so the controller climbs back when the channel improves.
+/// * **Start**: no statistics; ties go to the slower rate, so max_tp and max_prob are the
+///   slowest rate and max_tp2 the next slowest. Sampling then finds the faster rates, which
+///   take over at the next updates. Starting low means the first A-MPDUs get through; the
+///   climb takes a few update intervals.
+///
+/// # Legacy (non-HT) rates
+///
+/// Since Linux 5.12 the same `minstrel_ht` also drives stations without HT: the patch
+/// "mac80211: minstrel_ht: add support for OFDM rates on non-HT clients" (Felix Fietkau,
+/// January 2021) gave it an OFDM group of the eight rates 6–54 Mbit/s
+/// (`minstrel_ht_update_ofdm`, used when the station has no HT capability) next to its CCK
+/// group, and "mac80211: remove legacy minstrel rate control" removed the separate classic
+/// `rc80211_minstrel.c` that had handled them before. A legacy group goes through the same
+/// statistics, throughput ranking, max_prob rule and sampling as an MCS group; what
+/// differs is the airtime: no aggregation (a legacy rate's throughput uses one frame per
+/// PPDU and the legacy per-frame overhead, `overhead_legacy`, where an MCS's divides
+/// `overhead` by the average A-MPDU length). So does this model: [`Minstrel`] over a
+/// [`super::LegacyRateSet`] is the same code, with one MPDU per PPDU
+/// ([`RateSet::max_mpdus`] = 1), its TXTIME and the Ack exchange's overhead
+/// ([`RateSet::exchange_overhead`]), and one report per MPDU (1 or 0 acknowledged).
+///
+/// # Not modelled
+///
+/// MCS groups across widths/GIs (fixed by the caller), the CCK group (1–11 Mbit/s) that the
+/// kernel adds for a non-HT station in 2.4 GHz and the legacy fallback rates of an HT
+/// station (a set holds one kind of rate: the MCSs, or the ERP-OFDM rates), the
+/// "sudden death of spatial multiplexing" downgrade of older versions (a fast switch to fewer
+/// streams when max_tp's delivery collapses; here max_tp follows only at stats updates),
+/// per-rate retry counts within the chain (each chain rate is tried once per A-MPDU here),
+/// RTS/CTS protection of samples, Linux's deterministic sample tables and skip counters
+/// (replaced by the random draw above), and integer fixed-point arithmetic.
+#[derive(Clone, Debug)]
+pub struct Minstrel<S: RateSet = HtRateSet> {
+    config: MinstrelConfig<S>,
+    rng: RngStream,
+    /// Indexed like `config.rates.rates()`, slowest first.
+    rates: Vec<RateStats<S::Rate>>,
+    /// EWMA of reported A-MPDU lengths (MPDUs; one for legacy rates).
+    avg_ampdu_mpdus: f64,
+    /// MPDUs and PPDUs reported in the current interval.
+    interval_mpdus: u64,
+    interval_ampdus: u64,
+    /// Start of the current interval; `None` before the first call.
+    interval_start: Option<SimTime>,
+    max_tp: usize,
+    max_tp2: usize,
+    max_prob: usize,
+    /// Position in the retry chain: 0 = max_tp, 1 = max_tp2, 2 = max_prob, 3 = slowest.
+    retry_stage: usize,
+    /// The rate (index into `rates`) of the last select if it was a sample.
+    pending_sample: Option<usize>,
+}
+
+/// Minstrel over HT MCSs: Linux's `minstrel_ht` for an HT station.
+pub type MinstrelHt = Minstrel<HtRateSet>;
+
+const RETRY_CHAIN_LEN: usize = 4;
+
+impl<S: RateSet> Minstrel<S> {
+    /// Panics on an invalid configuration: zero update interval, EWMA weight outside
+    /// [0, 1), sample fraction outside [0, 1], zero initial A-MPDU length or IP size.
+    pub fn new(config: MinstrelConfig<S>, rng: RngStream) -> Minstrel<S> {
+        assert!(
+            config.update_interval > SimTime::ZERO,
+            "update interval must be positive"
+        );
+        assert!(
+            (0.0..1.0).contains(&config.ewma_old_weight),
+            "EWMA weight must be in [0, 1)"
+        );
+        assert!(
+            (0.0..=1.0).contains(&config.sample_fraction),
+            "sample fraction must be in [0, 1]"
+        );
+        assert!(config.initial_ampdu_mpdus > 0 && config.ip_bytes > 0);
+        let set = &config.rates;
+        let rates = set
+            .rates()
+            .iter()
+            .map(|&rate| RateStats {
+                rate,
+                max_mpdus: set.max_mpdus(rate, config.ip_bytes, config.band),
+                attempts: 0,
+                successes: 0,
+                prob: None,
+                airtime_ns: 0.0,
+                overhead: set.exchange_overhead(rate, config.band),
+                tp: 0.0,
+            })
+            .collect();
+        let mut m = Minstrel {
+            avg_ampdu_mpdus: f64::from(config.initial_ampdu_mpdus),
+            config,
+            rng,
+            rates,
+            interval_mpdus: 0,
+            interval_ampdus: 0,
+            interval_start: None,
+            max_tp: 0,
+            max_tp2: 0,
+            max_prob: 0,
+            retry_stage: 0,
+            pending_sample: None,
+        };
+        m.recompute_rate_set();
+        m
+    }
+
+    /// The rate for the next PPDU (see the type documentation for the rules).
+    pub fn select(&mut self, now: SimTime) -> RateChoice<S::Rate> {
+        self.maybe_update(now);
+        let chain = [self.max_tp, self.max_tp2, self.max_prob, 0];
+        let mut index = chain[self.retry_stage];
+        let mut sample = false;
+        if self.retry_stage == 0 && self.rng.bernoulli(self.config.sample_fraction) {
+            let candidates = self.sample_candidates();
+            if !candidates.is_empty() {
+                let k = (self.rng.uniform() * candidates.len() as f64) as usize;
+                index = candidates[k.min(candidates.len() - 1)];
+                sample = true;
+            }
+        }
+        self.pending_sample = sample.then_some(index);
+        RateChoice {
+            rate: self.rates[index].rate,
+            sample,
+        }
+    }
+
+    /// Accounts the outcome of a PPDU sent at `rate`: `attempted` MPDUs, `succeeded`
+    /// acknowledged. Reports for a rate outside the configured set, or with `attempted` = 0,
+    /// are ignored; `succeeded` is capped at `attempted`.
+    pub fn report(&mut self, now: SimTime, rate: S::Rate, attempted: u32, succeeded: u32) {
+        let Some(index) = self.config.rates.position(rate) else {
+            return;
+        };
+        if attempted == 0 {
+            return;
+        }
+        let succeeded = succeeded.min(attempted);
+        let r = &mut self.rates[index];
+        r.attempts += u64::from(attempted);
+        r.successes += u64::from(succeeded);
+        self.interval_mpdus += u64::from(attempted);
+        self.interval_ampdus += 1;
+        if succeeded > 0 {
+            self.retry_stage = 0;
+        } else if self.pending_sample != Some(index) {
+            self.retry_stage = (self.retry_stage + 1).min(RETRY_CHAIN_LEN - 1);
+        }
+        self.pending_sample = None;
+        self.maybe_update(now);
+    }
+
+    /// The rate with the best expected throughput.
+    pub fn max_tp(&self) -> S::Rate {
+        self.rates[self.max_tp].rate
+    }
+
+    /// The rate with the second-best expected throughput.
+    pub fn max_tp2(&self) -> S::Rate {
+        self.rates[self.max_tp2].rate
+    }
+
+    /// The most reliable rate (see the type documentation).
+    pub fn max_prob(&self) -> S::Rate {
+        self.rates[self.max_prob].rate
+    }
+
+    /// The estimated success probability of `rate` as of the last update; `None` if it was
+    /// never measured or is not in the set.
+    pub fn success_prob(&self, rate: S::Rate) -> Option<f64> {
+        self.config
+            .rates
+            .position(rate)
+            .and_then(|i| self.rates[i].prob)
+    }
+
+    /// The expected throughput (IP bit/s) of `rate` as of the last update; 0 if unmeasured,
+    /// below 10 % success, or not in the set.
+    pub fn expected_throughput(&self, rate: S::Rate) -> f64 {
+        self.config
+            .rates
+            .position(rate)
+            .map_or(0.0, |i| self.rates[i].tp)
+    }
+
+    /// Starts the first interval on the first call; closes the interval once it has lasted
+    /// `update_interval`.
+    fn maybe_update(&mut self, now: SimTime) {
+        let start = *self.interval_start.get_or_insert(now);
+        if now.saturating_sub(start) >= self.config.update_interval {
+            self.update_stats();
+            self.interval_start = Some(now);
+        }
+    }
+
+    fn ewma(&self, old: f64, new: f64) -> f64 {
+        let w = self.config.ewma_old_weight;
+        w * old + (1.0 - w) * new
+    }
+
+    fn update_stats(&mut self) {
+        if self.interval_ampdus > 0 {
+            let measured = self.interval_mpdus as f64 / self.interval_ampdus as f64;
+            self.avg_ampdu_mpdus = self.ewma(self.avg_ampdu_mpdus, measured);
+        }
+        self.interval_mpdus = 0;
+        self.interval_ampdus = 0;
+        for i in 0..self.rates.len() {
+            let r = &self.rates[i];
+            if r.attempts == 0 {
+                continue;
+            }
+            let current = r.successes as f64 / r.attempts as f64;
+            let prob = match r.prob {
+                None => current,
+                Some(old) => self.ewma(old, current),
+            };
+            let r = &mut self.rates[i];
+            r.prob = Some(prob);
+            r.attempts = 0;
+            r.successes = 0;
+        }
+        self.recompute_rate_set();
+    }
+
+    /// Airtime per MPDU at rate `i` with the current average A-MPDU length.
+    fn airtime_per_mpdu_ns(&self, i: usize) -> f64 {
+        let r = &self.rates[i];
+        let n = (libm::round(self.avg_ampdu_mpdus) as u32).clamp(1, r.max_mpdus.max(1));
+        let c = &self.config;
+        let ppdu = c.rates.ppdu_txtime(r.rate, n, c.ip_bytes, c.band);
+        (ppdu + r.overhead).as_nanos() as f64 / f64::from(n)
+    }
+
+    /// Expected throughput (IP bit/s) of rate `i` at success probability `prob`.
+    fn throughput(&self, i: usize, prob: f64) -> f64 {
+        if prob < MINSTREL_MIN_PROB {
+            return 0.0;
+        }
+        let bits = 8.0 * f64::from(self.config.ip_bytes);
+        prob.min(MINSTREL_PROB_CAP) * bits * 1e9 / self.rates[i].airtime_ns
+    }
+
+    /// Refreshes airtimes and throughputs and picks max_tp, max_tp2 and max_prob.
+    fn recompute_rate_set(&mut self) {
+        for i in 0..self.rates.len() {
+            let airtime = self.airtime_per_mpdu_ns(i);
+            self.rates[i].airtime_ns = airtime;
+            let tp = self.throughput(i, self.rates[i].prob.unwrap_or(0.0));
+            self.rates[i].tp = tp;
+        }
+        let prob = |r: &RateStats<S::Rate>| r.prob.unwrap_or(0.0);
+        // Best first: higher throughput, then higher probability, then the slower rate
+        // (lower position; `sort_by` is stable).
+        let mut order: Vec<usize> = (0..self.rates.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ra, rb) = (&self.rates[a], &self.rates[b]);
+            rb.tp
+                .total_cmp(&ra.tp)
+                .then_with(|| prob(rb).total_cmp(&prob(ra)))
+        });
+        self.max_tp = order[0];
+        self.max_tp2 = order.get(1).copied().unwrap_or(order[0]);
+        let reliable = order
+            .iter()
+            .copied()
+            .find(|&i| prob(&self.rates[i]) > MINSTREL_MAX_PROB_THRESHOLD);
+        self.max_prob = reliable.unwrap_or_else(|| {
+            // Highest probability; ties to the slower rate.
+            (0..self.rates.len()).fold(0, |best, i| {
+                if prob(&self.rates[i]) > prob(&self.rates[best]) {
+                    i
+                } else {
+                    best
+                }
+            })
+        });
+    }
+
+    /// Rates worth probing now, slowest first (see the type documentation).
+    fn sample_candidates(&self) -> Vec<usize> {
+        let best = self.rates[self.max_tp].tp;
+        let slowest_allowed = MINSTREL_SAMPLE_MAX_SLOWDOWN * self.rates[self.max_prob].airtime_ns;
+        (0..self.rates.len())
+            .filter(|&i| i != self.max_tp && i != self.max_tp2 && i != self.max_prob)
+            .filter(|&i| self.rates[i].airtime_ns <= slowest_allowed)
+            .filter(|&i| self.throughput(i, 1.0) > best)
+            .collect()
+    }
+}
