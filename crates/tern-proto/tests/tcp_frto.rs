@@ -5,24 +5,19 @@ mod util;
 
 use std::ops::Bound::{Excluded, Included};
 
-use tern_proto::tcp::{CcKind, Config, Connection, Event, InitialWindow, RetransmitKind, SeqNum};
+use tern_proto::tcp::{CcKind, Config, Connection, Event, RetransmitKind, SeqNum};
 use tern_proto::time::SimTime;
 use util::{
-    ack, ack_wnd, client_data, drain_data, events, ms, retransmits, rto_expiry_times, seg_seq,
-    Pair, Side, Wire, MSS,
+    ack, ack_wnd, client_data, drain_data, events, hand_config, ms, retransmits, rto_expiry_times,
+    seg_seq, Pair, Side, Wire, MSS,
 };
 
 /// No timestamps / window scaling so segments are easy to craft by hand;
 /// IW = 10 segments, min RTO 1 s (RFC 6298), delayed ACKs every 2 segments.
 fn plain(sack: bool, frto: bool) -> Config {
     Config {
-        sack,
         frto,
-        timestamps: false,
-        window_scale: false,
-        recv_buffer: 65535,
-        initial_window: InitialWindow::Segments(10),
-        ..Config::default()
+        ..hand_config(sack)
     }
 }
 

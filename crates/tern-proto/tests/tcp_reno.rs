@@ -7,21 +7,16 @@
 
 mod util;
 
-use tern_proto::tcp::{Config, Event, InitialWindow, RecoveryKind, RetransmitKind, SeqNum};
+use tern_proto::tcp::{Config, Event, RecoveryKind, RetransmitKind, SeqNum};
 use tern_proto::time::SimTime;
-use util::{ack, drain, events, seg_seq, Pair, Wire};
+use util::{ack, drain, events, hand_config, seg_seq, Pair, Wire};
 
 const SMSS: u64 = 1460;
 
 fn established(recovery: RecoveryKind) -> Pair {
     let cfg = Config {
-        sack: false,
         recovery,
-        timestamps: false,
-        window_scale: false,
-        recv_buffer: 65535,
-        initial_window: InitialWindow::Segments(10),
-        ..Config::default()
+        ..hand_config(false)
     };
     let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
     p.handshake();

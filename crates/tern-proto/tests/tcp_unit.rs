@@ -7,19 +7,7 @@ use tern_proto::tcp::{
     CcKind, Config, Event, InitialWindow, RetransmitKind, Segment, SeqNum, State,
 };
 use tern_proto::time::SimTime;
-use util::{ack, drain, events, seg_seq, Pair, Side, Wire, CLIENT_ISN, SERVER_ISN};
-
-/// No timestamps / window scaling so segments are easy to craft by hand.
-fn plain(sack: bool) -> Config {
-    Config {
-        sack,
-        timestamps: false,
-        window_scale: false,
-        recv_buffer: 65535,
-        initial_window: InitialWindow::Segments(10),
-        ..Config::default()
-    }
-}
+use util::{ack, drain, events, hand_config, seg_seq, Pair, Side, Wire, CLIENT_ISN, SERVER_ISN};
 
 fn established(cfg: Config) -> Pair {
     let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
@@ -70,7 +58,7 @@ fn handshake_negotiates_options() {
 
 #[test]
 fn options_unused_when_peer_does_not_offer() {
-    let mut p = Pair::new(plain(true), Config::default(), Wire::default(), 1);
+    let mut p = Pair::new(hand_config(true), Config::default(), Wire::default(), 1);
     p.handshake();
     let synack = p.sent_by(Side::Server)[0].clone();
     assert_eq!(synack.options.window_scale, None);
@@ -84,7 +72,7 @@ fn options_unused_when_peer_does_not_offer() {
 fn initial_window_rfc3390_is_three_segments() {
     let cfg = Config {
         initial_window: InitialWindow::Rfc3390,
-        ..plain(false)
+        ..hand_config(false)
     };
     let mut p = established(cfg);
     p.client.write(100_000);
@@ -97,7 +85,7 @@ fn initial_window_rfc3390_is_three_segments() {
 
 /// Sends 10 segments; segment 0 (and optionally 4) is lost.
 fn ten_in_flight(sack: bool) -> (Pair, Vec<Segment>) {
-    let mut p = established(plain(sack));
+    let mut p = established(hand_config(sack));
     p.client.write(20 * 1460);
     let segs = drain(&mut p.client, p.now);
     assert_eq!(segs.len(), 10);
@@ -235,7 +223,7 @@ fn rto_backoff_doubles_and_caps_syn() {
     let cfg = Config {
         max_rto: SimTime::from_secs(10),
         syn_retries: 8,
-        ..plain(false)
+        ..hand_config(false)
     };
     let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
     p.drop_fn = Some(Box::new(|_, _| true));
@@ -264,7 +252,7 @@ fn rto_backoff_doubles_and_caps_syn() {
 
 #[test]
 fn data_rto_backoff_and_loss_window() {
-    let mut p = established(plain(false));
+    let mut p = established(hand_config(false));
     let start = p.now;
     p.client.write(10 * 1460);
     p.drop_fn = Some(Box::new(|side, seg| {
@@ -315,7 +303,7 @@ fn data_rto_backoff_and_loss_window() {
 
 #[test]
 fn karn_no_sample_from_retransmission_without_timestamps() {
-    let mut p = established(plain(false));
+    let mut p = established(hand_config(false));
     let srtt = p.client.srtt();
     p.client.write(1460);
     let mut dropped = false;
@@ -345,7 +333,7 @@ fn karn_no_sample_from_retransmission_without_timestamps() {
 fn timestamps_give_sample_after_retransmission() {
     let cfg = Config {
         timestamps: true,
-        ..plain(false)
+        ..hand_config(false)
     };
     let mut p = established(cfg);
     p.client.write(1000);
@@ -368,7 +356,7 @@ fn timestamps_give_sample_after_retransmission() {
 
 #[test]
 fn delayed_ack_every_second_segment_and_timer() {
-    let mut p = established(plain(false));
+    let mut p = established(hand_config(false));
     let t0 = p.now;
     // One segment: ACK only after the 200 ms delayed-ACK timer.
     p.client.write(1460);
@@ -401,7 +389,7 @@ fn delayed_ack_every_second_segment_and_timer() {
 
 #[test]
 fn out_of_order_segment_acked_immediately_with_sack() {
-    let mut p = established(plain(true));
+    let mut p = established(hand_config(true));
     let t0 = p.now;
     p.client.write(3 * 1460);
     p.drop_fn = Some(Box::new(|side, seg| {
@@ -432,9 +420,9 @@ fn out_of_order_segment_acked_immediately_with_sack() {
 fn zero_window_probe_and_reopen() {
     let server_cfg = Config {
         recv_buffer: 4380,
-        ..plain(false)
+        ..hand_config(false)
     };
-    let mut p = Pair::new(plain(false), server_cfg, Wire::default(), 1);
+    let mut p = Pair::new(hand_config(false), server_cfg, Wire::default(), 1);
     p.handshake();
     p.auto_read = false;
     p.client.write(10_000);
@@ -473,7 +461,7 @@ fn zero_window_probe_and_reopen() {
 fn close_both_directions_reaches_closed() {
     let cfg = Config {
         time_wait: SimTime::from_secs(1),
-        ..plain(true)
+        ..hand_config(true)
     };
     let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
     p.handshake();
@@ -494,7 +482,7 @@ fn close_both_directions_reaches_closed() {
 fn cubic_transfer_reduces_by_beta() {
     let cfg = Config {
         cc: CcKind::Cubic,
-        ..plain(false)
+        ..hand_config(false)
     };
     let (mut p, _) = {
         let mut p = established(cfg);

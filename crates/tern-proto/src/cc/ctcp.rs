@@ -159,9 +159,11 @@ impl CongestionControl for Ctcp {
     }
 
     /// A timeout is standard TCP's (RFC 5681 §3.1): ssthresh from the flight, one segment,
-    /// and the delay-based component starts over from zero.
+    /// and the delay-based component starts over from zero (ssthresh kept on `hold_ssthresh`).
     fn on_rto(&mut self, ev: &LossEvent) {
-        self.ssthresh = half_flight(ev.flight_size, self.smss as u64) as f64 / self.smss;
+        if !ev.hold_ssthresh {
+            self.ssthresh = half_flight(ev.flight_size, self.smss as u64) as f64 / self.smss;
+        }
         self.cwnd = 1.0;
         self.dwnd = 0.0;
         self.restart_round();
@@ -235,6 +237,7 @@ mod tests {
         LossEvent {
             now: SimTime::ZERO,
             flight_size: flight_segments * SMSS,
+            hold_ssthresh: false,
         }
     }
 

@@ -172,7 +172,8 @@ impl CongestionControl for Cubic {
     }
 
     /// §4.8: ssthresh via beta_cubic, cwnd = 1 segment; the next CA stage
-    /// starts with K = 0 and W_max = cwnd at its start.
+    /// starts with K = 0 and W_max = cwnd at its start. `hold_ssthresh` does not
+    /// apply: beta_cubic scales cwnd, which a long recovery does not inflate.
     fn on_rto(&mut self, _ev: &LossEvent) {
         self.reduce();
         self.w_max = 0.0;
@@ -240,6 +241,7 @@ mod tests {
         cc.on_congestion_event(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 100_000,
+            hold_ssthresh: false,
         });
         assert_eq!(cc.cwnd(), 70_000); // beta * W_max
         assert_eq!(cc.w_max(), 100.0);
@@ -266,6 +268,7 @@ mod tests {
         let ev = LossEvent {
             now: SimTime::ZERO,
             flight_size: 0,
+            hold_ssthresh: false,
         };
         cc.on_congestion_event(&ev); // W_max = 100, cwnd = 70
         cc.on_congestion_event(&ev); // 70 < 100: W_max = 70 * 1.7 / 2 = 59.5
@@ -279,6 +282,7 @@ mod tests {
         cc.on_congestion_event(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 100_000,
+            hold_ssthresh: false,
         });
         let k = cc.k();
         let w_max = cc.w_max();
@@ -287,6 +291,7 @@ mod tests {
         cc.on_rto(&LossEvent {
             now: SimTime::from_secs(1),
             flight_size: 70_000,
+            hold_ssthresh: false,
         });
         assert_eq!(cc.w_max(), 0.0);
         // The connection restores the copy taken before the timeout and
@@ -321,6 +326,7 @@ mod tests {
         let ev = LossEvent {
             now: SimTime::ZERO,
             flight_size: 0,
+            hold_ssthresh: false,
         };
         cc.on_congestion_event(&ev); // W_max = 100, cwnd = 0.8 * 100
         assert_eq!((cc.cwnd(), cc.w_max()), (80_000, 100.0));
@@ -339,6 +345,7 @@ mod tests {
         cc.on_rto(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 50_000,
+            hold_ssthresh: false,
         });
         assert_eq!(cc.cwnd(), 1000);
         assert_eq!(cc.ssthresh(), 35_000);

@@ -392,6 +392,7 @@ mod tests {
         s.cc.on_congestion_event(&LossEvent {
             now: s.now,
             flight_size: 20 * SMSS,
+            hold_ssthresh: false,
         });
         assert_eq!(s.cc.phase(), Phase::Done);
         // NewReno: ssthresh = FlightSize / 2 (RFC 5681 eq. 4), cwnd = ssthresh.

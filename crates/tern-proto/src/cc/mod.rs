@@ -56,6 +56,12 @@ pub struct LossEvent {
     pub now: SimTime,
     /// FlightSize (RFC 5681 §3.1): bytes sent but not cumulatively acked.
     pub flight_size: u64,
+    /// For [`CongestionControl::on_rto`] only: the timeout falls inside a loss episode that
+    /// has already set ssthresh, and RFC 5681 eq. 4 would not lower it (see
+    /// `Connection::on_rto`). A controller whose ssthresh follows FlightSize keeps ssthresh
+    /// and only collapses cwnd to the loss window; CUBIC, whose ssthresh follows cwnd
+    /// (RFC 9438 §4.8), ignores it.
+    pub hold_ssthresh: bool,
 }
 
 /// A round-trip time measurement (RFC 6298 §2, RFC 9002 §5), delivered

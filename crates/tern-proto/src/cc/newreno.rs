@@ -61,9 +61,11 @@ impl CongestionControl for NewReno {
         self.bytes_acked_ca = 0;
     }
 
-    /// RFC 5681 §3.1 eq. 4 and the loss window: `cwnd = 1 SMSS`.
+    /// RFC 5681 §3.1 eq. 4 (unless `hold_ssthresh`) and the loss window: `cwnd = 1 SMSS`.
     fn on_rto(&mut self, ev: &LossEvent) {
-        self.ssthresh = half_flight(ev.flight_size, self.smss);
+        if !ev.hold_ssthresh {
+            self.ssthresh = half_flight(ev.flight_size, self.smss);
+        }
         self.cwnd = self.smss;
         self.bytes_acked_ca = 0;
     }
@@ -112,6 +114,7 @@ mod tests {
         cc.on_congestion_event(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 8000,
+            hold_ssthresh: false,
         });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (4000, 4000));
         for _ in 0..3 {
@@ -123,6 +126,7 @@ mod tests {
         cc.on_rto(&LossEvent {
             now: SimTime::ZERO,
             flight_size: 3000,
+            hold_ssthresh: false,
         });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 2000));
     }

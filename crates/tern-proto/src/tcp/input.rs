@@ -349,6 +349,7 @@ impl Connection {
         self.cc.on_congestion_event(&LossEvent {
             now,
             flight_size: self.sb.flight_size(),
+            hold_ssthresh: false,
         });
         self.recover = self.send.snd_nxt;
         self.in_recovery = true;

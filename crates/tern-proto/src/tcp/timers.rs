@@ -2,7 +2,7 @@
 //! delayed ACK (RFC 1122 §4.2.3.2) and TIME-WAIT (RFC 9293 §3.6).
 
 use super::{Connection, Event, RetransmitKind, State};
-use crate::cc::LossEvent;
+use crate::cc::{half_flight, LossEvent};
 use crate::time::SimTime;
 
 impl Connection {
@@ -85,9 +85,11 @@ impl Connection {
         // (the Eifel response saves them, RFC 4015 §2).
         let frto = self.frto_on_rto();
         self.eifel_rto = None;
+        let flight_size = self.sb.flight_size();
         self.cc.on_rto(&LossEvent {
             now,
-            flight_size: self.sb.flight_size(),
+            flight_size,
+            hold_ssthresh: self.rto_holds_ssthresh(flight_size),
         });
         self.exit_recovery();
         self.dupacks = 0;
@@ -103,6 +105,21 @@ impl Connection {
             self.sb.mark_all_lost(RetransmitKind::Rto);
         }
         self.force_retx = true;
+    }
+
+    /// Whether a timeout keeps ssthresh (RFC 5681 §3.1). When the timer has already resent
+    /// the first unacknowledged segment (the recovery of an earlier timeout is unfinished),
+    /// "the value of ssthresh is held constant". Otherwise ssthresh must be set to *no
+    /// more than* `max(FlightSize/2, 2*SMSS)` (eq. 4); during SACK fast recovery FlightSize
+    /// also counts the segments sent and SACKed since recovery began while a lost
+    /// retransmission held HighACK back (it can be many times cwnd after a second of
+    /// RFC 6675 §5 step C), so eq. 4 would raise the ssthresh this loss episode set
+    /// (RFC 6675 §5 step 4.2): keep the lower value. Linux does the same (`tcp_enter_loss`
+    /// leaves ssthresh alone when the timeout falls inside a recovery episode).
+    fn rto_holds_ssthresh(&self, flight_size: u64) -> bool {
+        self.rto_recovery
+            || (self.in_recovery
+                && half_flight(flight_size, u64::from(self.smss)) >= self.cc.ssthresh())
     }
 
     /// RFC 6298 §5.2/§5.3: stop the timer when nothing is outstanding,

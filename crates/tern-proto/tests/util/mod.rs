@@ -6,7 +6,8 @@
 use std::ops::RangeBounds;
 
 use tern_proto::tcp::{
-    Config, Connection, Event, Flags, RetransmitKind, Segment, SeqNum, State, TcpOptions,
+    Config, Connection, Event, Flags, InitialWindow, RetransmitKind, Segment, SeqNum, State,
+    TcpOptions,
 };
 use tern_proto::time::SimTime;
 
@@ -17,6 +18,20 @@ pub const SERVER_ISN: u32 = 5000;
 /// The sender MSS with the default configuration and no timestamps
 /// (Ethernet MTU).
 pub const MSS: u64 = 1460;
+
+/// A configuration whose segments are easy to craft by hand: no timestamps or window
+/// scaling (so the sender MSS is [`MSS`]), a 65535-byte receive buffer, IW = 10 segments;
+/// otherwise the defaults (min RTO 1 s as RFC 6298, delayed ACKs every 2 segments).
+pub fn hand_config(sack: bool) -> Config {
+    Config {
+        sack,
+        timestamps: false,
+        window_scale: false,
+        recv_buffer: 65535,
+        initial_window: InitialWindow::Segments(10),
+        ..Config::default()
+    }
+}
 
 /// Which endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
