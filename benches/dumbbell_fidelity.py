@@ -32,9 +32,13 @@ NS3 = {
 }
 
 
-def measure(seed: int) -> tuple[float, int, float, int]:
-    """Jain's index, bottleneck drops, aggregate goodput (Mbit/s), RTO expiries."""
+def measure(seed: int, prr: bool = False) -> tuple[float, int, float, int]:
+    """Jain's index, bottleneck drops, aggregate goodput (Mbit/s), RTO expiries; `prr`:
+    SACK recovery sends as Proportional Rate Reduction says (RFC 9937), as ns-3's default
+    recovery (`TcpPrrRecovery`) does, instead of RFC 6675's cwnd - pipe."""
     text = dumbbell(100, DURATION, seed)
+    if prr:
+        text = text.replace('tsq = "1GB" }', 'tsq = "1GB", prr = true }')
     starts = [float(s) for s in re.findall(r'start = "([0-9.]+)s"', text)]
     summary = tern.run(text=text).summary
     flows = [summary["flows"][f"f{i}"] for i in range(len(starts))]
@@ -47,6 +51,13 @@ def measure(seed: int) -> tuple[float, int, float, int]:
 
 
 def main() -> None:
+    for prr in (False, True):
+        compare(prr)
+
+
+def compare(prr: bool) -> None:
+    """One table and the three verdicts, Tern with RFC 6675's recovery or with PRR."""
+    print(f"\nTern's SACK recovery: {'PRR (RFC 9937)' if prr else 'RFC 6675'}\n")
     print(
         "| run | Tern Jain | ns-3 Jain | Tern drops | ns-3 drops "
         "| Tern Mbit/s | ns-3 Mbit/s | Tern RTOs |"
@@ -54,7 +65,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     tern_runs = {}
     for run, (j3, d3, g3) in NS3.items():
-        j, d, g, rtos = tern_runs[run] = measure(run)
+        j, d, g, rtos = tern_runs[run] = measure(run, prr)
         print(f"| {run} | {j:.3f} | {j3:.3f} | {d} | {d3} | {g:.2f} | {g3:.2f} | {rtos} |")
 
     def mean(i: int, runs: dict) -> float:

@@ -62,6 +62,10 @@ pub struct Config {
     /// Loss recovery when SACK is not in use: NewReno (RFC 6582, the
     /// default) or Reno (RFC 5681 §3.2, as 4.4BSD-Lite).
     pub recovery: RecoveryKind,
+    /// With SACK, Proportional Rate Reduction (RFC 9937) sets what fast recovery sends
+    /// on each ACK instead of RFC 6675's `cwnd - pipe`. Off by default; Linux (since 3.2)
+    /// and ns-3 (`TcpPrrRecovery`, its default) use it.
+    pub prr: bool,
     /// Offer timestamps (RFC 7323 §3); used only if the peer offers them too.
     pub timestamps: bool,
     /// Offer window scaling (RFC 7323 §2); used only if the peer offers it too.
@@ -167,6 +171,7 @@ impl Default for Config {
             cc: CcKind::NewReno,
             sack: true,
             recovery: RecoveryKind::NewReno,
+            prr: false,
             timestamps: true,
             window_scale: true,
             initial_window: InitialWindow::Rfc3390,

@@ -62,7 +62,7 @@ impl Connection {
             .min(peer_mss)
             .saturating_sub(ts_len)
             .max(1);
-        self.recovery = Recovery::new(self.sack_ok, self.cfg.recovery);
+        self.recovery = Recovery::new(self.sack_ok, self.cfg.recovery, self.cfg.prr);
         // The window of a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = u64::from(seg.window);
         self.max_snd_wnd = self.snd_wnd;
@@ -232,6 +232,10 @@ impl Connection {
             (0, 0)
         };
         let prev_una = self.send.snd_una;
+        let (sacked_before, lost_before) = (
+            self.sb.sacked_bytes() - newly_sacked,
+            self.sb.lost_segments(),
+        );
         let kind = if ack > self.send.snd_una {
             self.on_new_ack(now, seg, ack, in_flight);
             AckKind::New
@@ -277,6 +281,15 @@ impl Connection {
             )
         {
             self.enter_recovery(now);
+        }
+        if let Some(prr) = self.recovery.prr() {
+            // RFC 9937 §4: DeliveredData = change in SND.UNA + change in SACKed bytes; a
+            // safe ACK advances SND.UNA and marks no further loss.
+            let delivered = (self.send.snd_una - prev_una + self.sb.sacked_bytes())
+                .saturating_sub(sacked_before);
+            let safe = self.send.snd_una > prev_una && self.sb.lost_segments() <= lost_before;
+            let (pipe, ssthresh) = (self.sb.pipe(), self.cc.ssthresh());
+            prr.on_ack(delivered, pipe, ssthresh, u64::from(self.smss), safe);
         }
         true
     }
@@ -353,8 +366,14 @@ impl Connection {
         });
         self.recover = self.send.snd_nxt;
         self.in_recovery = true;
-        self.recovery
-            .on_enter(&mut self.sb, self.cfg.dupack_threshold, self.smss);
+        // PRR's RecoverFS (RFC 9937 §4): in flight, not counting what is SACKed already.
+        let recover_fs = self.sb.flight_size() - self.sb.sacked_bytes();
+        self.recovery.on_enter(
+            &mut self.sb,
+            self.cfg.dupack_threshold,
+            self.smss,
+            recover_fs,
+        );
         self.force_retx = true;
         self.events.push_back(Event::RecoveryStarted {
             recover: self.local_seq(self.recover),

@@ -19,6 +19,7 @@ pub mod config;
 mod frto;
 mod input;
 mod output;
+mod prr;
 mod recovery;
 mod recv;
 mod rlci;
@@ -265,7 +266,7 @@ impl Connection {
             sb: Scoreboard::default(),
             rtt: RttEstimator::of(&cfg),
             cc,
-            recovery: Recovery::new(false, cfg.recovery),
+            recovery: Recovery::new(false, cfg.recovery, cfg.prr),
             in_recovery: false,
             recover: 0,
             dupacks: 0,

@@ -33,7 +33,7 @@ impl Connection {
         }
         if std::mem::take(&mut self.force_retx) {
             if let Some(seg) = self.retransmit_lost(now) {
-                return Some(seg);
+                return Some(self.prr_sent(seg));
             }
         }
         // F-RTO step 2b (RFC 5682): up to two new segments, outside cwnd.
@@ -48,16 +48,18 @@ impl Connection {
                 return Some(seg);
             }
         }
-        let room = self.cwnd().saturating_sub(self.sb.pipe());
+        // In recovery with PRR, what the latest ACK allows (RFC 9937); else cwnd - pipe.
+        let room = (self.recovery.prr_allowance())
+            .unwrap_or_else(|| self.cwnd().saturating_sub(self.sb.pipe()));
         if self
             .sb
             .next_lost()
             .is_some_and(|s| room >= u64::from(s.len.max(1)))
         {
-            return self.retransmit_lost(now);
+            return self.retransmit_lost(now).map(|seg| self.prr_sent(seg));
         }
         if let Some(seg) = self.emit_new_data(now, room) {
-            return Some(seg);
+            return Some(self.prr_sent(seg));
         }
         if room > 0 && self.send.unsent() == 0 && !self.send.fin_pending() {
             // Application-limited (RFC 7661 §2): window to spare, nothing to send.
@@ -71,6 +73,14 @@ impl Connection {
             return Some(self.frame(now, seq, 0, Flags::default()));
         }
         None
+    }
+
+    /// Counts a data segment sent during recovery in PRR's `prr_out` (RFC 9937 §4).
+    fn prr_sent(&mut self, seg: Segment) -> Segment {
+        if let Some(prr) = self.recovery.prr() {
+            prr.on_sent(u64::from(seg.payload_len));
+        }
+        seg
     }
 
     fn rst_for(&self, bad: &Segment) -> Segment {

@@ -20,8 +20,13 @@
 //!   inferred by IsLost() over the scoreboard, the sending limit is
 //!   `cwnd - pipe`, and NextSeg() sends lost segments first (rule 1), then
 //!   new data (rule 2). Rules 3 and 4 (rescue retransmissions) are not
-//!   implemented: the RTO covers those cases.
+//!   implemented: the RTO covers those cases. With [`Config::prr`], what each
+//!   ACK lets recovery send is Proportional Rate Reduction's (RFC 9937,
+//!   [`Prr`]) instead of `cwnd - pipe`.
+//!
+//! [`Config::prr`]: super::Config::prr
 
+use super::prr::Prr;
 use super::scoreboard::Scoreboard;
 use super::RetransmitKind;
 
@@ -58,13 +63,19 @@ pub enum Recovery {
         /// ACK, minus data acknowledged by partial ACKs (may be negative).
         inflation: i64,
     },
-    Sack,
+    Sack {
+        /// Proportional Rate Reduction's state during a recovery episode, when it is
+        /// on (`None` otherwise, or outside recovery).
+        prr: Option<Prr>,
+        /// PRR is on ([`super::Config::prr`]).
+        use_prr: bool,
+    },
 }
 
 impl Recovery {
-    pub fn new(sack: bool, kind: RecoveryKind) -> Self {
+    pub fn new(sack: bool, kind: RecoveryKind, use_prr: bool) -> Self {
         match (sack, kind) {
-            (true, _) => Recovery::Sack,
+            (true, _) => Recovery::Sack { prr: None, use_prr },
             (false, RecoveryKind::NewReno) => Recovery::NewReno { inflation: 0 },
             (false, RecoveryKind::Reno) => Recovery::Reno { inflation: 0 },
         }
@@ -84,20 +95,40 @@ impl Recovery {
     pub fn should_enter(&self, dupacks: u32, sb: &Scoreboard, dup_thresh: u32, smss: u32) -> bool {
         match self {
             Recovery::Reno { .. } | Recovery::NewReno { .. } => dupacks == dup_thresh,
-            Recovery::Sack => dupacks >= dup_thresh || sb.first_is_lost(dup_thresh, smss),
+            Recovery::Sack { .. } => dupacks >= dup_thresh || sb.first_is_lost(dup_thresh, smss),
         }
     }
 
     /// Enter recovery: the first unacked segment is retransmitted at once
     /// (RFC 5681 §3.2 step 4 / RFC 6675 §5 step 4.2).
-    pub fn on_enter(&mut self, sb: &mut Scoreboard, dup_thresh: u32, smss: u32) {
+    /// With PRR, `recover_fs` is its RecoverFS (RFC 9937 §4).
+    pub fn on_enter(&mut self, sb: &mut Scoreboard, dup_thresh: u32, smss: u32, recover_fs: u64) {
         sb.mark_first_lost(RetransmitKind::Fast);
         match self {
             // RFC 5681 §3.2 step 3 / RFC 6582 §3.2 step 2: cwnd = ssthresh + 3*SMSS.
             Recovery::Reno { inflation } | Recovery::NewReno { inflation } => {
                 *inflation = i64::from(dup_thresh) * i64::from(smss)
             }
-            Recovery::Sack => sb.mark_lost_rfc6675(dup_thresh, smss, RetransmitKind::SackRecovery),
+            Recovery::Sack { prr, use_prr } => {
+                *prr = use_prr.then(|| Prr::enter(recover_fs));
+                sb.mark_lost_rfc6675(dup_thresh, smss, RetransmitKind::SackRecovery)
+            }
+        }
+    }
+
+    /// PRR's state while it governs what recovery sends.
+    pub fn prr(&mut self) -> Option<&mut Prr> {
+        match self {
+            Recovery::Sack { prr, .. } => prr.as_mut(),
+            _ => None,
+        }
+    }
+
+    /// What recovery may send now, if PRR decides it (RFC 9937 `sndcnt`).
+    pub fn prr_allowance(&self) -> Option<u64> {
+        match self {
+            Recovery::Sack { prr: Some(p), .. } => Some(p.allowance()),
+            _ => None,
         }
     }
 
@@ -108,7 +139,9 @@ impl Recovery {
             Recovery::Reno { inflation } | Recovery::NewReno { inflation } => {
                 *inflation += i64::from(smss)
             }
-            Recovery::Sack => sb.mark_lost_rfc6675(dup_thresh, smss, RetransmitKind::SackRecovery),
+            Recovery::Sack { .. } => {
+                sb.mark_lost_rfc6675(dup_thresh, smss, RetransmitKind::SackRecovery)
+            }
         }
     }
 
@@ -135,7 +168,7 @@ impl Recovery {
                 }
                 PartialAck::Retransmit
             }
-            Recovery::Sack => {
+            Recovery::Sack { .. } => {
                 sb.mark_lost_rfc6675(dup_thresh, smss, RetransmitKind::SackRecovery);
                 PartialAck::Stay
             }
@@ -146,8 +179,9 @@ impl Recovery {
     /// window (RFC 5681 §3.2 step 6; RFC 6582 §3.2 step 6 option 2:
     /// cwnd = ssthresh).
     pub fn on_exit(&mut self) {
-        if let Recovery::Reno { inflation } | Recovery::NewReno { inflation } = self {
-            *inflation = 0;
+        match self {
+            Recovery::Reno { inflation } | Recovery::NewReno { inflation } => *inflation = 0,
+            Recovery::Sack { prr, .. } => *prr = None,
         }
     }
 
@@ -155,7 +189,7 @@ impl Recovery {
     pub fn inflation(&self) -> i64 {
         match self {
             Recovery::Reno { inflation } | Recovery::NewReno { inflation } => *inflation,
-            Recovery::Sack => 0,
+            Recovery::Sack { .. } => 0,
         }
     }
 }

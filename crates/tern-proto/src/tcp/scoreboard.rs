@@ -248,6 +248,16 @@ impl Scoreboard {
         }
     }
 
+    /// Bytes covered by SACK blocks and not yet cumulatively acknowledged.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.counts.sacked_bytes
+    }
+
+    /// Segments deemed lost and not yet retransmitted.
+    pub fn lost_segments(&self) -> u64 {
+        self.counts.lost_segs
+    }
+
     /// RFC 6675 §4 `pipe`: bytes believed to be in the network. A segment
     /// counts when it is neither SACKed nor deemed lost-and-not-resent;
     /// since only lost segments are retransmitted, a retransmission counts

@@ -39,6 +39,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             RecoverySpec::Newreno => RecoveryKind::NewReno,
             RecoverySpec::Reno => RecoveryKind::Reno,
         },
+        prr: spec.prr,
         timestamps: spec.timestamps,
         window_scale: spec.window_scale,
         initial_window: match spec.initial_window {

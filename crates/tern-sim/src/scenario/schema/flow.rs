@@ -194,6 +194,11 @@ pub struct TcpSpec {
     /// recovery, so a second loss in the window needs another fast retransmit or the RTO).
     #[serde(default)]
     pub recovery: RecoverySpec,
+    /// With SACK: Proportional Rate Reduction (RFC 9937) sets what fast recovery sends on
+    /// each ACK, in place of RFC 6675's cwnd − pipe. Linux (since 3.2) and ns-3
+    /// (`TcpPrrRecovery`, its default `RecoveryType`) use it; off by default.
+    #[serde(default)]
+    pub prr: bool,
     /// Timestamps option (RFC 7323 §3) for RTT samples.
     #[serde(default = "yes")]
     pub timestamps: bool,
