@@ -14,6 +14,7 @@ use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, RtoRuleSpec, TcpSpec};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
+use std::sync::Arc;
 use tern_proto::cc::CubicOptions;
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
@@ -65,6 +66,25 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         cwnd_limited_growth: spec.cwnd_limited_growth,
         rlci: spec.rlci,
         ..Config::default()
+    }
+}
+
+/// The TCP configurations of a world's flows, each kept once: the connections of flows
+/// configured alike share one copy, which every segment reads and which then stays in cache
+/// however many flows there are.
+#[derive(Debug, Default)]
+pub struct TcpConfigs(Vec<Arc<Config>>);
+
+impl TcpConfigs {
+    /// The shared copy of `config` (a linear search: a scenario's flows have few distinct
+    /// configurations).
+    pub fn intern(&mut self, config: Config) -> Arc<Config> {
+        if let Some(c) = self.0.iter().find(|c| ***c == config) {
+            return c.clone();
+        }
+        let c = Arc::new(config);
+        self.0.push(c.clone());
+        c
     }
 }
 
@@ -123,8 +143,9 @@ pub enum TcpApp {
     Bulk { total: Option<u64> },
     /// Writes a message per tick of its source; the receiver maps stream
     /// offsets back to messages to measure application-level delay, so
-    /// head-of-line blocking shows.
-    Messages(MessageStream),
+    /// head-of-line blocking shows. Boxed: the other applications' state fits in the
+    /// connection's first cache lines.
+    Messages(Box<MessageStream>),
     /// Sends a `request`; the server answers with `size` bytes and closes.
     File {
         request: u64,
@@ -163,7 +184,7 @@ impl TcpConn {
         name: &str,
         index: u32,
         seed: u64,
-        config: Config,
+        config: Arc<Config>,
         tsq_limit: u64,
         start: SimTime,
         app: TcpApp,
@@ -186,6 +207,15 @@ impl TcpConn {
             sink: MessageSink::default(),
             client_port,
             server_port,
+        }
+    }
+
+    /// Whether both endpoints queue the congestion window and RTT events (only the
+    /// `cwnd` and `rto` traces read them; see
+    /// [`Connection::set_cwnd_rtt_events`]).
+    pub fn set_cwnd_rtt_events(&mut self, on: bool) {
+        for end in &mut self.ends {
+            end.conn.set_cwnd_rtt_events(on);
         }
     }
 
