@@ -617,3 +617,23 @@ impl Transport for TcpTransport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flows_configured_alike_share_one_config() {
+        let mut configs = TcpConfigs::default();
+        let a = configs.intern(Config::default());
+        let b = configs.intern(Config::default());
+        let small = Config {
+            mss: Some(536),
+            ..Config::default()
+        };
+        let c = configs.intern(small.clone());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*c, small);
+    }
+}
