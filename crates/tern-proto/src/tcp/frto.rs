@@ -238,14 +238,14 @@ impl Connection {
             // §2 step 1: store the highest sequence number sent in recover.
             self.recover = self.send.snd_nxt;
         }
-        self.frto = Some(Frto {
+        self.frto = Some(Box::new(Frto {
             step: Step::AwaitFirstAck,
             high: self.send.snd_nxt,
             retx_end,
             recovery_point: self.recover,
             new_quota: 0,
             saved,
-        });
+        }));
         true
     }
 
@@ -414,10 +414,12 @@ impl Connection {
         cc.on_spurious_rto(&ev);
         self.cc = cc;
         // The RTO re-initialisation waits for a sample of new data.
-        self.eifel_rto = f.saved.srtt_prev.map(|srtt_prev| EifelRto {
-            srtt_prev,
-            rttvar_prev: f.saved.rttvar_prev,
-            sent_after: f.high,
+        self.eifel_rto = f.saved.srtt_prev.map(|srtt_prev| {
+            Box::new(EifelRto {
+                srtt_prev,
+                rttvar_prev: f.saved.rttvar_prev,
+                sent_after: f.high,
+            })
         });
         self.stats.spurious_rtos += 1;
         self.events.push_back(Event::SpuriousRto {
@@ -430,16 +432,12 @@ impl Connection {
     /// re-initialisation when it is the first sample for data sent after a
     /// spurious timeout. Returns false when the sample is left to RFC 6298.
     pub(super) fn eifel_rtt_sample(&mut self, ack: u64, r: SimTime) -> bool {
-        match self.eifel_rto {
-            Some(e) if ack > e.sent_after => {
+        match self.eifel_rto.as_deref() {
+            Some(&e) if ack > e.sent_after => {
                 self.eifel_rto = None;
                 self.rtt
                     .restart_after_spurious_rto(e.srtt_prev, e.rttvar_prev, r);
-                self.events.push_back(Event::RttUpdated {
-                    srtt: self.rtt.srtt().unwrap_or(r),
-                    rttvar: self.rtt.rttvar(),
-                    rto: self.rtt.rto(),
-                });
+                self.report_rtt(r);
                 true
             }
             _ => false,

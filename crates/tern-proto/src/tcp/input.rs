@@ -16,7 +16,7 @@ impl Connection {
             State::Closed => {
                 // RFC 9293 §3.10.7.1: answer anything but a RST with a RST.
                 if !seg.flags.rst {
-                    self.rst_reply = Some(seg.clone());
+                    self.rst_reply = Some(Box::new(seg.clone()));
                 }
             }
             State::Listen => {
@@ -109,11 +109,7 @@ impl Connection {
     fn take_rtt_sample(&mut self, r: SimTime) {
         self.rtt
             .on_sample_at(r, self.send.snd_una, self.send.snd_nxt);
-        self.events.push_back(Event::RttUpdated {
-            srtt: self.rtt.srtt().unwrap_or(r),
-            rttvar: self.rtt.rttvar(),
-            rto: self.rtt.rto(),
-        });
+        self.report_rtt(r);
     }
 
     /// Handshake complete: build the controller for the negotiated MSS and

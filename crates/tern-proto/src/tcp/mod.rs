@@ -30,6 +30,7 @@ mod timers;
 pub mod wire;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 pub use config::{CcKind, Config, DelayedAck, InitialWindow, RtoRule};
 pub use recovery::RecoveryKind;
@@ -184,7 +185,9 @@ pub struct Stats {
 /// calls above.
 #[derive(Debug)]
 pub struct Connection {
-    cfg: Config,
+    /// Shared with the other connections of the same configuration (a world of many flows
+    /// then reads one copy, which stays in cache, instead of one per connection).
+    cfg: Arc<Config>,
     state: State,
     iss: u32,
     irs: u32,
@@ -207,10 +210,12 @@ pub struct Connection {
     /// Conventional RTO recovery (go-back-N in slow start) is under way; it
     /// ends once `recover` is acknowledged (RFC 5682 §2 step 1 asks).
     rto_recovery: bool,
-    /// F-RTO in progress after a timeout (RFC 5682), if enabled.
-    frto: Option<frto::Frto>,
+    /// F-RTO in progress after a timeout (RFC 5682), if enabled; boxed, like the other
+    /// states of rare episodes here, so that what every segment touches packs into fewer
+    /// cache lines.
+    frto: Option<Box<frto::Frto>>,
     /// Pending RTO re-initialisation of the Eifel response (RFC 4015 §2).
-    eifel_rto: Option<frto::EifelRto>,
+    eifel_rto: Option<Box<frto::EifelRto>>,
 
     /// Payload bytes per segment (effective send MSS minus fixed options).
     smss: u32,
@@ -236,7 +241,7 @@ pub struct Connection {
     syn_retries: u32,
     force_retx: bool,
     probe_pending: bool,
-    rst_reply: Option<Segment>,
+    rst_reply: Option<Box<Segment>>,
 
     rto_deadline: Option<SimTime>,
     rto_retries: u32,
@@ -245,12 +250,15 @@ pub struct Connection {
     tw_deadline: Option<SimTime>,
 
     events: VecDeque<Event>,
+    /// Whether [`Event::CwndChanged`] and [`Event::RttUpdated`], which nearly every ACK
+    /// brings, are queued ([`Connection::set_cwnd_rtt_events`]).
+    cwnd_rtt_events: bool,
     last_cc: (u64, u64),
     stats: Stats,
 }
 
 impl Connection {
-    fn new(cfg: Config, isn: u32, state: State, now: SimTime) -> Self {
+    fn new(cfg: Arc<Config>, isn: u32, state: State, now: SimTime) -> Self {
         let smss = cfg.own_mss();
         let cc = cfg.controller(smss);
         Connection {
@@ -298,6 +306,7 @@ impl Connection {
             persist_backoff: 0,
             tw_deadline: None,
             events: VecDeque::new(),
+            cwnd_rtt_events: true,
             last_cc: (0, 0),
             stats: Stats::default(),
             cfg,
@@ -305,13 +314,13 @@ impl Connection {
     }
 
     /// Active open: the SYN is emitted by the next `poll_transmit`.
-    pub fn connect(cfg: Config, isn: u32, now: SimTime) -> Connection {
-        Connection::new(cfg, isn, State::SynSent, now)
+    pub fn connect(cfg: impl Into<Arc<Config>>, isn: u32, now: SimTime) -> Connection {
+        Connection::new(cfg.into(), isn, State::SynSent, now)
     }
 
     /// Passive open: waits for a SYN.
-    pub fn listen(cfg: Config, isn: u32) -> Connection {
-        Connection::new(cfg, isn, State::Listen, SimTime::ZERO)
+    pub fn listen(cfg: impl Into<Arc<Config>>, isn: u32) -> Connection {
+        Connection::new(cfg.into(), isn, State::Listen, SimTime::ZERO)
     }
 
     /// Sets the ports used in emitted segments (a listener learns the remote
@@ -461,6 +470,15 @@ impl Connection {
         s
     }
 
+    /// Whether [`Event::CwndChanged`] and [`Event::RttUpdated`] are queued (by default
+    /// they are): a driver that records neither turns them off, and the connection then
+    /// neither reads its congestion controller nor writes its event queue for them on
+    /// every ACK. Set it before the first segment: the window reported last is not kept
+    /// while they are off.
+    pub fn set_cwnd_rtt_events(&mut self, on: bool) {
+        self.cwnd_rtt_events = on;
+    }
+
     /// Next trace record.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
@@ -486,12 +504,26 @@ impl Connection {
 
     /// Emits `CwndChanged` when the effective window or ssthresh moved.
     fn report_cc(&mut self) {
+        if !self.cwnd_rtt_events {
+            return;
+        }
         let now = (self.cwnd(), self.ssthresh());
         if now != self.last_cc {
             self.last_cc = now;
             self.events.push_back(Event::CwndChanged {
                 cwnd: now.0,
                 ssthresh: now.1,
+            });
+        }
+    }
+
+    /// Emits `RttUpdated` after RTT sample `r` was taken.
+    fn report_rtt(&mut self, r: SimTime) {
+        if self.cwnd_rtt_events {
+            self.events.push_back(Event::RttUpdated {
+                srtt: self.rtt.srtt().unwrap_or(r),
+                rttvar: self.rtt.rttvar(),
+                rto: self.rtt.rto(),
             });
         }
     }

@@ -48,9 +48,19 @@ impl Connection {
                 return Some(seg);
             }
         }
-        // In recovery with PRR, what the latest ACK allows (RFC 9937); else cwnd - pipe.
-        let room = (self.recovery.prr_allowance())
-            .unwrap_or_else(|| self.cwnd().saturating_sub(self.sb.pipe()));
+        let pipe = self.sb.pipe();
+        let room = if let Some(allowed) = self.recovery.prr_allowance() {
+            // In recovery with PRR: what the latest ACK allows (RFC 9937).
+            allowed
+        } else if pipe > 0 || self.sb.has_lost() || self.has_data_to_send() {
+            self.cwnd().saturating_sub(pipe)
+        } else {
+            // Nothing in flight, lost or to send (a receiver's usual state): the window
+            // only decides whether the sender is application-limited, and with nothing in
+            // flight it has room, as cwnd is at least one segment. Its controller, which
+            // may be out of the caches when there are many flows, is not read.
+            u64::from(self.smss)
+        };
         if self
             .sb
             .next_lost()
@@ -194,12 +204,17 @@ impl Connection {
         Some(self.send_new(now, 1, false, true))
     }
 
+    /// Whether [`Connection::emit_new_data`] has something to send if the windows allow.
+    fn has_data_to_send(&self) -> bool {
+        self.state.is_synchronized() && (self.send.fin_pending() || self.send.unsent() > 0)
+    }
+
     /// New data (and possibly the FIN) within cwnd `room` and the peer's
     /// window. Small segments are sent only when they carry the last of the
     /// data, or when nothing is in flight (sender SWS avoidance, RFC 9293
     /// §3.8.6.2.1, without Nagle: the application writes whole chunks).
     fn emit_new_data(&mut self, now: SimTime, room: u64) -> Option<Segment> {
-        if !self.state.is_synchronized() || !self.send.fin_pending() && self.send.unsent() == 0 {
+        if !self.has_data_to_send() {
             return None;
         }
         let unsent = self.send.unsent();

@@ -363,6 +363,11 @@ impl Scoreboard {
         any
     }
 
+    /// Whether any segment awaits retransmission.
+    pub fn has_lost(&self) -> bool {
+        self.counts.lost_segs > 0
+    }
+
     /// The lowest segment awaiting retransmission (NextSeg rule 1, RFC
     /// 6675 §4).
     #[inline]

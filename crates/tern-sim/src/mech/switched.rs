@@ -11,6 +11,7 @@ use crate::summary::SwitcherSummary;
 use crate::trace::SwitcherRecord;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
 use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
+use std::sync::Arc;
 use tern_proto::tcp::Config;
 
 /// The key of the server's notice timer among the flow's endpoints (the connections are
@@ -23,7 +24,7 @@ pub struct SpareRecipe {
     pub name: String,
     pub port_index: u32,
     pub seed: u64,
-    pub config: Config,
+    pub config: Arc<Config>,
     pub tsq_limit: u64,
 }
 
@@ -37,7 +38,7 @@ impl SpareRecipe {
             self.config.clone(),
             self.tsq_limit,
             now,
-            TcpApp::Messages(MessageStream::new(MessageSource::silent())),
+            TcpApp::Messages(Box::new(MessageStream::new(MessageSource::silent()))),
         )
     }
 }

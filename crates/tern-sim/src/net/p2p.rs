@@ -18,37 +18,56 @@ use crate::engine::SimTime;
 use crate::scenario::units::DataRate;
 
 /// One direction of a point-to-point link.
+///
+/// Laid out for the packet path: what every packet reads or writes (the packet in service,
+/// the interface, the rate, the delay, when the queue last changed) comes first, in one
+/// cache line (the transmitter is aligned to one), then the queue; the loss models and the
+/// queue's statistics (written only while packets wait) after. With thousands of flows
+/// each flow's access links are out of the caches when its next packet comes, and the
+/// compiler's order spread those fields over four lines (benches/RESULTS.md, "Cost per
+/// packet flat in the number of flows").
+#[repr(C, align(64))]
 pub struct Transmitter {
+    in_service: Option<(PacketRef, u32)>,
+    /// The interface this direction sends by (set by [`PointToPoint::new`]).
+    iface: IfaceId,
+    /// When the loss models decide a packet's fate (set by [`PointToPoint::deciding_loss`]).
+    loss_at: LossAt,
     pub rate: DataRate,
     pub delay: SimTime,
+    last_change: SimTime,
     qdisc: Qdisc,
     /// Loss models applied in order; a packet is lost if any of them loses it (every model
     /// is consulted, so each one's random stream advances the same way whatever the others
     /// decide).
     loss: Vec<LossModel>,
-    in_service: Option<(PacketRef, u32)>,
     queue: QueueStats,
-    last_change: SimTime,
 }
 
 impl Transmitter {
     pub fn new(rate: DataRate, delay: SimTime, qdisc: Qdisc, loss: Vec<LossModel>) -> Self {
         Transmitter {
+            in_service: None,
+            iface: IfaceId(0),
+            loss_at: LossAt::Arrival,
             rate,
             delay,
+            last_change: SimTime::ZERO,
             qdisc,
             loss,
-            in_service: None,
             queue: QueueStats::default(),
-            last_change: SimTime::ZERO,
         }
     }
 
-    /// Integrates the queue length up to `now`; called before every change.
+    /// Integrates the queue length up to `now`; called before every change. An empty queue
+    /// adds nothing (and its statistics are not touched).
     fn account(&mut self, now: SimTime) {
-        let dt = u128::from(now.saturating_sub(self.last_change).as_nanos());
-        self.queue.packet_ns += self.qdisc.packets() as u128 * dt;
-        self.queue.byte_ns += u128::from(self.qdisc.bytes()) * dt;
+        let packets = self.qdisc.packets();
+        if packets > 0 {
+            let dt = u128::from(now.saturating_sub(self.last_change).as_nanos());
+            self.queue.packet_ns += packets as u128 * dt;
+            self.queue.byte_ns += u128::from(self.qdisc.bytes()) * dt;
+        }
         self.last_change = now;
     }
 
@@ -73,26 +92,26 @@ pub enum LossAt {
     Departure,
 }
 
-/// A duplex point-to-point link: port 0 forward, port 1 reverse.
+/// A duplex point-to-point link: port 0 forward (interface `first`), port 1 reverse (the
+/// next interface).
 pub struct PointToPoint {
-    /// The forward interface; the reverse one follows it.
-    first: IfaceId,
     dirs: [Transmitter; 2],
-    loss_at: LossAt,
 }
 
 impl PointToPoint {
-    pub fn new(first: IfaceId, forward: Transmitter, reverse: Transmitter) -> Self {
+    pub fn new(first: IfaceId, mut forward: Transmitter, mut reverse: Transmitter) -> Self {
+        forward.iface = first;
+        reverse.iface = IfaceId(first.0 + 1);
         PointToPoint {
-            first,
             dirs: [forward, reverse],
-            loss_at: LossAt::Arrival,
         }
     }
 
     /// The same link, deciding loss at `at`.
     pub fn deciding_loss(mut self, at: LossAt) -> Self {
-        self.loss_at = at;
+        for tx in &mut self.dirs {
+            tx.loss_at = at;
+        }
         self
     }
 
@@ -102,10 +121,6 @@ impl PointToPoint {
             .loss
             .iter_mut()
             .fold(false, |lost, m| m.is_lost(now) | lost)
-    }
-
-    fn iface(&self, port: u32) -> IfaceId {
-        IfaceId(self.first.0 + port)
     }
 }
 
@@ -145,8 +160,9 @@ impl Device for PointToPoint {
     /// Serialization of the packet in service on `port` ended: it travels to the far end,
     /// and the next one in the queue (if the discipline lets one through) starts.
     fn wake(&mut self, now: SimTime, port: u32, cx: &mut DeviceCx<'_>) {
-        let iface = self.iface(port);
-        let lost = self.loss_at == LossAt::Departure && self.lost(now, port);
+        let tx = &self.dirs[port as usize];
+        let iface = tx.iface;
+        let lost = tx.loss_at == LossAt::Departure && self.lost(now, port);
         let tx = &mut self.dirs[port as usize];
         let (done, _) = tx.in_service.take().expect("a packet in service");
         tx.account(now);
@@ -193,7 +209,12 @@ impl Device for PointToPoint {
     }
 
     fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
-        self.loss_at == LossAt::Arrival && self.lost(now, port)
+        self.dirs[port as usize].loss_at == LossAt::Arrival && self.lost(now, port)
+    }
+
+    fn may_lose_on_arrival(&self, port: u32) -> bool {
+        let tx = &self.dirs[port as usize];
+        tx.loss_at == LossAt::Arrival && !tx.loss.is_empty()
     }
 
     fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {

@@ -70,21 +70,28 @@ impl Body {
 
 /// An IP packet in the simulated network. Made by [`Packet::new`]; nothing but `pin` changes
 /// afterwards (the pool hands out shared references), so its size is computed once.
+///
+/// Laid out for the packet path: what a hop reads (addresses, pin, size, flow) is in the
+/// first cache line of the packet, aligned to one, and the body, read only where the packet
+/// is delivered, after it. With many flows a packet's slot has left the caches by the time
+/// the packet reaches the next hop, and the compiler's order spread those fields over both
+/// lines (benches/RESULTS.md, "Cost per packet flat in the number of flows").
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct Packet {
-    /// Unique within a run, in creation order.
-    pub uid: u64,
-    pub flow: FlowId,
-    /// Which of the flow's endpoints at `src` sent it (its connection, for a flow of several).
-    pub key: u8,
     pub src: NodeId,
     pub dst: NodeId,
-    pub pin: Pin,
-    pub body: Body,
+    pub flow: FlowId,
     /// [`Packet::size`], computed when the packet is made: it is read at every hop (the
     /// device, the link counters, TCP Small Queues), and a TCP segment's options make it a
     /// chain of branches.
     size: u32,
+    pub pin: Pin,
+    /// Which of the flow's endpoints at `src` sent it (its connection, for a flow of several).
+    pub key: u8,
+    /// Unique within a run, in creation order.
+    pub uid: u64,
+    pub body: Body,
 }
 
 impl Packet {

@@ -34,6 +34,12 @@ pub struct Routes {
     /// Per node, its connected component over the usable interfaces (interfaces come in
     /// pairs, both directions usable or neither, so a node reaches exactly its component).
     component: Vec<u32>,
+    /// Whether all nodes are in one component (then every node reaches every other).
+    connected: bool,
+    /// Per node, its only usable interface out, or `NONE` when it has none or several: a
+    /// host's next hop is one read of this array (and of `component`, when the network is
+    /// not connected), where the adjacency list took three.
+    sole: Vec<u32>,
     /// Per node, once searched: the first interface on a shortest path to each node.
     first_hop: Vec<Option<Box<[u32]>>>,
 }
@@ -67,6 +73,15 @@ impl Routes {
             }
         }
         let component = components(nodes, &ends, &usable);
+        let connected = component.iter().all(|&c| c == 0);
+        let sole = (0..nodes)
+            .map(
+                |n| match &edges[offsets[n] as usize..offsets[n + 1] as usize] {
+                    [(only, _)] => only.0,
+                    _ => NONE,
+                },
+            )
+            .collect();
         Routes {
             offsets,
             edges,
@@ -74,6 +89,8 @@ impl Routes {
             usable,
             explicit: explicit.into_iter().map(|(n, d, i)| ((n, d), i)).collect(),
             component,
+            connected,
+            sole,
             first_hop: vec![None; nodes],
         }
     }
@@ -103,10 +120,10 @@ impl Routes {
         let n = node.0 as usize;
         // A node with one way out (a host, a leaf) sends everything it can reach by it:
         // no search, and nothing kept (a dumbbell of 10 000 flows has 20 000 such hosts).
-        let out = &self.edges[self.offsets[n] as usize..self.offsets[n + 1] as usize];
-        if let [(only, _)] = out {
-            let reachable = self.component[n] == self.component[dst.0 as usize];
-            return reachable.then_some(*only);
+        let only = self.sole[n];
+        if only != NONE {
+            let reachable = self.connected || self.component[n] == self.component[dst.0 as usize];
+            return reachable.then_some(IfaceId(only));
         }
         if self.first_hop[n].is_none() {
             self.first_hop[n] = Some(self.search(n));

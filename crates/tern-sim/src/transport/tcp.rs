@@ -14,6 +14,7 @@ use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, RtoRuleSpec, TcpSpec};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
+use std::sync::Arc;
 use tern_proto::cc::CubicOptions;
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
@@ -69,17 +70,43 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
     }
 }
 
+/// The TCP configurations of a world's flows, each kept once: the connections of flows
+/// configured alike share one copy, which every segment reads and which then stays in cache
+/// however many flows there are.
+#[derive(Debug, Default)]
+pub struct TcpConfigs(Vec<Arc<Config>>);
+
+impl TcpConfigs {
+    /// The shared copy of `config` (a linear search: a scenario's flows have few distinct
+    /// configurations).
+    pub fn intern(&mut self, config: Config) -> Arc<Config> {
+        if let Some(c) = self.0.iter().find(|c| ***c == config) {
+            return c.clone();
+        }
+        let c = Arc::new(config);
+        self.0.push(c.clone());
+        c
+    }
+}
+
 /// One endpoint and its bookkeeping in the world.
+///
+/// The bookkeeping first, on the endpoint's first cache line (it is aligned to one): a
+/// packet leaving the first hop reads and writes TCP Small Queues' count and limit alone,
+/// and with many flows that line is all it brings back into the cache.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Endpoint {
-    pub conn: Connection,
     /// This endpoint's pending wake-up.
     pub wake: Wake,
     /// Bytes of this endpoint's packets still in its first-hop device (TSQ).
     pub below: u64,
+    /// TCP Small Queues' limit on `below`, bytes (Linux lets at least one packet through).
+    pub tsq_limit: u64,
     /// Offset after the highest byte sent so far (for the `segments` trace:
     /// a segment starting below it is a retransmission).
     sent_max: u64,
+    pub conn: Connection,
 }
 
 impl Endpoint {
@@ -107,12 +134,13 @@ impl Endpoint {
         self.sent_max = self.sent_max.max(end);
     }
 
-    fn new(conn: Connection) -> Self {
+    fn new(conn: Connection, tsq_limit: u64) -> Self {
         Endpoint {
-            conn,
             wake: Wake::default(),
             below: 0,
+            tsq_limit,
             sent_max: 0,
+            conn,
         }
     }
 }
@@ -124,8 +152,9 @@ pub enum TcpApp {
     Bulk { total: Option<u64> },
     /// Writes a message per tick of its source; the receiver maps stream
     /// offsets back to messages to measure application-level delay, so
-    /// head-of-line blocking shows.
-    Messages(MessageStream),
+    /// head-of-line blocking shows. Boxed: the other applications' state fits in the
+    /// connection's first cache lines.
+    Messages(Box<MessageStream>),
     /// Sends a `request`; the server answers with `size` bytes and closes.
     File {
         request: u64,
@@ -143,7 +172,6 @@ pub enum TcpApp {
 pub struct TcpConn {
     pub ends: [Endpoint; 2],
     pub app: TcpApp,
-    pub tsq_limit: u64,
     /// Bytes TCP accepted from the sending application.
     pub written: u64,
     /// Bytes the receiving application read.
@@ -164,7 +192,7 @@ impl TcpConn {
         name: &str,
         index: u32,
         seed: u64,
-        config: Config,
+        config: Arc<Config>,
         tsq_limit: u64,
         start: SimTime,
         app: TcpApp,
@@ -178,15 +206,26 @@ impl TcpConn {
             .with_ports(client_port, server_port);
         let server = Connection::listen(config, isn("server")).with_ports(server_port, client_port);
         TcpConn {
-            ends: [Endpoint::new(client), Endpoint::new(server)],
+            ends: [
+                Endpoint::new(client, tsq_limit),
+                Endpoint::new(server, tsq_limit),
+            ],
             app,
-            tsq_limit,
             written: 0,
             read: 0,
             completed_at: None,
             sink: MessageSink::default(),
             client_port,
             server_port,
+        }
+    }
+
+    /// Whether both endpoints queue the congestion window and RTT events (only the
+    /// `cwnd` and `rto` traces read them; see
+    /// [`Connection::set_cwnd_rtt_events`]).
+    pub fn set_cwnd_rtt_events(&mut self, on: bool) {
+        for end in &mut self.ends {
+            end.conn.set_cwnd_rtt_events(on);
         }
     }
 
@@ -334,8 +373,8 @@ impl TcpConn {
                 self.server_write();
             }
         }
-        let limit = self.tsq_limit;
         let end = &mut self.ends[side.index()];
+        let limit = end.tsq_limit;
         let mut below = end.below;
         while below < limit || below == 0 {
             let Some(seg) = end.conn.poll_transmit(now) else {
@@ -385,9 +424,9 @@ impl TcpConn {
     /// whether the endpoint was held back and may now send more.
     pub fn left_first_hop(&mut self, side: Side, size: u64) -> bool {
         let end = &mut self.ends[side.index()];
-        let throttled = end.below >= self.tsq_limit;
+        let throttled = end.below >= end.tsq_limit;
         end.below -= size;
-        throttled && end.below < self.tsq_limit
+        throttled && end.below < end.tsq_limit
     }
 
     /// The counters of the sending endpoint; `start` is the flow's start.
@@ -586,5 +625,25 @@ impl Transport for TcpTransport {
             tfrc: None,
             switcher: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flows_configured_alike_share_one_config() {
+        let mut configs = TcpConfigs::default();
+        let a = configs.intern(Config::default());
+        let b = configs.intern(Config::default());
+        let small = Config {
+            mss: Some(536),
+            ..Config::default()
+        };
+        let c = configs.intern(small.clone());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*c, small);
     }
 }

@@ -14,7 +14,7 @@ use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
-use crate::trace::{Captures, QlogFiles, Traces};
+use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
 use crate::transport::Cmd;
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -142,6 +142,7 @@ impl World {
                     rate: reverse.and_then(|r| r.rate).unwrap_or(link.rate),
                     device: dev,
                     port: port as u32,
+                    arrival_loss: false,
                     stats: IfaceStats::default(),
                 });
             }
@@ -213,7 +214,12 @@ impl World {
         let mut flows = Vec::with_capacity(s.flows.len());
         let mut qlogs = QlogFiles::default();
         let qlog = s.record.contains(&RecordKind::Qlog);
-        let quic_trace = s.record.contains(&RecordKind::Quic);
+        let traces = Traces::in_memory(&s.record);
+        let mut shared = registry::Shared {
+            quic_trace: s.record.contains(&RecordKind::Quic),
+            tcp_events: traces.wants::<CwndRecord>() || traces.wants::<RtoRecord>(),
+            ..Default::default()
+        };
         for (i, f) in s.flows.iter().enumerate() {
             let id = FlowId(i as u32);
             let start = f.start.0;
@@ -232,10 +238,10 @@ impl World {
                 );
             let files = qlog.then_some(&mut qlogs);
             let (transport, first) =
-                registry::build(f, i as u32, seed, mtu, source, files, quic_trace);
+                registry::build(f, i as u32, seed, mtu, source, files, &mut shared);
             first_commands(&mut queue, id, first);
             flows.push(Flow {
-                name: f.name.clone(),
+                name: f.name.as_str().into(),
                 app,
                 src,
                 dst,
@@ -247,7 +253,7 @@ impl World {
                 start,
                 first_hop: transport.wants_first_hop(),
                 transport,
-                via,
+                via: via.into(),
             });
         }
         let wifi_actions = if s.wifi.is_empty() {
@@ -269,6 +275,7 @@ impl World {
                         rate: rate(b),
                         device: dev,
                         port: (2 * a + port) as u32,
+                        arrival_loss: false,
                         stats: IfaceStats::default(),
                     });
                 }
@@ -281,6 +288,9 @@ impl World {
                 unreachable!("the 802.11 device starts with wake-ups only")
             };
             queue.schedule(at, Event::Device(DevId(devices.len() as u32 - 1), token));
+        }
+        for iface in &mut ifaces {
+            iface.arrival_loss = devices[iface.device.0 as usize].may_lose_on_arrival(iface.port);
         }
         let captures = if s.record.contains(&RecordKind::Pcap) {
             Captures::in_memory(
@@ -302,7 +312,7 @@ impl World {
             flows,
             pool: Default::default(),
             queue,
-            traces: Traces::in_memory(&s.record),
+            traces,
             recorded: s.record.clone(),
             changes,
             captures,

@@ -52,25 +52,30 @@ struct Change {
 }
 
 /// A flow: its two nodes, its application's name, and its transport.
+///
+/// Laid out for the packet path: what every packet of the flow reads (its transport, its
+/// name for the traces, its pinned interfaces, its nodes, whether it counts its first hop)
+/// is in the first cache line of the flow, aligned to one; what the summary reads follows.
+#[repr(C, align(64))]
 pub(crate) struct Flow {
-    pub name: String,
-    pub app: &'static str,
+    pub transport: Box<dyn Transport>,
+    pub name: Box<str>,
+    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
+    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
+    /// there is one (the flow's `via`); none: the routes decide.
+    pub via: Box<[(IfaceId, IfaceId)]>,
     pub src: NodeId,
     pub dst: NodeId,
+    /// Whether its transport counts what is in its first-hop device
+    /// ([`Transport::wants_first_hop`], asked once).
+    pub first_hop: bool,
+    pub app: &'static str,
     /// The station whose RSSI its transport samples ([`Cmd::SampleRssi`]): the client, or
     /// the RSSI scheduler's `station`.
     ///
     /// [`Cmd::SampleRssi`]: crate::transport::Cmd::SampleRssi
     pub radio: NodeId,
     pub start: SimTime,
-    pub transport: Box<dyn Transport>,
-    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
-    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
-    /// there is one (the flow's `via`); none: the routes decide.
-    pub via: Vec<(IfaceId, IfaceId)>,
-    /// Whether its transport counts what is in its first-hop device
-    /// ([`Transport::wants_first_hop`], asked once).
-    pub first_hop: bool,
 }
 
 impl Flow {
@@ -597,7 +602,7 @@ impl World {
     fn arrive(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
         let iface = &self.ifaces[i.0 as usize];
         let (d, port, to) = (iface.device, iface.port, iface.to);
-        if self.devices[d.0 as usize].lost_on_arrival(now, port) {
+        if iface.arrival_loss && self.devices[d.0 as usize].lost_on_arrival(now, port) {
             self.ifaces[i.0 as usize].stats.drops_loss += 1;
             self.drop_packet(now, i, p, "loss");
             return;

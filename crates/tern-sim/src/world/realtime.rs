@@ -66,7 +66,7 @@ impl World {
         let flows: Vec<_> = self
             .flows
             .iter()
-            .map(|f| (f.name.as_str(), f.src, f.dst, f.transport.speaks_tcp()))
+            .map(|f| (&*f.name, f.src, f.dst, f.transport.speaks_tcp()))
             .collect();
         let real = at_node.iter().map(Option::is_some).collect();
         self.boundary = Boundary::new(real, &flows).map_err(|error| RunError::Tun {
@@ -164,7 +164,7 @@ impl World {
             unroutable: self.outbox.unroutable,
             interop: self
                 .boundary
-                .summary(self.flows.iter().map(|f| f.name.clone())),
+                .summary(self.flows.iter().map(|f| f.name.to_string())),
         };
         self.finish(Some(emulation))
     }

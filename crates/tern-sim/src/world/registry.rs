@@ -7,18 +7,31 @@ use crate::mech::rssi_scheduler::Config as RssiConfig;
 use crate::mech::switched::{SpareRecipe, SwitchedTcp};
 use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
 use crate::net::packet::IPV4_HEADER;
-use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TcpSpec, TransportSpec};
+use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TransportSpec};
 use crate::trace::QlogFiles;
 use crate::transport::quic::{QlogUse, QuicApp, QuicTransport};
-use crate::transport::tcp::{self, TcpApp, TcpConn, TcpTransport};
+use crate::transport::tcp::{self, TcpApp, TcpConfigs, TcpConn, TcpTransport};
 use crate::transport::tfrc::{tfrc_wire, TfrcApp, TfrcTransport};
 use crate::transport::udp::UdpTransport;
 use crate::transport::{Cmd, Transport};
+use std::sync::Arc;
+use tern_proto::tcp::Config;
+
+/// What the transports of a world's flows share as they are built.
+#[derive(Default)]
+pub struct Shared {
+    /// The scenario records the `quic` trace.
+    pub quic_trace: bool,
+    /// The scenario records the `cwnd` or the `rto` trace: TCP connections queue the
+    /// events they come from ([`tern_proto::tcp::Connection::set_cwnd_rtt_events`]).
+    pub tcp_events: bool,
+    /// The TCP connections' configurations, each kept once.
+    pub tcp_configs: TcpConfigs,
+}
 
 /// The transport of flow `f` (the `index`-th of the scenario) on a path of MTU `mtu`, and
 /// its first commands. `source` is the application's message source, if it has one. A QUIC
-/// flow's qlog files are added to `qlog` when the scenario records them; `quic_trace`: the
-/// scenario records the `quic` trace.
+/// flow's qlog files are added to `qlog` when the scenario records them.
 pub fn build(
     f: &FlowSpec,
     index: u32,
@@ -26,8 +39,9 @@ pub fn build(
     mtu: u32,
     source: Option<MessageSource>,
     qlog: Option<&mut QlogFiles>,
-    quic_trace: bool,
+    shared: &mut Shared,
 ) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let quic_trace = shared.quic_trace;
     let start = f.start.0;
     match &f.transport {
         TransportSpec::Udp => boxed(UdpTransport::new(
@@ -80,7 +94,9 @@ pub fn build(
             boxed(TfrcTransport::new(spec, app, start))
         }
         TransportSpec::Tcp(spec) => {
-            let conn = tcp_conn(f, spec, index, seed, mtu, source);
+            let config = shared.tcp_configs.intern(tcp::config(spec, mtu));
+            let mut conn = tcp_conn(f, index, seed, config.clone(), spec.tsq.0, source);
+            conn.set_cwnd_rtt_events(shared.tcp_events);
             match &f.switcher {
                 None => boxed(TcpTransport::new(conn, start)),
                 Some(sw) => {
@@ -89,7 +105,7 @@ pub fn build(
                         name: format!("{}#2", f.name),
                         port_index: index + 8192,
                         seed,
-                        config: tcp::config(spec, mtu),
+                        config,
                         tsq_limit: spec.tsq.0,
                     };
                     // Without switching there is no spare to open.
@@ -128,10 +144,10 @@ fn boxed<T: Transport + 'static>((t, first): (T, Vec<Cmd>)) -> (Box<dyn Transpor
 /// The flow's (first) TCP connection with its application.
 fn tcp_conn(
     f: &FlowSpec,
-    spec: &TcpSpec,
     index: u32,
     seed: u64,
-    mtu: u32,
+    config: Arc<Config>,
+    tsq_limit: u64,
     source: Option<MessageSource>,
 ) -> TcpConn {
     let app = match (&f.app, source) {
@@ -144,16 +160,8 @@ fn tcp_conn(
             answered: 0,
             received: 0,
         },
-        (_, Some(source)) => TcpApp::Messages(MessageStream::new(source)),
+        (_, Some(source)) => TcpApp::Messages(Box::new(MessageStream::new(source))),
         (_, None) => unreachable!("every app but bulk and file has a source"),
     };
-    TcpConn::new(
-        &f.name,
-        index,
-        seed,
-        tcp::config(spec, mtu),
-        spec.tsq.0,
-        f.start.0,
-        app,
-    )
+    TcpConn::new(&f.name, index, seed, config, tsq_limit, f.start.0, app)
 }

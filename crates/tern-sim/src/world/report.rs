@@ -65,7 +65,7 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
         .flows
         .iter()
         .zip(&in_flight)
-        .map(|(f, &flying)| (f.name.clone(), flow_summary(w, f, flying)))
+        .map(|(f, &flying)| (f.name.to_string(), flow_summary(w, f, flying)))
         .collect();
     let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
     let span = end.as_nanos().max(1) as f64;
