@@ -14,7 +14,8 @@ The kernel's congestion control is chosen with `iperf3 -C` in every case: a name
 host's default (`net.ipv4.tcp_congestion_control`), which here is BBR.
 
 Tern's profile of the kernel: CUBIC (RFC 9438), SACK, timestamps, IW 10 (RFC 6928), 200 ms
-minimum RTO added to SRTT as the kernel does (`rto_rule = "linux"`), F-RTO. Emulation runs
+minimum RTO added to SRTT as the kernel does (`rto_rule = "linux"`), F-RTO, fast recovery by
+Proportional Rate Reduction (RFC 9937, the kernel's `tcp_cwnd_reduction`). Emulation runs
 are not deterministic; Tern's runs are (seeds 1-3 shown).
 
 Usage: sudo .venv/bin/python benches/linux_vs_tern.py   (from the repository root)
@@ -68,6 +69,7 @@ cc = "cubic"
 initial_window = 10
 min_rto = "200ms"
 frto = true
+prr = true
 hystart = {hystart}
 rto_rule = "{rto_rule}"
 """
