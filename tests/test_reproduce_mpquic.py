@@ -71,6 +71,28 @@ def test_a_walk_run_is_deterministic():
         assert a.series(name).equals(b.series(name)), name
 
 
+@pytest.mark.parametrize("window", ["512KiB", "1250000B"])
+def test_the_shaping_queue_holds_no_more_than_the_stream_window(window):
+    # RFC 9000 §4.1: a sender never has more of a stream in flight than the receiver's
+    # flow-control window, so the Wi-Fi shaping queue (the `windows` experiment's lever)
+    # holds at most that many stream bytes. A full packet of 1500 B carries 1500 - 20 - 8
+    # (IPv4, UDP) - 1 - 8 - 4 (short header, connection id, packet number at most) - 1 - 1
+    # - 4 (STREAM frame: type, stream id, offset; RFC 9000 §17.3.1, §19.8) - 16 (AEAD tag,
+    # RFC 9001 §5.3) >= 1437 B of it. Normal migration queues the most (README, item 1).
+    run = tern.run(
+        WALK,
+        set={
+            "flows.get.transport.stream_window": window,
+            "flows.get.transport.rssi_scheduler.t1": "-90",
+            "sim.duration": "35s",
+            "record": [],
+        },
+    )
+    limit = mpquic_rssi._window_bytes(window)
+    queued = run.summary["links"]["wlan"]["forward"]["queue_max_bytes"]
+    assert limit * 1400 / 1500 < queued <= limit * 1500 / 1437, (window, queued)
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("mpquic-rssi-quick")

@@ -142,6 +142,10 @@ pub struct QuicSummary {
     pub final_mtu: u64,
     /// Smoothed RTT (RFC 9002 §5.3) at the end.
     pub final_srtt_s: Option<f64>,
+    /// How and when the connection ended before the run did (absent if it was still open):
+    /// an error, or the idle timeout of a connection the applications left open once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection_closed: Option<ConnectionEnd>,
     /// Multipath QUIC: each path by its client interface's name (`via`), so the results
     /// store has a column per path and field (`quic_paths_wlan_udp_bytes_received`). Counts
     /// above are their sums; the cwnd, MTU and RTT above are path 0's.
@@ -165,6 +169,20 @@ pub struct QuicPathSummary {
     pub packets_lost: u64,
     pub final_cwnd: u64,
     pub final_srtt_s: Option<f64>,
+}
+
+/// How a QUIC connection ended (RFC 9000 §10): the first endpoint whose stack reported it
+/// lost (noq's `Event::ConnectionLost`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ConnectionEnd {
+    /// Simulated time of the report (s).
+    pub at_s: f64,
+    /// "client" or "server".
+    pub endpoint: &'static str,
+    /// The stack's words for it: an idle timeout ("timed out", §10.1), an error this
+    /// endpoint closed the connection for ("the endpoint encountered an internal error …:
+    /// too many gaps in stream buffer"), or the peer's CONNECTION_CLOSE ("closed by peer: …").
+    pub reason: String,
 }
 
 /// A TFRC flow (RFC 5348; DCCP CCID 3, RFC 4342): the sender's rate control and the

@@ -93,6 +93,10 @@ fn steady_state_goodput_is_the_link_rate_less_headers_and_near_tcp() {
     let quic = out.summary.flows["f"].goodput_bps;
     let q = out.summary.flows["f"].quic.clone().unwrap();
     assert_eq!(q.final_mtu, 1472, "PMTUD found the 1500-B path: {q:?}");
+    assert!(
+        q.connection_closed.is_none(),
+        "still open at the end: {q:?}"
+    );
     // A full 1500-B packet: IPv4 20 + UDP 8 + short header (1 flags + 8 connection id +
     // 1–2 packet number, RFC 9000 §17.3.1) + STREAM frame (1 type + 1 stream id + 4 offset
     // for offsets of 16 KiB to 1 GiB, no length as the last frame, §19.8) + 16 AEAD tag
@@ -293,6 +297,26 @@ loss = {{ kind = "outage", direction = "forward", windows = [{{ at = "{at}", for
         r#""delay", "quic", "pcap""#,
     );
     run(&text)
+}
+
+#[test]
+fn a_connection_cut_off_ends_at_its_idle_timeout_and_the_summary_says_so() {
+    // The client's packets stop reaching the server at 1 s for good. RFC 9000 §10.1: an
+    // endpoint closes silently once it has heard nothing for max(idle timeout, 3 PTO), its
+    // timer restarted by each packet received and by the first ack-eliciting packet it sends
+    // after one; 3 PTO on a 40 ms path is far below the 5 s idle timeout. The server sends
+    // only ACKs, so its timer runs from the last message that got through, sent at 0.9 s
+    // (one every 100 ms) and received 20 ms plus its 0.2 ms transmission later: it ends
+    // the connection at 5.920 s. The client's timer restarts with its message at 1.0 s.
+    let out = thirty_messages("20ms", "1s", "100s", "20s", r#", idle_timeout = "5s""#);
+    let q = out.summary.flows["f"].quic.clone().unwrap();
+    let end = q.connection_closed.expect("the connection ended");
+    assert_eq!((end.endpoint, end.reason.as_str()), ("server", "timed out"));
+    assert!(
+        (end.at_s - 5.920).abs() < 0.001,
+        "ended at {} s, expected 0.9 s + 20.2 ms + 5 s",
+        end.at_s
+    );
 }
 
 #[test]

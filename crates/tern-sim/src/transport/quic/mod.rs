@@ -28,7 +28,7 @@ use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram};
 use crate::scenario::QuicPathStatus;
 use crate::scenario::QuicSpec;
-use crate::summary::{QuicPathSummary, QuicSummary};
+use crate::summary::{ConnectionEnd, QuicPathSummary, QuicSummary};
 use crate::trace::QuicRecord;
 use app::AppState;
 use bytes::BytesMut;
@@ -92,6 +92,9 @@ pub struct QuicTransport {
     start: SimTime,
     /// When the client's handshake completed (RFC 9001 §4.1.1).
     connected_at: Option<SimTime>,
+    /// The connection's end as the first endpoint to report it saw it (RFC 9000 §10: an
+    /// idle timeout, a CONNECTION_CLOSE sent for an error or received).
+    closed: Option<ConnectionEnd>,
     paths: Paths,
     buf: Vec<u8>,
 }
@@ -162,6 +165,7 @@ impl QuicTransport {
             app: AppState::new(app),
             start,
             connected_at: None,
+            closed: None,
             paths,
             buf: Vec::new(),
         };
@@ -177,6 +181,7 @@ impl QuicTransport {
             client_config,
             app,
             connected_at,
+            closed,
             paths,
             buf,
             start,
@@ -251,6 +256,13 @@ impl QuicTransport {
                     }
                     Event::Path(PathEvent::Discarded { id, path_stats, .. }) => {
                         paths.discarded(side.index(), id, *path_stats);
+                    }
+                    Event::ConnectionLost { reason } => {
+                        closed.get_or_insert_with(|| ConnectionEnd {
+                            at_s: now.as_secs_f64(),
+                            endpoint: side.as_str(),
+                            reason: reason.to_string(),
+                        });
                     }
                     _ => {}
                 }
@@ -390,6 +402,7 @@ impl QuicTransport {
             final_cwnd: first.map_or(0, |s| s.cwnd),
             final_mtu: first.map_or(0, |s| u64::from(s.current_mtu)),
             final_srtt_s: rtt.map(|r| r.as_secs_f64()),
+            connection_closed: self.closed.clone(),
             paths: self.path_summaries(sender),
         }
     }
