@@ -26,6 +26,14 @@
 //! cache and made the queue 31 % of the 10-flow dumbbell's run; lists always made 1 M
 //! pending 20 times slower than 1 k. Both measured in benches/RESULTS.md.
 //!
+//! Digits of 6 bits stay (session 10 of issue 15, in benches/RESULTS.md): on the 10-flow
+//! dumbbell each event moves down about once (the 10 ms propagation's arrivals come ~11
+//! to a 262 µs bucket). Digits of 8, 9 or 10 bits made `move_list_down` cheaper but saved
+//! at most 0.3 % of the run's instructions (8 bits; 9 and 10 bits added 2-3 %) and missed
+//! the first-level data cache 3-37 % more (a larger array of list ends); buckets 262 µs or
+//! more ahead kept as vectors cut the 1 000-flow dumbbell's misses 3 % but cost 2-7 % more
+//! instructions and missed more on the other scenarios.
+//!
 //! Insertion order among events due at the same time needs no sequence number: all of them
 //! always sit in the same bucket (the bucket is a function of the time and `last` alone),
 //! every bucket is kept in the order its events arrived (moving a bucket down or turning
@@ -220,6 +228,13 @@ impl<E: Copy> EventQueue<E> {
     /// the slot is freed) when it is one or [`VEC_PENDING`] events are pending.
     #[inline(always)]
     fn link(&mut self, i: u32, time: u64) {
+        self.link_as::<true>(i, time);
+    }
+
+    /// [`EventQueue::link`], where `VEC` false says that the bucket is known to be a list
+    /// (fewer than [`VEC_PENDING`] pending, and the bucket not a vector).
+    #[inline(always)]
+    fn link_as<const VEC: bool>(&mut self, i: u32, time: u64) {
         let x = time ^ self.last;
         let b = if x == 0 {
             0
@@ -228,7 +243,7 @@ impl<E: Copy> EventQueue<E> {
             let digit = (time >> (level * DIGIT_BITS)) as usize & (RADIX - 1);
             let b = 1 + level as usize * RADIX + digit;
             self.occupied[b / 64] |= 1 << (b % 64);
-            if self.len >= VEC_PENDING || self.in_vec[b / 64] & (1 << (b % 64)) != 0 {
+            if VEC && (self.len >= VEC_PENDING || self.in_vec[b / 64] & (1 << (b % 64)) != 0) {
                 return self.file_in_vec(b, i);
             }
             b
@@ -297,12 +312,19 @@ impl<E: Copy> EventQueue<E> {
             i = slot.next;
         }
         self.last = earliest;
+        // The events go to buckets below the one they left, which were empty and so not
+        // vectors: with fewer than `VEC_PENDING` pending, all of them are lists.
+        let lists_only = self.len < VEC_PENDING;
         let mut i = first;
         while i != NIL {
             let slot = &mut self.slots[i as usize];
             let (next, time) = (slot.next, slot.time);
             slot.next = NIL;
-            self.link(i, time);
+            if lists_only {
+                self.link_as::<false>(i, time);
+            } else {
+                self.link(i, time);
+            }
             i = next;
         }
     }
@@ -426,6 +448,37 @@ mod tests {
     }
 
     proptest! {
+        /// Due times from 2 before to 2 after the boundaries of every digit level (where an
+        /// event's level changes): a delay of 2^shift, or the next multiple of 2^shift, with
+        /// `last` itself crossing such boundaries as events pop: the order of a sort by
+        /// (time, insertion order).
+        #[test]
+        fn digit_boundaries_keep_the_order(
+            ops in prop::collection::vec((0u8..3, 0..64u32.div_ceil(DIGIT_BITS), 0u64..5), 1..300)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            for (n, (op, level, offset)) in ops.into_iter().enumerate() {
+                if op == 0 {
+                    let expected = reference.pop_first();
+                    prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), expected);
+                } else {
+                    let shift = level * DIGIT_BITS;
+                    let now = q.now().0;
+                    let near = if op == 1 {
+                        now.saturating_add(1 << shift)
+                    } else {
+                        ((now >> shift) + 1) << shift
+                    };
+                    let at = near.saturating_add(offset).saturating_sub(2).max(now);
+                    q.schedule(SimTime(at), n);
+                    reference.insert((at, n));
+                }
+            }
+            let rest: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.0, e)).collect();
+            prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        }
+
         /// Any interleaving of schedules (at the present or later, including far-off and
         /// equal times), looks ahead and pops gives the order of a sort by (time,
         /// insertion order).
