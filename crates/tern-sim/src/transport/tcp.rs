@@ -391,7 +391,9 @@ impl TcpConn {
                 body: Body::Tcp(seg),
             });
         }
-        trace_events(&mut end.conn, now, io.flow, side, io.traces);
+        if end.conn.has_events() {
+            trace_events(&mut end.conn, now, io.flow, side, io.traces);
+        }
         io.cmds.push(Cmd::Arm { side, key });
     }
 
