@@ -145,14 +145,16 @@ impl PacketPool {
         dst: NodeId,
         body: Body,
     ) -> PacketRef {
-        let packet = Packet::new(self.next_uid, flow, key, src, dst, body);
+        let uid = self.next_uid;
         self.next_uid += 1;
+        // The packet is built where it is stored, not built first and then copied in.
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Some(packet);
+                self.slots[i as usize] = Some(Packet::new(uid, flow, key, src, dst, body));
                 PacketRef(i)
             }
             None => {
+                let packet = Packet::new(uid, flow, key, src, dst, body);
                 self.slots.push(Some(packet));
                 PacketRef((self.slots.len() - 1) as u32)
             }
