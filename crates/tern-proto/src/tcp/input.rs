@@ -207,7 +207,9 @@ impl Connection {
             self.snd_wl1 = seg_start;
             self.snd_wl2 = ack;
         }
-        let (newly_sacked, sack_high) = if self.sack_ok {
+        // A segment without SACK blocks (most: every in-order ACK) leaves the scoreboard as
+        // it is.
+        let (newly_sacked, sack_high) = if self.sack_ok && !seg.options.sack_blocks.is_empty() {
             let (una, una_seq) = (self.send.snd_una, self.local_seq(self.send.snd_una));
             let nxt = self.send.snd_nxt as i64;
             let mut high = 0;

@@ -484,6 +484,13 @@ impl Connection {
         self.events.pop_front()
     }
 
+    /// True when [`Self::poll_event`] has an event to return: lets a caller skip the
+    /// draining call on the common path, where nothing is queued.
+    #[inline]
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
     fn set_state(&mut self, s: State) {
         if self.state != s {
             self.state = s;

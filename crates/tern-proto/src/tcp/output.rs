@@ -16,37 +16,44 @@ impl Connection {
     /// cwnd (NextSeg rule 1), new data within cwnd and the peer's window
     /// (rule 2), FIN, then a pure ACK if one is due.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.poll_transmit_into(now, &mut seg).then_some(seg)
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit), framing the segment in `out`, a slot of the
+    /// caller's (a packet buffer): every field of `out` is written when it returns `true`,
+    /// none when it returns `false` (nothing to send). A driver that sends from its own
+    /// buffer then neither copies the segment nor reads it back right after its fields were
+    /// written one by one.
+    pub fn poll_transmit_into(&mut self, now: SimTime, out: &mut Segment) -> bool {
         self.now = now;
-        if let Some(bad) = &self.rst_reply {
-            let rst = self.rst_for(bad);
-            self.rst_reply = None;
-            return Some(rst);
+        if let Some(bad) = self.rst_reply.take() {
+            *out = Self::rst_for(&bad);
+            return true;
         }
         if matches!(self.state, State::Closed | State::Listen) {
-            return None;
+            return false;
         }
         if self.syn_pending {
-            return Some(self.emit_syn(now));
+            self.emit_syn(now, out);
+            return true;
         }
         if self.state == State::SynSent || self.state == State::SynReceived {
-            return None;
+            return false;
         }
-        if std::mem::take(&mut self.force_retx) {
-            if let Some(seg) = self.retransmit_lost(now) {
-                return Some(self.prr_sent(seg));
-            }
+        if std::mem::take(&mut self.force_retx) && self.retransmit_lost(now, out) {
+            self.prr_sent(out);
+            return true;
         }
         // F-RTO step 2b (RFC 5682): up to two new segments, outside cwnd.
         if self.frto_take_new_quota() {
-            if let Some(seg) = self.emit_frto_new(now) {
-                return Some(seg);
+            if self.emit_frto_new(now, out) {
+                return true;
             }
             self.frto_drop_new_quota();
         }
-        if std::mem::take(&mut self.probe_pending) {
-            if let Some(seg) = self.emit_probe(now) {
-                return Some(seg);
-            }
+        if std::mem::take(&mut self.probe_pending) && self.emit_probe(now, out) {
+            return true;
         }
         let pipe = self.sb.pipe();
         let room = if let Some(allowed) = self.recovery.prr_allowance() {
@@ -66,10 +73,15 @@ impl Connection {
             .next_lost()
             .is_some_and(|s| room >= u64::from(s.len.max(1)))
         {
-            return self.retransmit_lost(now).map(|seg| self.prr_sent(seg));
+            let sent = self.retransmit_lost(now, out);
+            if sent {
+                self.prr_sent(out);
+            }
+            return sent;
         }
-        if let Some(seg) = self.emit_new_data(now, room) {
-            return Some(self.prr_sent(seg));
+        if self.emit_new_data(now, room, out) {
+            self.prr_sent(out);
+            return true;
         }
         if room > 0 && self.send.unsent() == 0 && !self.send.fin_pending() {
             // Application-limited (RFC 7661 §2): window to spare, nothing to send.
@@ -80,20 +92,20 @@ impl Connection {
         }
         if self.ack.ack_now {
             let seq = self.local_seq(self.send.snd_nxt);
-            return Some(self.frame(now, seq, 0, Flags::default()));
+            self.frame(now, seq, 0, Flags::default(), out);
+            return true;
         }
-        None
+        false
     }
 
-    /// Counts a data segment sent during recovery in PRR's `prr_out` (RFC 9937 §4).
-    fn prr_sent(&mut self, seg: Segment) -> Segment {
+    /// Counts data segment `seg`, sent during recovery, in PRR's `prr_out` (RFC 9937 §4).
+    fn prr_sent(&mut self, seg: &Segment) {
         if let Some(prr) = self.recovery.prr() {
             prr.on_sent(u64::from(seg.payload_len));
         }
-        seg
     }
 
-    fn rst_for(&self, bad: &Segment) -> Segment {
+    fn rst_for(bad: &Segment) -> Segment {
         let mut seg = Segment {
             src_port: bad.dst_port,
             dst_port: bad.src_port,
@@ -111,7 +123,7 @@ impl Connection {
 
     /// SYN or SYN-ACK with our options (RFC 9293 §3.5). A SYN-ACK carries
     /// an option only if the peer's SYN did.
-    fn emit_syn(&mut self, now: SimTime) -> Segment {
+    fn emit_syn(&mut self, now: SimTime, out: &mut Segment) {
         self.syn_pending = false;
         let active = self.state == State::SynSent;
         let cfg = &self.cfg;
@@ -124,7 +136,7 @@ impl Connection {
                 .then(|| (self.ts_now(now), if active { 0 } else { self.ts_recent })),
             sack_blocks: SackBlocks::default(),
         };
-        let mut seg = Segment {
+        *out = Segment {
             src_port: self.local_port,
             dst_port: self.remote_port,
             seq: self.local_seq(0),
@@ -138,34 +150,36 @@ impl Connection {
             ..Segment::default()
         };
         if !active {
-            seg.ack = self.remote_seq(self.recv.rcv_nxt());
+            out.ack = self.remote_seq(self.recv.rcv_nxt());
             self.last_ack_sent = self.recv.rcv_nxt();
         }
-        self.adv_right = self.recv.rcv_nxt() + u64::from(seg.window);
+        self.adv_right = self.recv.rcv_nxt() + u64::from(out.window);
         if self.syn_sent_at.is_none() {
             self.syn_sent_at = Some(now);
             self.rto_deadline = Some(now + self.rtt.rto());
         } else {
-            self.note_retransmit(RetransmitKind::Rto, seg.seq, 0);
+            self.note_retransmit(RetransmitKind::Rto, out.seq, 0);
         }
         self.stats.segments_sent += 1;
-        seg
     }
 
-    /// Resends the lowest segment marked lost.
-    fn retransmit_lost(&mut self, now: SimTime) -> Option<Segment> {
-        let Resend {
+    /// Resends the lowest segment marked lost, into `out`; whether there was one.
+    fn retransmit_lost(&mut self, now: SimTime, out: &mut Segment) -> bool {
+        let Some(Resend {
             kind,
             start,
             len,
             fin,
-        } = self.sb.retransmit_next(now)?;
+        }) = self.sb.retransmit_next(now)
+        else {
+            return false;
+        };
         let seq = self.local_seq(start);
         self.note_retransmit(kind, seq, len);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        Some(self.frame(
+        self.frame(
             now,
             seq,
             len,
@@ -173,7 +187,9 @@ impl Connection {
                 fin,
                 ..Flags::default()
             },
-        ))
+            out,
+        );
+        true
     }
 
     fn note_retransmit(&mut self, kind: RetransmitKind, seq: super::SeqNum, len: u32) {
@@ -189,19 +205,20 @@ impl Connection {
     }
 
     /// Zero-window probe (RFC 9293 §3.8.6.1): resend the outstanding probe
-    /// byte, or send one new byte beyond the closed window.
-    fn emit_probe(&mut self, now: SimTime) -> Option<Segment> {
+    /// byte, or send one new byte beyond the closed window; into `out`, whether it did.
+    fn emit_probe(&mut self, now: SimTime, out: &mut Segment) -> bool {
         if self.sb.first().is_some_and(|s| s.probe) {
             self.sb.mark_first_lost(RetransmitKind::Probe);
-            return self.retransmit_lost(now);
+            return self.retransmit_lost(now, out);
         }
         if self.send.unsent() == 0 || !self.sb.is_empty() {
-            return None;
+            return false;
         }
         self.stats.window_probes += 1;
         let seq = self.local_seq(self.send.snd_nxt);
         self.events.push_back(Event::WindowProbe { seq });
-        Some(self.send_new(now, 1, false, true))
+        self.send_new(now, 1, false, true, out);
+        true
     }
 
     /// Whether [`Connection::emit_new_data`] has something to send if the windows allow.
@@ -212,50 +229,56 @@ impl Connection {
     /// New data (and possibly the FIN) within cwnd `room` and the peer's
     /// window. Small segments are sent only when they carry the last of the
     /// data, or when nothing is in flight (sender SWS avoidance, RFC 9293
-    /// §3.8.6.2.1, without Nagle: the application writes whole chunks).
-    fn emit_new_data(&mut self, now: SimTime, room: u64) -> Option<Segment> {
+    /// §3.8.6.2.1, without Nagle: the application writes whole chunks). Into `out`,
+    /// whether it sent.
+    fn emit_new_data(&mut self, now: SimTime, room: u64, out: &mut Segment) -> bool {
         if !self.has_data_to_send() {
-            return None;
+            return false;
         }
         let unsent = self.send.unsent();
         if unsent == 0 {
             // Bare FIN: needs no window space.
-            return Some(self.send_new(now, 0, true, false));
+            self.send_new(now, 0, true, false, out);
+            return true;
         }
         let wnd_room = (self.send.snd_una + self.snd_wnd).saturating_sub(self.send.snd_nxt);
         let want = unsent.min(u64::from(self.smss));
         let len = want.min(wnd_room).min(room);
         let idle = self.sb.is_empty();
         if len == 0 || (len < want && !idle && (room < want || wnd_room < self.max_snd_wnd / 2)) {
-            return None;
+            return false;
         }
         let fin = self.send.fin_queued && len == unsent;
-        Some(self.send_new(now, len as u32, fin, false))
+        self.send_new(now, len as u32, fin, false, out);
+        true
     }
 
     /// One new segment for F-RTO step 2b (RFC 5682 §2): previously unsent
     /// data within the peer's window, or the FIN, regardless of cwnd (the
     /// segments conventional recovery would resend in slow start are
     /// replaced by new ones) and of sender SWS avoidance (the RFC lets the
-    /// sender override Nagle here).
-    fn emit_frto_new(&mut self, now: SimTime) -> Option<Segment> {
+    /// sender override Nagle here). Into `out`, whether it sent.
+    fn emit_frto_new(&mut self, now: SimTime, out: &mut Segment) -> bool {
         let unsent = self.send.unsent();
-        if unsent == 0 {
-            return self
-                .send
-                .fin_pending()
-                .then(|| self.send_new(now, 0, true, false));
-        }
-        let wnd_room = (self.send.snd_una + self.snd_wnd).saturating_sub(self.send.snd_nxt);
-        let len = unsent.min(u64::from(self.smss)).min(wnd_room);
-        if len == 0 {
-            return None;
-        }
-        let fin = self.send.fin_queued && len == unsent;
-        Some(self.send_new(now, len as u32, fin, false))
+        let (len, fin) = if unsent == 0 {
+            if !self.send.fin_pending() {
+                return false;
+            }
+            (0, true)
+        } else {
+            let wnd_room = (self.send.snd_una + self.snd_wnd).saturating_sub(self.send.snd_nxt);
+            let len = unsent.min(u64::from(self.smss)).min(wnd_room);
+            if len == 0 {
+                return false;
+            }
+            (len, self.send.fin_queued && len == unsent)
+        };
+        self.send_new(now, len as u32, fin, false, out);
+        true
     }
 
-    fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool) -> Segment {
+    /// Sends `len` new bytes (and the FIN if `fin`) from `snd_nxt`, framed in `out`.
+    fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool, out: &mut Segment) {
         let start = self.send.snd_nxt;
         self.sb.push(SentSeg {
             start,
@@ -281,12 +304,20 @@ impl Connection {
                 fin,
                 ..Flags::default()
             },
-        )
+            out,
+        );
     }
 
     /// Frames a synchronized-state segment: ACK, window, timestamps and
-    /// SACK blocks (3 with timestamps, else 4; RFC 2018 §3).
-    fn frame(&mut self, now: SimTime, seq: super::SeqNum, len: u32, mut flags: Flags) -> Segment {
+    /// SACK blocks (3 with timestamps, else 4; RFC 2018 §3). Written into `out`, every field.
+    fn frame(
+        &mut self,
+        now: SimTime,
+        seq: super::SeqNum,
+        len: u32,
+        mut flags: Flags,
+        out: &mut Segment,
+    ) {
         flags.ack = true;
         flags.psh = len > 0;
         let rcv_nxt = self.recv.rcv_nxt();
@@ -306,7 +337,7 @@ impl Connection {
         } else {
             SackBlocks::default()
         };
-        let seg = Segment {
+        *out = Segment {
             src_port: self.local_port,
             dst_port: self.remote_port,
             seq,
@@ -325,6 +356,5 @@ impl Connection {
         self.ack.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += u64::from(len);
-        seg
     }
 }

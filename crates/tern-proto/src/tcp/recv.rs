@@ -86,7 +86,8 @@ impl RecvBuf {
     }
 
     /// Accepts `[start, start+len)` plus an optional FIN, trimming to the
-    /// window `[rcv_nxt, rcv_nxt + window)`.
+    /// window `[rcv_nxt, rcv_nxt + window)`. Inlined: once per data segment received.
+    #[inline]
     pub fn on_data(&mut self, start: u64, len: u32, fin: bool) -> DataOutcome {
         let mut out = DataOutcome::default();
         let right = self.rcv_nxt + self.window();
@@ -164,7 +165,8 @@ impl RecvBuf {
 
     /// SACK blocks (RFC 2018 §4): the block holding the most recently
     /// received segment first, then other recent blocks, as many as `out`
-    /// holds. Returns how many were written.
+    /// holds. Returns how many were written. Inlined: once per segment sent.
+    #[inline]
     pub fn sack_blocks(&self, out: &mut [(u64, u64)]) -> usize {
         let mut n = 0;
         for &s in &self.recent {

@@ -139,8 +139,9 @@ impl Connection {
         if !self.state.is_synchronized() {
             return;
         }
-        let data_outstanding = self.sb.iter().any(|s| !s.probe);
-        if self.snd_wnd == 0 && self.send.unsent() > 0 && !data_outstanding {
+        // Whether data other than a probe is outstanding is asked last: it reads the
+        // scoreboard, and the window is almost never zero.
+        if self.snd_wnd == 0 && self.send.unsent() > 0 && !self.sb.iter().any(|s| !s.probe) {
             if self.persist_deadline.is_none() {
                 self.persist_backoff = 0;
                 self.persist_deadline = Some(now + self.persist_interval());

@@ -55,6 +55,7 @@ pub enum Body {
 
 impl Body {
     /// Transport header plus payload, in bytes.
+    #[inline]
     pub fn transport_len(&self) -> u32 {
         match self {
             Body::Udp(m) => UDP_HEADER + m.len,
@@ -96,6 +97,7 @@ pub struct Packet {
 
 impl Packet {
     /// A packet of endpoint `key` of `flow`, from `src` to `dst`, pinned nowhere.
+    #[inline]
     pub fn new(uid: u64, flow: FlowId, key: u8, src: NodeId, dst: NodeId, body: Body) -> Self {
         Packet {
             uid,
@@ -143,14 +145,16 @@ impl PacketPool {
         dst: NodeId,
         body: Body,
     ) -> PacketRef {
-        let packet = Packet::new(self.next_uid, flow, key, src, dst, body);
+        let uid = self.next_uid;
         self.next_uid += 1;
+        // The packet is built where it is stored, not built first and then copied in.
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Some(packet);
+                self.slots[i as usize] = Some(Packet::new(uid, flow, key, src, dst, body));
                 PacketRef(i)
             }
             None => {
+                let packet = Packet::new(uid, flow, key, src, dst, body);
                 self.slots.push(Some(packet));
                 PacketRef((self.slots.len() - 1) as u32)
             }
@@ -185,6 +189,14 @@ impl PacketPool {
             .expect("packet handle used after release");
         self.free.push(r.0);
         p
+    }
+
+    /// Removes the packet (delivered or dropped) where it lies, without moving it out.
+    pub fn release(&mut self, r: PacketRef) {
+        let slot = &mut self.slots[r.0 as usize];
+        assert!(slot.is_some(), "packet handle used after release");
+        *slot = None;
+        self.free.push(r.0);
     }
 
     /// Packets still in the network (queued, in service or propagating).

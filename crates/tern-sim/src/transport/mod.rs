@@ -19,6 +19,7 @@ use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpMessage};
 use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary, TfrcSummary};
 use crate::trace::{DelayRecord, Traces};
+use tern_proto::tcp::Segment;
 
 /// Which end of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +108,14 @@ pub trait Transport {
 
     /// A packet of this flow arrived at `side`'s node.
     fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>);
+
+    /// A TCP segment of this flow arrived at `side`'s node, read where its packet lies (the
+    /// world frees the packet after the call, instead of moving it out first). The same as
+    /// [`Transport::on_packet`] with the segment as body, which is what it calls unless the
+    /// transport reads segments in place.
+    fn on_segment(&mut self, now: SimTime, side: Side, seg: &Segment, io: &mut Io<'_>) {
+        self.on_packet(now, side, Body::Tcp(seg.clone()), io);
+    }
 
     /// A wake-up of endpoint `key` at `side` fired.
     fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>);

@@ -377,9 +377,10 @@ impl TcpConn {
         let limit = end.tsq_limit;
         let mut below = end.below;
         while below < limit || below == 0 {
-            let Some(seg) = end.conn.poll_transmit(now) else {
+            let mut seg = Segment::default();
+            if !end.conn.poll_transmit_into(now, &mut seg) {
                 break;
-            };
+            }
             below += u64::from(IPV4_HEADER + seg.wire_len());
             if io.traces.wants::<SegmentRecord>() {
                 end.trace_segment(now, io.flow, side, &seg, io.traces);
@@ -390,7 +391,9 @@ impl TcpConn {
                 body: Body::Tcp(seg),
             });
         }
-        trace_events(&mut end.conn, now, io.flow, side, io.traces);
+        if end.conn.has_events() {
+            trace_events(&mut end.conn, now, io.flow, side, io.traces);
+        }
         io.cmds.push(Cmd::Arm { side, key });
     }
 
@@ -576,7 +579,11 @@ impl Transport for TcpTransport {
         let Body::Tcp(seg) = body else {
             unreachable!("a TCP flow carries segments")
         };
-        self.conn.ends[side.index()].conn.handle_segment(now, &seg);
+        self.on_segment(now, side, &seg, io);
+    }
+
+    fn on_segment(&mut self, now: SimTime, side: Side, seg: &Segment, io: &mut Io<'_>) {
+        self.conn.ends[side.index()].conn.handle_segment(now, seg);
         self.conn.pump(now, side, 0, io, |_| {});
     }
 

@@ -392,6 +392,17 @@ impl World {
         f: FlowId,
         call: impl FnOnce(&mut dyn Transport, &mut Io<'_>),
     ) {
+        self.transport_call_with(now, f, |t, io, _| call(t, io));
+    }
+
+    /// [`World::transport_call`], the call given the packet pool too (to read a packet
+    /// where it lies and free it before the transport's commands are carried out).
+    fn transport_call_with(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>, &mut PacketPool),
+    ) {
         let mut cmds = self.spare_cmds.pop().unwrap_or_default();
         let flow = &mut self.flows[f.0 as usize];
         let mut io = Io {
@@ -399,7 +410,7 @@ impl World {
             traces: &mut self.traces,
             flow: &flow.name,
         };
-        call(flow.transport.as_mut(), &mut io);
+        call(flow.transport.as_mut(), &mut io, &mut self.pool);
         self.obey(now, f, &mut cmds);
         self.spare_cmds.push(cmds);
     }
@@ -514,20 +525,8 @@ impl World {
     fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
-            let pkt = self.pool.take(p);
-            if let Body::Raw(bytes) = pkt.body {
-                if pkt.flow == EMULATED || self.boundary.is_real(at) {
-                    self.outbox.delivered.push((at, bytes));
-                } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
-                    // A kernel's segment for a Tern endpoint (emulation).
-                    let side = if at == self.flows[pkt.flow.0 as usize].dst {
-                        Side::Server
-                    } else {
-                        Side::Client
-                    };
-                    let body = Body::Tcp(seg);
-                    self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
-                }
+            if matches!(pkt.body, Body::Raw(_)) {
+                self.deliver_raw(now, at, p);
                 return true;
             }
             let flow = &self.flows[pkt.flow.0 as usize];
@@ -536,8 +535,15 @@ impl World {
             } else {
                 Side::Client
             };
-            let body = pkt.body;
-            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
+            self.transport_call_with(now, pkt.flow, |t, io, pool| {
+                // A TCP segment is read where it lies; other bodies are moved out.
+                if let Body::Tcp(seg) = &pool.get(p).body {
+                    t.on_segment(now, side, seg, io);
+                    pool.release(p);
+                } else {
+                    t.on_packet(now, side, pool.take(p).body, io);
+                }
+            });
             return true;
         }
         let i = match pkt.pin {
@@ -576,6 +582,27 @@ impl World {
                 self.drop_packet(now, i, p, reason);
                 false
             }
+        }
+    }
+
+    /// Delivers packet `p`, a real host's bytes, at node `at`: to the real node, or to the
+    /// Tern endpoint it is a kernel's segment for (emulation).
+    fn deliver_raw(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
+        let pkt = self.pool.take(p);
+        let Body::Raw(bytes) = pkt.body else {
+            unreachable!("a real host's packet")
+        };
+        if pkt.flow == EMULATED || self.boundary.is_real(at) {
+            self.outbox.delivered.push((at, bytes));
+        } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
+            // A kernel's segment for a Tern endpoint (emulation).
+            let side = if at == self.flows[pkt.flow.0 as usize].dst {
+                Side::Server
+            } else {
+                Side::Client
+            };
+            let body = Body::Tcp(seg);
+            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
         }
     }
 
