@@ -475,6 +475,9 @@ def ip(payload):
 s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
 for p in (tcp(5, b'', False), tcp(15, b'', True), tcp(6, bytes([2, 3, 5, 0]), True)):
     s.sendto(ip(p), (sys.argv[2], 0))
+# The emulation ends when its commands do: stay until the packets have crossed the link.
+import time
+time.sleep(1)
 """
 
 
