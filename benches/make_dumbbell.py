@@ -3,7 +3,8 @@ routerL == 100 Mbit/s, 10 ms, 100-packet DropTail bottleneck == routerR -- N rig
 links 1 Gbit/s, 1 ms, 100 packets; flow i is a TCP NewReno + SACK bulk transfer from left leaf i to
 right leaf i (MSS 1448 B, 4 MiB buffers, no TCP Small Queues: ns-3 has none), starting at a time
 uniform in [0, 1 s) (Python's random with the given seed; ns-3 draws its own, so start times are
-not the same ones).
+not the same ones), or the start times given (e.g. the ones an ns-3 run drew, for a paired
+comparison: `benches/dumbbell_fidelity.py`).
 
     python benches/make_dumbbell.py 100 > /tmp/dumbbell-100.toml
     target/release/examples/run /tmp/dumbbell-100.toml
@@ -11,10 +12,18 @@ not the same ones).
 
 import random
 import sys
+from collections.abc import Sequence
 
 
-def dumbbell(n: int, duration: float = 10.0, seed: int = 1) -> str:
+def dumbbell(
+    n: int, duration: float = 10.0, seed: int = 1, starts: Sequence[float] | None = None
+) -> str:
+    """The scenario's TOML text; flow i starts at `starts[i]` if given, else at a draw of
+    Python's random seeded with `seed`."""
+    if starts is not None and len(starts) != n:
+        raise ValueError(f"{len(starts)} start times given for {n} flows")
     rng = random.Random(seed)
+    digits = 6 if starts is None else 9  # given ones to the nanosecond, as ns-3's Seconds()
     out = [f'[sim]\nduration = "{duration}s"\nseed = {seed}\n']
     nodes = ["routerL", "routerR"] + [f"l{i}" for i in range(n)] + [f"r{i}" for i in range(n)]
     out += [f'[[nodes]]\nname = "{name}"\n' for name in nodes]
@@ -25,10 +34,10 @@ def dumbbell(n: int, duration: float = 10.0, seed: int = 1) -> str:
         out.append(link.format(f"al{i}", f"l{i}", "routerL", "1Gbps", "1ms"))
         out.append(link.format(f"ar{i}", "routerR", f"r{i}", "1Gbps", "1ms"))
     for i in range(n):
-        start = rng.random()
+        start = rng.random() if starts is None else starts[i]
         out.append(
             f'[[flows]]\nname = "f{i}"\nfrom = "l{i}"\nto = "r{i}"\napp = {{ kind = "bulk" }}\n'
-            f'start = "{start:.6f}s"\n'
+            f'start = "{start:.{digits}f}s"\n'
             'transport = { kind = "tcp", cc = "newreno", sack = true, mss = "1448B", '
             'send_buffer = "4MiB", recv_buffer = "4MiB", tsq = "1GB" }\n'
         )

@@ -1,0 +1,66 @@
+"""Runs ns-3's 100-flow dumbbell, `../shared/bench/ns3/many_flows.py --flows 100 --duration 10
+--run R`, unchanged, for R = 1..N, and writes what `benches/dumbbell_fidelity.py` compares with:
+per run Jain's index, bottleneck drops, aggregate goodput, and the start time and bytes received
+of every flow (read from the script's own variables after it ran, so that Tern can be run with
+the very start times ns-3 drew).
+
+    NS3_PYTHON=/path/to/ns3-venv/bin/python   # ns3==3.44.post0
+    $NS3_PYTHON benches/ns3_dumbbell_runs.py 12 > benches/ns3_dumbbell_100.json
+
+ns-3 is deterministic for a given run number, so the file is the same in every sitting.
+"""
+
+import contextlib
+import io
+import json
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "bench" / "ns3" / "many_flows.py"
+ARGS = ["--flows", "100", "--duration", "10"]
+
+
+def one_run(run: int) -> dict:
+    """The script's JSON line for run `run`, with its flows' start times and bytes received
+    (in this process: ns-3's C++ definitions can be made once per process only)."""
+    sys.argv = [str(SCRIPT), *ARGS, "--run", str(run)]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        names = runpy.run_path(str(SCRIPT), run_name="__main__")
+    result = json.loads(printed.getvalue().strip().splitlines()[-1])
+    return {
+        "run": run,
+        "jain": result["jain_fairness"],
+        # The script removes the qdiscs, so the bottleneck's drops are its device queue's,
+        # reported through the traffic-control layer's drop trace (many_flows.py, `TcDrop`).
+        "drops": result["bottleneck_drops_tc_layer"] + result["bottleneck_drops_device_queue"],
+        "goodput_mbps": result["aggregate_goodput_mbps"],
+        "starts": [float(s) for s in names["starts"]],
+        "rx_bytes": [int(b) for b in names["rx"]],
+    }
+
+
+def in_child(run: int) -> dict:
+    """`one_run(run)` in a process of its own."""
+    child = [sys.executable, __file__, "--one", str(run)]
+    return json.loads(subprocess.run(child, check=True, capture_output=True, text=True).stdout)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--one"]:
+        json.dump(one_run(int(sys.argv[2])), sys.stdout)
+        return
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    out = {
+        "command": f"many_flows.py {' '.join(ARGS)} --run R",
+        "simulator": "ns-3.44 (ns3==3.44.post0)",
+        "runs": [in_child(r) for r in range(1, runs + 1)],
+    }
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
