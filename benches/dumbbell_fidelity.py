@@ -14,8 +14,10 @@ TcpNewReno + SACK, its default PRR recovery). Tern runs `make_dumbbell.dumbbell(
   comparison.
 
 Jain's index is computed as many_flows.py does: per-flow goodput = bytes received * 8 / (10 s -
-the flow's start time). Each table is printed for Tern's RFC 6675 recovery and for PRR (RFC 9937,
-ns-3's default, `TcpPrrRecovery`).
+the flow's start time). Each table is printed for three configurations of Tern's TCP: its
+defaults (RFC 6675 recovery), PRR (RFC 9937, ns-3's default, `TcpPrrRecovery`), and ns-3's
+NewReno rules (`make_dumbbell.NS3_RULES`: PRR, congestion avoidance by RFC 5681 eq. 3 per ACK,
+ssthresh from RFC 6675's pipe).
 
     python benches/dumbbell_fidelity.py
 """
@@ -50,13 +52,21 @@ def t975(df: float) -> float:
     return T975[k - 1] if k <= len(T975) else 1.96
 
 
-def measure(starts: Sequence[float], prr: bool) -> dict[str, float]:
+#: Tern's configurations: name, and whether PRR alone or all of ns-3's rules are on.
+CONFIGS = {
+    "RFC 6675 (Tern's defaults)": (False, False),
+    "PRR (RFC 9937)": (True, False),
+    "ns-3 NewReno's rules (PRR, eq. 3 per ACK, ssthresh from pipe)": (False, True),
+}
+
+
+def measure(starts: Sequence[float], prr: bool, ns3_rules: bool) -> dict[str, float]:
     """Tern's Jain's index, bottleneck drops, aggregate goodput (Mbit/s) and RTO expiries
     with flow i starting at `starts[i]`; `prr`: SACK recovery by PRR (RFC 9937) instead of
-    RFC 6675's cwnd - pipe."""
-    text = dumbbell(FLOWS, DURATION, starts=starts)
+    RFC 6675's cwnd - pipe; `ns3_rules`: `make_dumbbell.NS3_RULES`."""
+    text = dumbbell(FLOWS, DURATION, starts=starts, ns3_rules=ns3_rules)
     if prr:
-        text = text.replace('tsq = "1GB" }', 'tsq = "1GB", prr = true }')
+        text = text.replace("initial_window = 10 }", "initial_window = 10, prr = true }")
     summary = tern.run(text=text).summary
     flows = [summary["flows"][f"f{i}"] for i in range(FLOWS)]
     delivered = [f["bytes_delivered"] for f in flows]
@@ -107,9 +117,10 @@ def verdict(key: str, gap: float, half: float, scale: float) -> str:
     )
 
 
-def compare(ns3: list[dict], prr: bool) -> None:
-    """One table and the verdicts, Tern with RFC 6675's recovery or with PRR."""
-    print(f"\nTern's SACK recovery: {'PRR (RFC 9937)' if prr else 'RFC 6675'}\n")
+def compare(ns3: list[dict], name: str) -> None:
+    """One table and the verdicts for Tern's configuration `name`."""
+    prr, ns3_rules = CONFIGS[name]
+    print(f"\nTern's TCP: {name}\n")
     print(
         "| run | ns-3 Jain | Tern Jain, own / ns-3's starts | ns-3 drops "
         "| Tern drops, own / ns-3's | ns-3 Mbit/s | Tern Mbit/s, own / ns-3's "
@@ -118,7 +129,8 @@ def compare(ns3: list[dict], prr: bool) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     own, same = [], []
     for r in ns3:
-        o, s = measure(own_starts(r["run"]), prr), measure(r["starts"], prr)
+        o = measure(own_starts(r["run"]), prr, ns3_rules)
+        s = measure(r["starts"], prr, ns3_rules)
         own.append(o)
         same.append(s)
         print(
@@ -140,8 +152,8 @@ def compare(ns3: list[dict], prr: bool) -> None:
 
 def main() -> None:
     ns3 = json.loads((HERE / "ns3_dumbbell_100.json").read_text())["runs"]
-    for prr in (False, True):
-        compare(ns3, prr)
+    for name in CONFIGS:
+        compare(ns3, name)
 
 
 if __name__ == "__main__":

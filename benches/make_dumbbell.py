@@ -1,10 +1,17 @@
 """Writes the dumbbell of ../shared/bench/ns3/many_flows.py as a Tern scenario: N left leaves --
 routerL == 100 Mbit/s, 10 ms, 100-packet DropTail bottleneck == routerR -- N right leaves, access
 links 1 Gbit/s, 1 ms, 100 packets; flow i is a TCP NewReno + SACK bulk transfer from left leaf i to
-right leaf i (MSS 1448 B, 4 MiB buffers, no TCP Small Queues: ns-3 has none), starting at a time
+right leaf i (MSS 1448 B, 4 MiB buffers, an initial window of 10 segments as ns-3's `TcpSocket`
+`InitialCwnd` default, src/internet/model/tcp-socket.cc, no TCP Small Queues: ns-3 has none),
+starting at a time
 uniform in [0, 1 s) (Python's random with the given seed; ns-3 draws its own, so start times are
 not the same ones), or the start times given (e.g. the ones an ns-3 run drew, for a paired
-comparison: `benches/dumbbell_fidelity.py`).
+comparison: `benches/dumbbell_fidelity.py`). With `ns3_rules`, Tern's TCP also takes the three
+rules in which ns-3's `TcpNewReno` with SACK departs from Tern's defaults: PRR recovery (ns-3's
+default `RecoveryType`, `TcpPrrRecovery`), congestion avoidance by RFC 5681 eq. 3 per ACK
+(`TcpNewReno::CongestionAvoidance`) and ssthresh from RFC 6675's pipe (`TcpSocketBase::
+EnterRecovery` and `ReTxTimeout` pass `BytesInFlight()`), all in ns-3.44's
+src/internet/model.
 
     python benches/make_dumbbell.py 100 > /tmp/dumbbell-100.toml
     target/release/examples/run /tmp/dumbbell-100.toml
@@ -14,12 +21,20 @@ import random
 import sys
 from collections.abc import Sequence
 
+#: The TCP keys that make Tern's NewReno behave as ns-3's (the module's doc says where each
+#: comes from).
+NS3_RULES = ', prr = true, ca_increase = "per_ack", loss_flight = "pipe"'
+
 
 def dumbbell(
-    n: int, duration: float = 10.0, seed: int = 1, starts: Sequence[float] | None = None
+    n: int,
+    duration: float = 10.0,
+    seed: int = 1,
+    starts: Sequence[float] | None = None,
+    ns3_rules: bool = False,
 ) -> str:
     """The scenario's TOML text; flow i starts at `starts[i]` if given, else at a draw of
-    Python's random seeded with `seed`."""
+    Python's random seeded with `seed`; `ns3_rules`: TCP as ns-3's NewReno (above)."""
     if starts is not None and len(starts) != n:
         raise ValueError(f"{len(starts)} start times given for {n} flows")
     rng = random.Random(seed)
@@ -39,7 +54,8 @@ def dumbbell(
             f'[[flows]]\nname = "f{i}"\nfrom = "l{i}"\nto = "r{i}"\napp = {{ kind = "bulk" }}\n'
             f'start = "{start:.{digits}f}s"\n'
             'transport = { kind = "tcp", cc = "newreno", sack = true, mss = "1448B", '
-            'send_buffer = "4MiB", recv_buffer = "4MiB", tsq = "1GB" }\n'
+            'send_buffer = "4MiB", recv_buffer = "4MiB", tsq = "1GB", initial_window = 10'
+            f"{NS3_RULES if ns3_rules else ''} }}\n"
         )
     return "\n".join(out)
 

@@ -163,3 +163,29 @@ fn multipath_quic_paths_must_be_interfaces_of_the_client() {
     let e = error_of(&flow(rssi));
     assert!(e.contains("needs two paths: add paths"), "{e}");
 }
+
+/// ns-3's rules that Tern's TCP can take are refused where they mean nothing: RFC 5681
+/// eq. 3 growth is NewReno's (the shared upload's TCP is CUBIC), and RFC 6675's pipe needs
+/// SACK.
+#[test]
+fn ns3_tcp_rules_are_refused_where_they_do_not_apply() {
+    let text = common::wifi_upload("", "1s", "", "ca_increase = \"per_ack\"");
+    let msg = error_of(&text);
+    assert!(
+        msg.contains("ca_increase") && msg.contains("cc = \"newreno\""),
+        "{msg}"
+    );
+    let text = common::wifi_upload("", "1s", "", "sack = false\nloss_flight = \"pipe\"");
+    let msg = error_of(&text);
+    assert!(
+        msg.contains("loss_flight") && msg.contains("sack = true"),
+        "{msg}"
+    );
+    // A misspelt value: the line, what was given and what is accepted.
+    let text = common::wifi_upload("", "1s", "", "ca_increase = \"each_ack\"");
+    let msg = error_of(&text);
+    assert!(
+        msg.contains(".toml:") && msg.contains("`each_ack`") && msg.contains("`per_ack`"),
+        "{msg}"
+    );
+}

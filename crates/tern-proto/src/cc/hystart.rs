@@ -241,7 +241,14 @@ mod tests {
     impl Sender {
         fn new() -> Self {
             Sender {
-                cc: HyStartPlusPlus::new(Box::new(NewReno::new(SMSS as u32, IW)), SMSS as u32),
+                cc: HyStartPlusPlus::new(
+                    Box::new(NewReno::new(
+                        SMSS as u32,
+                        IW,
+                        crate::cc::CaIncrease::ByteCounting,
+                    )),
+                    SMSS as u32,
+                ),
                 una: 0,
                 nxt: IW,
                 now: SimTime::ZERO,

@@ -21,7 +21,7 @@ mod newreno;
 pub use ctcp::Ctcp;
 pub use cubic::{Cubic, CubicOptions};
 pub use hystart::HyStartPlusPlus;
-pub use newreno::NewReno;
+pub use newreno::{CaIncrease, NewReno};
 
 use crate::time::SimTime;
 
@@ -168,16 +168,18 @@ pub trait CongestionControl: core::fmt::Debug + Send {
 
 /// Builds the configured controller for sender MSS `smss` and initial
 /// window `iw` bytes; `cubic` holds CUBIC's implementation choices.
-/// With `hystart`, its initial slow start follows HyStart++ (RFC 9406).
+/// With `hystart`, its initial slow start follows HyStart++ (RFC 9406); `ca_increase` is
+/// NewReno's congestion-avoidance growth.
 pub fn new_controller(
     kind: CcKind,
     smss: u32,
     iw: u64,
     cubic: CubicOptions,
     hystart: bool,
+    ca_increase: CaIncrease,
 ) -> Box<dyn CongestionControl> {
     let cc: Box<dyn CongestionControl> = match kind {
-        CcKind::NewReno => Box::new(NewReno::new(smss, iw)),
+        CcKind::NewReno => Box::new(NewReno::new(smss, iw, ca_increase)),
         CcKind::Cubic => Box::new(Cubic::new(smss, iw, cubic)),
         CcKind::Ctcp => Box::new(Ctcp::new(smss, iw)),
     };

@@ -7,9 +7,22 @@ use super::{
 };
 use crate::time::SimTime;
 
-/// RFC 5681 slow start and congestion avoidance with appropriate byte
-/// counting (RFC 5681 §3.1 / RFC 3465): in congestion avoidance cwnd grows
-/// by one SMSS once a full window of bytes has been acknowledged.
+/// NewReno's congestion-avoidance growth (RFC 5681 §3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaIncrease {
+    /// Byte counting, RFC 5681 §3.1's recommended way (RFC 3465): one SMSS each time a
+    /// cwnd's worth of bytes has been acknowledged, however many ACKs carried them.
+    #[default]
+    ByteCounting,
+    /// RFC 5681 §3.1 eq. 3, which a TCP "MAY" use: `cwnd += max(1, SMSS*SMSS/cwnd)` on each
+    /// ACK of new data, so delayed ACKs (one per two segments) halve the growth. ns-3's
+    /// `TcpNewReno::CongestionAvoidance` (src/internet/model/tcp-congestion-ops.cc, ns-3.44).
+    PerAck,
+}
+
+/// RFC 5681 slow start and congestion avoidance: by default with appropriate byte
+/// counting (RFC 5681 §3.1 / RFC 3465), cwnd growing by one SMSS once a full window of
+/// bytes has been acknowledged; or by eq. 3 per ACK ([`CaIncrease`]).
 #[derive(Clone, Debug)]
 pub struct NewReno {
     smss: u64,
@@ -17,16 +30,18 @@ pub struct NewReno {
     ssthresh: u64,
     /// Bytes acknowledged since the last congestion-avoidance increase.
     bytes_acked_ca: u64,
+    increase: CaIncrease,
 }
 
 impl NewReno {
     /// `ssthresh` starts "arbitrarily high" (RFC 5681 §3.1): `u64::MAX`.
-    pub fn new(smss: u32, iw: u64) -> Self {
+    pub fn new(smss: u32, iw: u64, increase: CaIncrease) -> Self {
         NewReno {
             smss: u64::from(smss),
             cwnd: iw,
             ssthresh: u64::MAX,
             bytes_acked_ca: 0,
+            increase,
         }
     }
 }
@@ -43,6 +58,12 @@ impl CongestionControl for NewReno {
     fn on_ack(&mut self, ev: &AckEvent) {
         if self.cwnd < self.ssthresh {
             self.cwnd += slow_start_increase(ev.bytes_acked, self.smss);
+            return;
+        }
+        if self.increase == CaIncrease::PerAck {
+            if ev.bytes_acked > 0 {
+                self.cwnd += (self.smss * self.smss / self.cwnd).max(1);
+            }
             return;
         }
         self.bytes_acked_ca += ev.bytes_acked;
@@ -107,7 +128,7 @@ mod tests {
 
     #[test]
     fn slow_start_then_avoidance() {
-        let mut cc = NewReno::new(1000, 2000);
+        let mut cc = NewReno::new(1000, 2000, CaIncrease::ByteCounting);
         cc.on_ack(&ack(1000));
         cc.on_ack(&ack(3000)); // at most one SMSS per ACK
         assert_eq!(cc.cwnd(), 4000);
@@ -129,5 +150,25 @@ mod tests {
             hold_ssthresh: false,
         });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 2000));
+    }
+
+    /// One window of 10 000 B acknowledged by five delayed ACKs of two segments each, in
+    /// congestion avoidance from cwnd = 10 SMSS. Byte counting (RFC 3465) adds one SMSS;
+    /// RFC 5681 eq. 3 adds SMSS*SMSS/cwnd per ACK, in whole bytes: 1 000 000 / 10 000 = 100,
+    /// then / 10 100 = 99, / 10 199 = 98, / 10 297 = 97, / 10 394 = 96, i.e. +490 B, about
+    /// half an SMSS (RFC 5681 §3.1 notes eq. 3 under-grows with delayed ACKs).
+    #[test]
+    fn per_ack_growth_is_eq3_and_halved_by_delayed_acks() {
+        let grown = |increase| {
+            let mut cc = NewReno::new(1000, 10_000, increase);
+            cc.exit_slow_start(SimTime::ZERO);
+            for _ in 0..5 {
+                cc.on_ack(&ack(2000));
+            }
+            cc.on_ack(&ack(0)); // acknowledges nothing new: no growth
+            cc.cwnd()
+        };
+        assert_eq!(grown(CaIncrease::ByteCounting), 11_000);
+        assert_eq!(grown(CaIncrease::PerAck), 10_490);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::recovery::RecoveryKind;
 pub use crate::cc::CcKind;
-use crate::cc::{self, CongestionControl, CubicOptions};
+use crate::cc::{self, CaIncrease, CongestionControl, CubicOptions};
 use crate::time::SimTime;
 
 /// Initial congestion window (IW) policy.
@@ -144,6 +144,27 @@ pub struct Config {
     ///
     /// Off by default: RFC 5681 §3.1 grows cwnd on every ACK of new data.
     pub cwnd_limited_growth: bool,
+    /// How NewReno grows cwnd in congestion avoidance (CUBIC and Compound TCP have their
+    /// own rules).
+    pub ca_increase: CaIncrease,
+    /// What a loss halves in RFC 5681 eq. 4, at a fast retransmit and at a timeout.
+    pub loss_flight: LossFlight,
+}
+
+/// The flight that RFC 5681 eq. 4 halves, `ssthresh = max(flight/2, 2*SMSS)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossFlight {
+    /// FlightSize, the data sent and not cumulatively acknowledged (RFC 5681 eq. 4,
+    /// RFC 6675 §5 step 4.2).
+    #[default]
+    FlightSize,
+    /// RFC 6675 §4's pipe (SACKed and lost-not-resent data left out), taken after the ACK
+    /// that starts recovery has marked its losses, and before a timeout marks everything
+    /// lost. Not what the RFCs say, but what ns-3 does with SACK: `TcpSocketBase::
+    /// EnterRecovery` and `ReTxTimeout` pass `BytesInFlight()` (RFC 6675's pipe) to
+    /// `GetSsThresh` (src/internet/model/tcp-socket-base.cc, ns-3.44, lines 1716-1717 and
+    /// 3916, 3963). Needs SACK.
+    Pipe,
 }
 
 /// How the retransmission timeout follows the RTT samples ([`super::rtt`]).
@@ -193,6 +214,8 @@ impl Default for Config {
             rlci: false,
             rlci_reset_path: false,
             cwnd_limited_growth: false,
+            ca_increase: CaIncrease::ByteCounting,
+            loss_flight: LossFlight::FlightSize,
         }
     }
 }
@@ -224,6 +247,7 @@ impl Config {
             self.initial_window.bytes(smss),
             self.cubic,
             self.hystart,
+            self.ca_increase,
         )
     }
 }

@@ -1,6 +1,6 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
-use super::config::CWND_LIMITED_SLACK_SEGMENTS;
+use super::config::{LossFlight, CWND_LIMITED_SLACK_SEGMENTS};
 use super::frto::{AckInfo, AckKind};
 use super::recovery::{PartialAck, Recovery};
 use super::{unwrap_offset, Connection, Event, Segment, State};
@@ -357,25 +357,35 @@ impl Connection {
     }
 
     fn enter_recovery(&mut self, now: SimTime) {
-        self.cc.on_congestion_event(&LossEvent {
-            now,
-            flight_size: self.sb.flight_size(),
-            hold_ssthresh: false,
-        });
-        self.recover = self.send.snd_nxt;
-        self.in_recovery = true;
         // PRR's RecoverFS (RFC 9937 §4): in flight, not counting what is SACKed already.
         let recover_fs = self.sb.flight_size() - self.sb.sacked_bytes();
+        // Losses marked first: the controller may halve the pipe they leave.
         self.recovery.on_enter(
             &mut self.sb,
             self.cfg.dupack_threshold,
             self.smss,
             recover_fs,
         );
+        self.cc.on_congestion_event(&LossEvent {
+            now,
+            flight_size: self.loss_flight(),
+            hold_ssthresh: false,
+        });
+        self.recover = self.send.snd_nxt;
+        self.in_recovery = true;
         self.force_retx = true;
         self.events.push_back(Event::RecoveryStarted {
             recover: self.local_seq(self.recover),
         });
+    }
+
+    /// The flight a loss halves (RFC 5681 eq. 4): FlightSize, or RFC 6675's pipe
+    /// ([`LossFlight`]).
+    pub(super) fn loss_flight(&self) -> u64 {
+        match self.cfg.loss_flight {
+            LossFlight::FlightSize => self.sb.flight_size(),
+            LossFlight::Pipe => self.sb.pipe(),
+        }
     }
 
     pub(super) fn exit_recovery(&mut self) {

@@ -32,7 +32,7 @@ pub mod wire;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-pub use config::{CcKind, Config, DelayedAck, InitialWindow, RtoRule};
+pub use config::{CcKind, Config, DelayedAck, InitialWindow, LossFlight, RtoRule};
 pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
@@ -654,7 +654,11 @@ mod tests {
         assert!(client.is_established() && server.is_established());
 
         let rec = Recorder {
-            inner: NewReno::new(client.smss(), 10 * u64::from(client.smss())),
+            inner: NewReno::new(
+                client.smss(),
+                10 * u64::from(client.smss()),
+                crate::cc::CaIncrease::ByteCounting,
+            ),
             rtts: Arc::default(),
             app_limited: Arc::default(),
         };

@@ -85,7 +85,7 @@ impl Connection {
         // (the Eifel response saves them, RFC 4015 §2).
         let frto = self.frto_on_rto();
         self.eifel_rto = None;
-        let flight_size = self.sb.flight_size();
+        let flight_size = self.loss_flight();
         self.cc.on_rto(&LossEvent {
             now,
             flight_size,

@@ -5,8 +5,8 @@
 
 use super::rules::{at, check_probability, check_queue, duplicate, key, link_path};
 use super::{
-    AppSpec, CellSpec, InitialWindowSpec, LinkSpec, LossSpec, PathSeg, RecordKind, RlcSpec,
-    Scenario, ScenarioError, Source, TcpSpec,
+    AppSpec, CaIncreaseSpec, CcSpec, CellSpec, InitialWindowSpec, LinkSpec, LossFlightSpec,
+    LossSpec, PathSeg, RecordKind, RlcSpec, Scenario, ScenarioError, Source, TcpSpec,
 };
 
 /// Most paths of a multipath QUIC flow: one per interface of a host, and few hosts have more.
@@ -509,6 +509,18 @@ fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), Sce
     };
     if spec.initial_window == InitialWindowSpec::Segments(0) {
         return Err(src.error(&field("initial_window"), "expected at least 1 segment"));
+    }
+    if spec.ca_increase != CaIncreaseSpec::Bytes && spec.cc != CcSpec::Newreno {
+        return Err(src.error(
+            &field("ca_increase"),
+            "is NewReno's congestion-avoidance growth; expected cc = \"newreno\" with it",
+        ));
+    }
+    if spec.loss_flight == LossFlightSpec::Pipe && !spec.sack {
+        return Err(src.error(
+            &field("loss_flight"),
+            "\"pipe\" is RFC 6675's, which needs SACK; expected sack = true with it",
+        ));
     }
     if spec.delayed_ack_segments == 0 {
         return Err(src.error(&field("delayed_ack_segments"), "expected at least 1"));

@@ -11,14 +11,17 @@ use super::{Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
-use crate::scenario::{CcSpec, InitialWindowSpec, IwRule, RecoverySpec, RtoRuleSpec, TcpSpec};
+use crate::scenario::{
+    CaIncreaseSpec, CcSpec, InitialWindowSpec, IwRule, LossFlightSpec, RecoverySpec, RtoRuleSpec,
+    TcpSpec,
+};
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
 use std::sync::Arc;
-use tern_proto::cc::CubicOptions;
+use tern_proto::cc::{CaIncrease, CubicOptions};
 use tern_proto::tcp::{
-    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, RecoveryKind, RetransmitKind,
-    RtoRule, Segment, State,
+    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, LossFlight, RecoveryKind,
+    RetransmitKind, RtoRule, Segment, State,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -66,6 +69,14 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         hystart: spec.hystart,
         cwnd_limited_growth: spec.cwnd_limited_growth,
         rlci: spec.rlci,
+        ca_increase: match spec.ca_increase {
+            CaIncreaseSpec::Bytes => CaIncrease::ByteCounting,
+            CaIncreaseSpec::PerAck => CaIncrease::PerAck,
+        },
+        loss_flight: match spec.loss_flight {
+            LossFlightSpec::FlightSize => LossFlight::FlightSize,
+            LossFlightSpec::Pipe => LossFlight::Pipe,
+        },
         ..Config::default()
     }
 }

@@ -228,7 +228,7 @@ pub struct TcpSpec {
     /// 4·RTTVAR)) or "linux" (Linux `tcp_rtt_estimator` / `__tcp_set_rto`, net/ipv4/
     /// tcp_input.c and include/net/tcp.h: SRTT + RTTVAR with RTTVAR four mean deviations
     /// but at least min_rto, tracked per round trip: the minimum adds to SRTT).
-    #[serde(default, skip_serializing_if = "RtoRuleSpec::is_default")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub rto_rule: RtoRuleSpec,
     /// Upper bound of the backed-off RTO (RFC 6298 §2.5 allows ≥ 60 s; Linux 120 s).
     #[serde(default = "s60")]
@@ -259,6 +259,16 @@ pub struct TcpSpec {
     /// window keeps cwnd near its flight. Off by default (RFC 5681 §3.1: every ACK).
     #[serde(default)]
     pub cwnd_limited_growth: bool,
+    /// NewReno's congestion-avoidance growth: "bytes" (RFC 5681 §3.1's byte counting, RFC
+    /// 3465: one SMSS per cwnd of bytes acknowledged) or "per_ack" (RFC 5681 §3.1 eq. 3,
+    /// SMSS·SMSS/cwnd on each ACK, which delayed ACKs halve: ns-3's `TcpNewReno`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub ca_increase: CaIncreaseSpec,
+    /// What a loss halves (RFC 5681 eq. 4) at a fast retransmit and a timeout:
+    /// "flight_size" (the RFCs) or "pipe" (RFC 6675's pipe, as ns-3's `TcpSocketBase` does
+    /// with SACK; needs `sack`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub loss_flight: LossFlightSpec,
     /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
     /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
     /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and
@@ -299,12 +309,32 @@ pub enum RtoRuleSpec {
     Linux,
 }
 
-impl RtoRuleSpec {
-    /// The default is left out of resolved scenarios, which stay as they were before the
-    /// key existed.
-    fn is_default(&self) -> bool {
-        *self == RtoRuleSpec::default()
-    }
+/// Whether a key holds its default, which resolved scenarios leave out: they stay as they
+/// were before the key existed.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// NewReno's congestion-avoidance growth.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaIncreaseSpec {
+    /// Byte counting (RFC 5681 §3.1, RFC 3465).
+    #[default]
+    Bytes,
+    /// RFC 5681 §3.1 eq. 3, per ACK.
+    PerAck,
+}
+
+/// The flight RFC 5681 eq. 4 halves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LossFlightSpec {
+    /// FlightSize (RFC 5681).
+    #[default]
+    FlightSize,
+    /// RFC 6675's pipe (ns-3).
+    Pipe,
 }
 
 /// TCP loss recovery when SACK is not in use.
