@@ -3,8 +3,9 @@
 
 ns-3's numbers are `benches/ns3_dumbbell_100.json`, written by `benches/ns3_dumbbell_runs.py`
 (`../shared/bench/ns3/many_flows.py --flows 100 --duration 10 --run R`, R = 1-12, ns-3 3.44,
-TcpNewReno + SACK, its default PRR recovery). Tern runs `make_dumbbell.dumbbell(100)` in process
-(`tern.run`) two ways for each ns-3 run R:
+TcpNewReno + SACK, its default PRR recovery), and `benches/ns3_dumbbell_100_syn1s.json`, the
+same with ns-3's SYN timeout at RFC 6298's 1 s (Tern's) instead of its default 3 s. Tern runs
+`make_dumbbell.dumbbell(100)` in process (`tern.run`) two ways for each ns-3 run R:
 
 - *own draws*: its own start times (Python's random, seed R), independent of ns-3's; the gap
   is the difference of the means, with Welch's 95 % interval;
@@ -117,10 +118,11 @@ def verdict(key: str, gap: float, half: float, scale: float) -> str:
     )
 
 
-def compare(ns3: list[dict], name: str) -> None:
-    """One table and the verdicts for Tern's configuration `name`."""
+def compare(ns3: list[dict], name: str, reference_name: str = "its defaults") -> None:
+    """One table and the verdicts for Tern's configuration `name` against ns-3's runs `ns3`
+    (ns-3 with `reference_name`)."""
     prr, ns3_rules = CONFIGS[name]
-    print(f"\nTern's TCP: {name}\n")
+    print(f"\nTern's TCP: {name}; ns-3 with {reference_name}\n")
     print(
         "| run | ns-3 Jain | Tern Jain, own / ns-3's starts | ns-3 drops "
         "| Tern drops, own / ns-3's | ns-3 Mbit/s | Tern Mbit/s, own / ns-3's "
@@ -154,6 +156,9 @@ def main() -> None:
     ns3 = json.loads((HERE / "ns3_dumbbell_100.json").read_text())["runs"]
     for name in CONFIGS:
         compare(ns3, name)
+    # ns-3 with RFC 6298's 1 s SYN timeout, as Tern's, against Tern with ns-3's other rules.
+    syn_1s = json.loads((HERE / "ns3_dumbbell_100_syn1s.json").read_text())["runs"]
+    compare(syn_1s, list(CONFIGS)[-1], "ConnTimeout = 1 s (RFC 6298 §2.1)")
 
 
 if __name__ == "__main__":

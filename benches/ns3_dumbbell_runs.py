@@ -6,6 +6,11 @@ the very start times ns-3 drew).
 
     NS3_PYTHON=/path/to/ns3-venv/bin/python   # ns3==3.44.post0
     $NS3_PYTHON benches/ns3_dumbbell_runs.py 12 > benches/ns3_dumbbell_100.json
+    $NS3_PYTHON benches/ns3_dumbbell_runs.py 12 --syn-1s > benches/ns3_dumbbell_100_syn1s.json
+
+`--syn-1s` sets `ns3::TcpSocket::ConnTimeout` to 1 s before the script runs (it leaves that
+attribute alone): RFC 6298 §2.1's initial RTO, which Tern uses for the SYN, instead of ns-3's
+default 3 s (RFC 1122's; src/internet/model/tcp-socket.cc, ns-3.44).
 
 ns-3 is deterministic for a given run number, so the file is the same in every sitting.
 """
@@ -22,9 +27,13 @@ SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "bench" / "ns3" / "man
 ARGS = ["--flows", "100", "--duration", "10"]
 
 
-def one_run(run: int) -> dict:
+def one_run(run: int, syn_1s: bool) -> dict:
     """The script's JSON line for run `run`, with its flows' start times and bytes received
     (in this process: ns-3's C++ definitions can be made once per process only)."""
+    if syn_1s:
+        from ns import ns
+
+        ns.Config.SetDefault("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(1.0)))
     sys.argv = [str(SCRIPT), *ARGS, "--run", str(run)]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
@@ -42,21 +51,24 @@ def one_run(run: int) -> dict:
     }
 
 
-def in_child(run: int) -> dict:
-    """`one_run(run)` in a process of its own."""
-    child = [sys.executable, __file__, "--one", str(run)]
+def in_child(run: int, syn_1s: bool) -> dict:
+    """`one_run(run, syn_1s)` in a process of its own."""
+    child = [sys.executable, __file__, "--one", str(run)] + (["--syn-1s"] if syn_1s else [])
     return json.loads(subprocess.run(child, check=True, capture_output=True, text=True).stdout)
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--one"]:
-        json.dump(one_run(int(sys.argv[2])), sys.stdout)
+    syn_1s = "--syn-1s" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--syn-1s"]
+    if args[:1] == ["--one"]:
+        json.dump(one_run(int(args[1]), syn_1s), sys.stdout)
         return
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    runs = int(args[0]) if args else 12
+    setting = " with ns3::TcpSocket::ConnTimeout = 1 s" if syn_1s else ""
     out = {
-        "command": f"many_flows.py {' '.join(ARGS)} --run R",
+        "command": f"many_flows.py {' '.join(ARGS)} --run R{setting}",
         "simulator": "ns-3.44 (ns3==3.44.post0)",
-        "runs": [in_child(r) for r in range(1, runs + 1)],
+        "runs": [in_child(r, syn_1s) for r in range(1, runs + 1)],
     }
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
