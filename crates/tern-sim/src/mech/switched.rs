@@ -243,25 +243,14 @@ impl Transport for SwitchedTcp {
         self.conns[usize::from(key)].arm(now, side)
     }
 
-    fn wants_first_hop(&self) -> bool {
-        true
+    /// The two connections (keys 0 and 1, the spare counted before it opens); a notice
+    /// (key [`NOTICE`]) is not TCP and has no Small Queues count.
+    fn small_queues(&self) -> Option<(u64, u8)> {
+        Some((self.conns[0].ends[0].tsq_limit, 2))
     }
 
-    fn first_hop(&mut self, side: Side, key: u8, size: u64, accepted: bool) {
-        let Some(conn) = self.conns.get_mut(usize::from(key)) else {
-            return; // A notice: not TCP, no Small Queues budget.
-        };
-        conn.first_hop(side, size, accepted);
-    }
-
-    fn left_first_hop(&mut self, now: SimTime, side: Side, key: u8, size: u64, io: &mut Io<'_>) {
-        let k = usize::from(key);
-        let Some(conn) = self.conns.get_mut(k) else {
-            return; // A notice: not TCP.
-        };
-        if conn.left_first_hop(side, size) {
-            self.pump(now, k, side, io);
-        }
+    fn first_hop_room(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+        self.pump(now, usize::from(key), side, io);
     }
 
     fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {

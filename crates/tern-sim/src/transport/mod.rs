@@ -60,12 +60,36 @@ pub enum Cmd {
     SampleRssi(SimTime),
 }
 
-/// What a transport is given on each call: where its commands go, the trace tables, and the
-/// flow's name for them.
+/// TCP Small Queues' account of one endpoint, which the world keeps (Linux
+/// `tcp_small_queue_check`, net/ipv4/tcp_output.c, compares the bytes of a socket's packets
+/// not yet gone from its host's queues, `sk_wmem_alloc`, with its limit): the bytes it may
+/// still hand its first-hop device before it is held back, its limit less the bytes of its
+/// packets there (taken when the world hands a packet to that device, given back when the
+/// packet leaves it: serialized, acknowledged or dropped there). At or below 0 the endpoint
+/// is held back, unless it has nothing there (room equal to the limit): Linux lets one
+/// packet through.
+pub type SmallQueueRoom = i64;
+
+/// The room of an endpoint with nothing in its first hop, for a limit of `limit` bytes.
+/// A limit over `i64::MAX` is taken as `i64::MAX`, which changes nothing: the bytes in a
+/// first-hop device are IPv4 packets held in the packet pool, each at most 65 535 bytes
+/// and in a 128-byte slot, so within a 2^48-byte address space fewer than 2^57 bytes,
+/// and neither limit is ever reached.
+pub fn small_queue_limit(limit: u64) -> SmallQueueRoom {
+    SmallQueueRoom::try_from(limit).unwrap_or(SmallQueueRoom::MAX)
+}
+
+/// What a transport is given on each call: where its commands go, the trace tables, the
+/// flow's name for them, and its endpoints' Small Queues room.
 pub struct Io<'a> {
     pub cmds: &'a mut Vec<Cmd>,
     pub traces: &'a mut Traces,
-    pub flow: &'a str,
+    /// The flow's name (a reference to the world's copy, read only when a trace is written).
+    pub flow: &'a String,
+    /// The room of endpoint `key` at `side` is `small_queues[2 * key + side.index()]`, for
+    /// the keys [`Transport::small_queues`] declares (empty for a transport that declares
+    /// none).
+    pub small_queues: &'a [SmallQueueRoom],
 }
 
 /// The receiving application gets datagram message `msg` at `now`: its sink keeps it, and
@@ -101,6 +125,10 @@ pub struct TransportReport {
     pub switcher: Option<SwitcherSummary>,
 }
 
+/// The most endpoint keys of a flow that TCP Small Queues counts
+/// ([`Transport::small_queues`]): a switched flow's two connections.
+pub const SMALL_QUEUE_KEYS: u8 = 2;
+
 /// Every endpoint pair the world drives.
 pub trait Transport {
     /// The application's message source ticked (a [`Cmd::Tick`] fired).
@@ -124,28 +152,20 @@ pub trait Transport {
     /// (see [`crate::engine::Wake`]).
     fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime>;
 
-    /// A packet of `size` bytes from endpoint `key` at `side` is handed to its first-hop
-    /// device (`accepted`), or was refused there (`!accepted`, after an `accepted` call).
-    fn first_hop(&mut self, _side: Side, _key: u8, _size: u64, _accepted: bool) {}
-
-    /// Whether the transport counts what it has in its first-hop device
-    /// ([`Transport::first_hop`], [`Transport::left_first_hop`]); asked once, when the
-    /// world is built, and the world skips those calls otherwise.
-    fn wants_first_hop(&self) -> bool {
-        false
+    /// TCP Small Queues: the limit of each of the transport's endpoints, bytes, and how many
+    /// keys count (endpoints `0..keys` at either side, at most [`SMALL_QUEUE_KEYS`]), if any
+    /// do; asked once, when the world is built. The world then keeps each such endpoint's
+    /// [`SmallQueueRoom`] (in [`Io`]) and calls [`Transport::first_hop_room`] when one held
+    /// back has room again.
+    fn small_queues(&self) -> Option<(u64, u8)> {
+        None
     }
 
-    /// A packet of `size` bytes that endpoint `key` at `side` sent left its first-hop device
-    /// (TCP Small Queues).
-    fn left_first_hop(
-        &mut self,
-        _now: SimTime,
-        _side: Side,
-        _key: u8,
-        _size: u64,
-        _io: &mut Io<'_>,
-    ) {
-    }
+    /// TCP Small Queues: endpoint `key` at `side` was held back (no [`SmallQueueRoom`] left)
+    /// and a packet leaving its first-hop device gave it room again:
+    /// it may send more (Linux `tcp_tsq_handler`, run from `tcp_wfree` when a throttled
+    /// socket's packet is freed).
+    fn first_hop_room(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
 
     /// The RSSI (dBm) of the beacons of the AP the client's node is associated with, read
     /// as asked by [`Cmd::SampleRssi`]; `None` when it is in no BSS.

@@ -7,7 +7,7 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
-use super::{Cmd, Io, Side, Transport, TransportReport};
+use super::{small_queue_limit, Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
@@ -100,19 +100,14 @@ impl TcpConfigs {
     }
 }
 
-/// One endpoint and its bookkeeping in the world.
-///
-/// The bookkeeping first, on the endpoint's first cache line (it is aligned to one): a
-/// packet leaving the first hop reads and writes TCP Small Queues' count and limit alone,
-/// and with many flows that line is all it brings back into the cache.
+/// One endpoint and its bookkeeping in the world, first and aligned to a cache line (its
+/// TCP Small Queues count is the world's, [`super::SmallQueueRoom`]).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Endpoint {
     /// This endpoint's pending wake-up.
     pub wake: Wake,
-    /// Bytes of this endpoint's packets still in its first-hop device (TSQ).
-    pub below: u64,
-    /// TCP Small Queues' limit on `below`, bytes (Linux lets at least one packet through).
+    /// TCP Small Queues' limit, bytes (Linux lets at least one packet through).
     pub tsq_limit: u64,
     /// Offset after the highest byte sent so far (for the `segments` trace:
     /// a segment starting below it is a retransmission).
@@ -148,7 +143,6 @@ impl Endpoint {
     fn new(conn: Connection, tsq_limit: u64) -> Self {
         Endpoint {
             wake: Wake::default(),
-            below: 0,
             tsq_limit,
             sent_max: 0,
             conn,
@@ -359,10 +353,11 @@ impl TcpConn {
     }
 
     /// Drives endpoint `side` after an input (`tern_proto::tcp::Connection` documents the
-    /// order): application I/O, then transmit while TCP Small Queues allows (Linux lets at
-    /// least one packet through), then trace events, then re-arm its wake-up. Messages the
-    /// server's application completes are passed to `delivered`; `key` is the connection's
-    /// index in its flow.
+    /// order): application I/O, then transmit while TCP Small Queues allows (the endpoint's
+    /// room in `io`, less what this call sends; Linux lets at least one packet through),
+    /// then trace events, then re-arm its wake-up. Messages the server's
+    /// application completes are passed to `delivered`; `key` is the connection's index in
+    /// its flow.
     pub fn pump(
         &mut self,
         now: SimTime,
@@ -385,14 +380,14 @@ impl TcpConn {
             }
         }
         let end = &mut self.ends[side.index()];
-        let limit = end.tsq_limit;
-        let mut below = end.below;
-        while below < limit || below == 0 {
+        let limit = small_queue_limit(end.tsq_limit);
+        let mut room = io.small_queues[2 * usize::from(key) + side.index()];
+        while room > 0 || room == limit {
             let mut seg = Segment::default();
             if !end.conn.poll_transmit_into(now, &mut seg) {
                 break;
             }
-            below += u64::from(IPV4_HEADER + seg.wire_len());
+            room -= i64::from(IPV4_HEADER + seg.wire_len());
             if io.traces.wants::<SegmentRecord>() {
                 end.trace_segment(now, io.flow, side, &seg, io.traces);
             }
@@ -421,26 +416,6 @@ impl TcpConn {
         if end.conn.poll_timeout().is_some_and(|t| t <= now) {
             end.conn.handle_timeout(now);
         }
-    }
-
-    /// TCP Small Queues: one of `side`'s packets, `size` bytes, was handed to its first-hop
-    /// device (`accepted`), or refused there after all.
-    pub fn first_hop(&mut self, side: Side, size: u64, accepted: bool) {
-        let below = &mut self.ends[side.index()].below;
-        if accepted {
-            *below += size;
-        } else {
-            *below -= size;
-        }
-    }
-
-    /// TCP Small Queues: one of `side`'s packets, `size` bytes, left its first-hop device;
-    /// whether the endpoint was held back and may now send more.
-    pub fn left_first_hop(&mut self, side: Side, size: u64) -> bool {
-        let end = &mut self.ends[side.index()];
-        let throttled = end.below >= end.tsq_limit;
-        end.below -= size;
-        throttled && end.below < end.tsq_limit
     }
 
     /// The counters of the sending endpoint; `start` is the flow's start.
@@ -607,22 +582,16 @@ impl Transport for TcpTransport {
         self.conn.arm(now, side)
     }
 
-    fn wants_first_hop(&self) -> bool {
-        true
+    fn small_queues(&self) -> Option<(u64, u8)> {
+        Some((self.conn.ends[0].tsq_limit, 1))
     }
 
     fn speaks_tcp(&self) -> bool {
         true
     }
 
-    fn first_hop(&mut self, side: Side, _key: u8, size: u64, accepted: bool) {
-        self.conn.first_hop(side, size, accepted);
-    }
-
-    fn left_first_hop(&mut self, now: SimTime, side: Side, _key: u8, size: u64, io: &mut Io<'_>) {
-        if self.conn.left_first_hop(side, size) {
-            self.conn.pump(now, side, 0, io, |_| {});
-        }
+    fn first_hop_room(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
+        self.conn.pump(now, side, 0, io, |_| {});
     }
 
     fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {

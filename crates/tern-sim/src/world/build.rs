@@ -15,7 +15,7 @@ use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
-use crate::transport::Cmd;
+use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
 /// One direction of a point-to-point link: its transmitter with its queue and loss models
@@ -240,8 +240,13 @@ impl World {
             let (transport, first) =
                 registry::build(f, i as u32, seed, mtu, source, files, &mut shared);
             first_commands(&mut queue, id, first);
+            let (limit, keys) = transport.small_queues().unwrap_or((0, 0));
+            assert!(
+                keys <= SMALL_QUEUE_KEYS,
+                "a flow's Small Queues keys fit its line"
+            );
             flows.push(Flow {
-                name: f.name.as_str().into(),
+                name: f.name.clone(),
                 app,
                 src,
                 dst,
@@ -251,7 +256,9 @@ impl World {
                     .and_then(|q| q.rssi_scheduler.as_ref()?.station.as_deref())
                     .map_or(src, |n| nodes.id(n)),
                 start,
-                first_hop: transport.wants_first_hop(),
+                keys,
+                pinned: !via.is_empty(),
+                small_queues: [small_queue_limit(limit); 2 * SMALL_QUEUE_KEYS as usize],
                 transport,
                 via: via.into(),
             });

@@ -24,7 +24,7 @@ use crate::summary::{EmulationSummary, Summary};
 use crate::trace::{
     Captures, DropRecord, QlogFiles, QueueRecord, Table, TraceConfig, TraceError, Traces,
 };
-use crate::transport::{Cmd, Io, Side, Transport};
+use crate::transport::{Cmd, Io, Side, SmallQueueRoom, Transport, SMALL_QUEUE_KEYS};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -54,27 +54,34 @@ struct Change {
 /// A flow: its two nodes, its application's name, and its transport.
 ///
 /// Laid out for the packet path: what every packet of the flow reads (its transport, its
-/// name for the traces, its pinned interfaces, its nodes, whether it counts its first hop)
-/// is in the first cache line of the flow, aligned to one; what the summary reads follows.
+/// nodes, whether it is pinned, its endpoints' TCP Small Queues room) is in the first cache
+/// line of the flow, aligned to one; what the summary, the traces and pinned flows read
+/// follows. A packet leaving its sender's first hop updates that room there, with no call
+/// of the transport unless an endpoint held back has room again.
 #[repr(C, align(64))]
 pub(crate) struct Flow {
     pub transport: Box<dyn Transport>,
-    pub name: Box<str>,
-    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
-    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
-    /// there is one (the flow's `via`); none: the routes decide.
-    pub via: Box<[(IfaceId, IfaceId)]>,
     pub src: NodeId,
     pub dst: NodeId,
-    /// Whether its transport counts what is in its first-hop device
-    /// ([`Transport::wants_first_hop`], asked once).
-    pub first_hop: bool,
-    pub app: &'static str,
     /// The station whose RSSI its transport samples ([`Cmd::SampleRssi`]): the client, or
     /// the RSSI scheduler's `station`.
     ///
     /// [`Cmd::SampleRssi`]: crate::transport::Cmd::SampleRssi
     pub radio: NodeId,
+    /// How many endpoint keys count their TCP Small Queues room
+    /// ([`Transport::small_queues`], asked once; 0 for a transport without).
+    pub keys: u8,
+    /// Whether `via` names interfaces.
+    pub pinned: bool,
+    /// The room of endpoint `key` at `side`, at `2 * key + side.index()`, for keys below
+    /// `keys`.
+    pub small_queues: [SmallQueueRoom; 2 * SMALL_QUEUE_KEYS as usize],
+    pub name: String,
+    /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
+    /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
+    /// there is one (the flow's `via`); none: the routes decide.
+    pub via: Box<[(IfaceId, IfaceId)]>,
+    pub app: &'static str,
     pub start: SimTime,
 }
 
@@ -409,6 +416,7 @@ impl World {
             cmds: &mut cmds,
             traces: &mut self.traces,
             flow: &flow.name,
+            small_queues: &flow.small_queues[..2 * usize::from(flow.keys)],
         };
         call(flow.transport.as_mut(), &mut io, &mut self.pool);
         self.obey(now, f, &mut cmds);
@@ -428,9 +436,11 @@ impl World {
                         Side::Client => (flow.src, flow.dst),
                         Side::Server => (flow.dst, flow.src),
                     };
-                    let via = match &flow.via[..] {
-                        [one] => Some(*one),
-                        many => many.get(usize::from(key)).copied(),
+                    // `via` is on the flow's second line: read for pinned flows only.
+                    let via = match flow.pinned.then(|| &flow.via[..]) {
+                        None => None,
+                        Some([one]) => Some(*one),
+                        Some(many) => many.get(usize::from(key)).copied(),
                     };
                     let p = self.pool.insert_keyed(f, key, from, to, body);
                     if self.boundary.is_real(to) {
@@ -439,10 +449,12 @@ impl World {
                             self.pool.set_body(p, Body::Raw(bytes));
                         }
                     }
-                    let size = u64::from(self.pool.get(p).size());
-                    let counts = flow.first_hop;
-                    if counts {
-                        flow.transport.first_hop(side, key, size, true);
+                    let size = SmallQueueRoom::from(self.pool.get(p).size());
+                    // Its sender's Small Queues room, if it counts one: the packet is in its
+                    // first-hop device from here, unless refused there.
+                    let count = (key < flow.keys).then(|| 2 * usize::from(key) + side.index());
+                    if let Some(c) = count {
+                        flow.small_queues[c] -= size;
                     }
                     if let Some((up, down)) = via {
                         let pin = match side {
@@ -457,10 +469,8 @@ impl World {
                         };
                         self.pool.pin(p, pin);
                     }
-                    if !self.forward(now, from, p) && counts {
-                        self.flows[f.0 as usize]
-                            .transport
-                            .first_hop(side, key, size, false);
+                    if let (false, Some(c)) = (self.forward(now, from, p), count) {
+                        self.flows[f.0 as usize].small_queues[c] += size;
                     }
                 }
                 Cmd::Arm { side, key } => {
@@ -607,23 +617,30 @@ impl World {
     }
 
     /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
-    /// acknowledged or dropped there); its transport may send more.
+    /// acknowledged or dropped there). Its sender's room grows by its size; an endpoint that
+    /// was held back (no room) and now has room may send more (Linux `tcp_wfree` scheduling
+    /// `tcp_tsq_handler` for a throttled socket).
     fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
         let pkt = self.pool.get(p);
-        if self.ifaces[i.0 as usize].from != pkt.src {
+        if pkt.flow == EMULATED || self.ifaces[i.0 as usize].from != pkt.src {
             return;
         }
-        let (f, size) = (pkt.flow, u64::from(pkt.size()));
-        if f == EMULATED || !self.flows[f.0 as usize].first_hop {
+        let (f, key) = (pkt.flow, pkt.key);
+        let flow = &mut self.flows[f.0 as usize];
+        if key >= flow.keys {
             return;
         }
-        let side = if pkt.src == self.flows[f.0 as usize].src {
+        let side = if pkt.src == flow.src {
             Side::Client
         } else {
             Side::Server
         };
-        let key = pkt.key;
-        self.transport_call(now, f, |t, io| t.left_first_hop(now, side, key, size, io));
+        let room = &mut flow.small_queues[2 * usize::from(key) + side.index()];
+        let held_back = *room <= 0;
+        *room += SmallQueueRoom::from(pkt.size());
+        if held_back && *room > 0 {
+            self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
+        }
     }
 
     fn arrive(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
