@@ -5,7 +5,7 @@
 mod util;
 
 use tern_proto::tcp::{Config, LossFlight};
-use util::{ack, drain, drain_data, hand_config, seg_seq, Pair, Wire};
+use util::{ack, drain, drain_data, hand_config, seg_seq, Pair};
 
 const SMSS: u64 = 1460;
 
@@ -14,12 +14,10 @@ const SMSS: u64 = 1460;
 /// segment out first (§5 step 3), so 12 segments are outstanding. Returns ssthresh after
 /// the third.
 fn ssthresh_at_recovery(loss_flight: LossFlight) -> u64 {
-    let cfg = Config {
+    let mut p = Pair::established(Config {
         loss_flight,
         ..hand_config(true)
-    };
-    let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
-    p.handshake();
+    });
     p.client.write(100 * SMSS);
     assert_eq!(drain(&mut p.client, p.now).len(), 10);
     let now = p.now + tern_proto::time::SimTime::from_millis(100);

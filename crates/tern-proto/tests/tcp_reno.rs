@@ -9,18 +9,15 @@ mod util;
 
 use tern_proto::tcp::{Config, Event, RecoveryKind, RetransmitKind, SeqNum};
 use tern_proto::time::SimTime;
-use util::{ack, drain, events, hand_config, seg_seq, Pair, Wire};
+use util::{ack, drain, events, hand_config, seg_seq, Pair};
 
 const SMSS: u64 = 1460;
 
 fn established(recovery: RecoveryKind) -> Pair {
-    let cfg = Config {
+    Pair::established(Config {
         recovery,
         ..hand_config(false)
-    };
-    let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
-    p.handshake();
-    p
+    })
 }
 
 /// Segments 0..10 are sent, 0 and 4 are lost: segments 1-3 and 5-9 each

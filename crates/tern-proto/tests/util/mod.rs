@@ -271,6 +271,13 @@ impl Pair {
         panic!("still running after {max_steps} steps at {}", self.now);
     }
 
+    /// Two endpoints configured as `cfg` on a perfect wire, connected.
+    pub fn established(cfg: Config) -> Self {
+        let mut p = Pair::new(cfg.clone(), cfg, Wire::default(), 1);
+        p.handshake();
+        p
+    }
+
     pub fn handshake(&mut self) {
         self.run_while(1000, |p| {
             !(p.client.state() == State::Established && p.server.state() == State::Established)
