@@ -17,8 +17,8 @@ same with ns-3's SYN timeout at RFC 6298's 1 s (Tern's) instead of its default 3
 Jain's index is computed as many_flows.py does: per-flow goodput = bytes received * 8 / (10 s -
 the flow's start time). Each table is printed for three configurations of Tern's TCP: its
 defaults (RFC 6675 recovery), PRR (RFC 9937, ns-3's default, `TcpPrrRecovery`), and ns-3's
-NewReno rules (`make_dumbbell.NS3_RULES`: PRR, congestion avoidance by RFC 5681 eq. 3 per ACK,
-ssthresh from RFC 6675's pipe).
+NewReno rules (`make_dumbbell.dumbbell(..., ns3_rules=True)`: PRR, congestion avoidance by
+RFC 5681 eq. 3 per ACK, ssthresh from RFC 6675's pipe).
 
     python benches/dumbbell_fidelity.py
 """
@@ -64,10 +64,8 @@ CONFIGS = {
 def measure(starts: Sequence[float], prr: bool, ns3_rules: bool) -> dict[str, float]:
     """Tern's Jain's index, bottleneck drops, aggregate goodput (Mbit/s) and RTO expiries
     with flow i starting at `starts[i]`; `prr`: SACK recovery by PRR (RFC 9937) instead of
-    RFC 6675's cwnd - pipe; `ns3_rules`: `make_dumbbell.NS3_RULES`."""
-    text = dumbbell(FLOWS, DURATION, starts=starts, ns3_rules=ns3_rules)
-    if prr:
-        text = text.replace("initial_window = 10 }", "initial_window = 10, prr = true }")
+    RFC 6675's cwnd - pipe; `ns3_rules`: ns-3's rules, PRR among them."""
+    text = dumbbell(FLOWS, DURATION, starts=starts, ns3_rules=ns3_rules, prr=prr)
     summary = tern.run(text=text).summary
     flows = [summary["flows"][f"f{i}"] for i in range(FLOWS)]
     delivered = [f["bytes_delivered"] for f in flows]

@@ -21,9 +21,9 @@ import random
 import sys
 from collections.abc import Sequence
 
-#: The TCP keys that make Tern's NewReno behave as ns-3's (the module's doc says where each
-#: comes from).
-NS3_RULES = ', prr = true, ca_increase = "per_ack", loss_flight = "pipe"'
+#: The TCP keys besides PRR that make Tern's NewReno behave as ns-3's (the module's doc says where
+#: each comes from).
+NS3_RULES = ', ca_increase = "per_ack", loss_flight = "pipe"'
 
 
 def dumbbell(
@@ -32,9 +32,12 @@ def dumbbell(
     seed: int = 1,
     starts: Sequence[float] | None = None,
     ns3_rules: bool = False,
+    prr: bool = False,
 ) -> str:
     """The scenario's TOML text; flow i starts at `starts[i]` if given, else at a draw of
-    Python's random seeded with `seed`; `ns3_rules`: TCP as ns-3's NewReno (above)."""
+    Python's random seeded with `seed`; `prr`: SACK recovery by PRR (RFC 9937); `ns3_rules`: TCP
+    as ns-3's NewReno (above; PRR included)."""
+    keys = (", prr = true" if prr or ns3_rules else "") + (NS3_RULES if ns3_rules else "")
     if starts is not None and len(starts) != n:
         raise ValueError(f"{len(starts)} start times given for {n} flows")
     rng = random.Random(seed)
@@ -55,7 +58,7 @@ def dumbbell(
             f'start = "{start:.{digits}f}s"\n'
             'transport = { kind = "tcp", cc = "newreno", sack = true, mss = "1448B", '
             'send_buffer = "4MiB", recv_buffer = "4MiB", tsq = "1GB", initial_window = 10'
-            f"{NS3_RULES if ns3_rules else ''} }}\n"
+            f"{keys} }}\n"
         )
     return "\n".join(out)
 
