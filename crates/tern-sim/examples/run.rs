@@ -7,6 +7,10 @@
 
 use std::time::Instant;
 
+/// The allocator the Python extension installs too, so that times here are the product's.
+#[global_allocator]
+static HEAP: tern_sim::heap::HugePageHeap = tern_sim::heap::HugePageHeap;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {

@@ -14,6 +14,7 @@ pub mod app;
 pub mod cellular;
 pub mod emu;
 pub mod engine;
+pub mod heap;
 pub mod mech;
 pub mod net;
 pub mod radio;
