@@ -137,11 +137,19 @@ pub enum Event {
 
 /// Counters for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Stats {
+    // The counters every segment moves first: they share a cache line
+    // ([`Connection`]'s layout).
     pub segments_sent: u64,
     pub segments_received: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
+    /// Sequence space newly acknowledged by the peer (FIN included).
+    pub bytes_acked: u64,
+    /// Stream bytes received in order.
+    pub bytes_delivered: u64,
+    pub dupacks_received: u64,
     pub retransmits_fast: u64,
     pub retransmits_rto: u64,
     pub retransmits_sack: u64,
@@ -153,13 +161,8 @@ pub struct Stats {
     /// Retransmission timeouts that F-RTO (RFC 5682) found spurious.
     pub spurious_rtos: u64,
     pub window_probes: u64,
-    pub dupacks_received: u64,
     /// Segments dropped by PAWS (RFC 7323 §5.3 R1): a TSval older than TS.Recent.
     pub paws_dropped: u64,
-    /// Sequence space newly acknowledged by the peer (FIN included).
-    pub bytes_acked: u64,
-    /// Stream bytes received in order.
-    pub bytes_delivered: u64,
 }
 
 /// One TCP endpoint.
@@ -183,78 +186,90 @@ pub struct Stats {
 /// `poll_transmit` returning `None` means "nothing more right now" (window
 /// or cwnd limited, or idle); new sending opportunities only arise from the
 /// calls above.
+///
+/// # Layout
+///
+/// In the order written (`repr(C)`), by how often a segment touches a field: first what
+/// every segment and poll reads or writes, then a receiver's, then a sender's, then what
+/// rarely changes. With many flows each segment finds its connection out of the caches,
+/// so the cost of a segment is the number of distinct cache lines it touches; Rust's own
+/// order (by alignment) spread those over all 13 lines of the connection
+/// (benches/RESULTS.md, "A connection's hot fields first", issue 15, session 12).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Connection {
+    // Read or written by every segment and every poll, sender or receiver: the first lines.
+    /// Latest time seen, for calls that take no `now`.
+    now: SimTime,
     /// Shared with the other connections of the same configuration (a world of many flows
     /// then reads one copy, which stays in cache, instead of one per connection).
     cfg: Arc<Config>,
-    state: State,
-    iss: u32,
-    irs: u32,
+    cc: Box<dyn CongestionControl>,
+    rst_reply: Option<Box<Segment>>,
+    tw_deadline: Option<SimTime>,
+    rto_deadline: Option<SimTime>,
+    persist_deadline: Option<SimTime>,
+    /// Payload bytes per segment (effective send MSS minus fixed options).
+    smss: u32,
+    dupacks: u32,
+    ts_recent: u32,
     local_port: u16,
     remote_port: u16,
-    /// Latest time seen, for calls that take no `now`.
-    now: SimTime,
-
-    send: SendBuf,
-    recv: RecvBuf,
-    ack: AckPolicy,
-    sb: Scoreboard,
-    rtt: RttEstimator,
-    cc: Box<dyn CongestionControl>,
-    recovery: Recovery,
+    state: State,
+    snd_wscale: u8,
+    rcv_wscale: u8,
     in_recovery: bool,
-    /// `recover` / RecoveryPoint (RFC 6582 §3.2, RFC 6675 §5) as an offset.
-    recover: u64,
-    dupacks: u32,
     /// Conventional RTO recovery (go-back-N in slow start) is under way; it
     /// ends once `recover` is acknowledged (RFC 5682 §2 step 1 asks).
     rto_recovery: bool,
+    ws_ok: bool,
+    sack_ok: bool,
+    ts_ok: bool,
+    /// SYN (active) or SYN-ACK (passive) waiting to be (re)sent.
+    syn_pending: bool,
+    force_retx: bool,
+    probe_pending: bool,
+    /// Whether [`Event::CwndChanged`] and [`Event::RttUpdated`], which nearly every ACK
+    /// brings, are queued ([`Connection::set_cwnd_rtt_events`]).
+    cwnd_rtt_events: bool,
+    send: SendBuf,
+    snd_wnd: u64,
+    max_snd_wnd: u64,
+    /// SND.WL1 as a peer-side offset (signed: may precede RCV.NXT).
+    snd_wl1: i64,
+    snd_wl2: u64,
+    /// RCV.NXT carried by the last segment we sent (RFC 7323 §4.3).
+    last_ack_sent: u64,
+    /// Right edge of the window we last advertised.
+    adv_right: u64,
+    /// `recover` / RecoveryPoint (RFC 6582 §3.2, RFC 6675 §5) as an offset.
+    recover: u64,
+    events: VecDeque<Event>,
+    ack: AckPolicy,
+    stats: Stats,
+
+    // A receiver's.
+    recv: RecvBuf,
+
+    // A sender's.
+    sb: Scoreboard,
+    recovery: Recovery,
     /// F-RTO in progress after a timeout (RFC 5682), if enabled; boxed, like the other
     /// states of rare episodes here, so that what every segment touches packs into fewer
     /// cache lines.
     frto: Option<Box<frto::Frto>>,
     /// Pending RTO re-initialisation of the Eifel response (RFC 4015 §2).
     eifel_rto: Option<Box<frto::EifelRto>>,
-
-    /// Payload bytes per segment (effective send MSS minus fixed options).
-    smss: u32,
-    snd_wnd: u64,
-    max_snd_wnd: u64,
-    /// SND.WL1 as a peer-side offset (signed: may precede RCV.NXT).
-    snd_wl1: i64,
-    snd_wl2: u64,
-    snd_wscale: u8,
-    rcv_wscale: u8,
-    ws_ok: bool,
-    sack_ok: bool,
-    ts_ok: bool,
-    ts_recent: u32,
-    /// RCV.NXT carried by the last segment we sent (RFC 7323 §4.3).
-    last_ack_sent: u64,
-    /// Right edge of the window we last advertised.
-    adv_right: u64,
-
-    /// SYN (active) or SYN-ACK (passive) waiting to be (re)sent.
-    syn_pending: bool,
-    syn_sent_at: Option<SimTime>,
-    syn_retries: u32,
-    force_retx: bool,
-    probe_pending: bool,
-    rst_reply: Option<Box<Segment>>,
-
-    rto_deadline: Option<SimTime>,
     rto_retries: u32,
-    persist_deadline: Option<SimTime>,
-    persist_backoff: u32,
-    tw_deadline: Option<SimTime>,
+    rtt: RttEstimator,
 
-    events: VecDeque<Event>,
-    /// Whether [`Event::CwndChanged`] and [`Event::RttUpdated`], which nearly every ACK
-    /// brings, are queued ([`Connection::set_cwnd_rtt_events`]).
-    cwnd_rtt_events: bool,
+    // Set up once, or read in rare episodes (handshake, zero window, report of a change).
+    iss: u32,
+    irs: u32,
+    syn_retries: u32,
+    persist_backoff: u32,
+    syn_sent_at: Option<SimTime>,
     last_cc: (u64, u64),
-    stats: Stats,
 }
 
 impl Connection {
