@@ -18,7 +18,10 @@ Jain's index is computed as many_flows.py does: per-flow goodput = bytes receive
 the flow's start time). Each table is printed for three configurations of Tern's TCP: its
 defaults (RFC 6675 recovery), PRR (RFC 9937, ns-3's default, `TcpPrrRecovery`), and ns-3's
 NewReno rules (`make_dumbbell.dumbbell(..., ns3_rules=True)`: PRR, congestion avoidance by
-RFC 5681 eq. 3 per ACK, ssthresh from RFC 6675's pipe).
+RFC 5681 eq. 3 per ACK, ssthresh from RFC 6675's pipe), and those rules with ns-3's packet
+lengths on the wire (`ns3_wire=True`: 1 448 B of payload and a 2-byte PPP header per packet, so
+that the bottleneck's slot and every hop's serialization are ns-3's; benches/RESULTS.md, "The
+100-flow dumbbell's low tail").
 
     python benches/dumbbell_fidelity.py
 """
@@ -53,19 +56,24 @@ def t975(df: float) -> float:
     return T975[k - 1] if k <= len(T975) else 1.96
 
 
-#: Tern's configurations: name, and whether PRR alone or all of ns-3's rules are on.
+#: Tern's configurations: name, and whether PRR alone, all of ns-3's rules, and ns-3's packet
+#: lengths on the wire are on.
 CONFIGS = {
-    "RFC 6675 (Tern's defaults)": (False, False),
-    "PRR (RFC 9937)": (True, False),
-    "ns-3 NewReno's rules (PRR, eq. 3 per ACK, ssthresh from pipe)": (False, True),
+    "RFC 6675 (Tern's defaults)": (False, False, False),
+    "PRR (RFC 9937)": (True, False, False),
+    "ns-3 NewReno's rules (PRR, eq. 3 per ACK, ssthresh from pipe)": (False, True, False),
+    "ns-3 NewReno's rules and ns-3's wire (1448 B payload, 2 B PPP)": (False, True, True),
 }
 
 
-def measure(starts: Sequence[float], prr: bool, ns3_rules: bool) -> dict[str, float]:
+def measure(
+    starts: Sequence[float], prr: bool, ns3_rules: bool, ns3_wire: bool
+) -> dict[str, float]:
     """Tern's Jain's index, bottleneck drops, aggregate goodput (Mbit/s) and RTO expiries
     with flow i starting at `starts[i]`; `prr`: SACK recovery by PRR (RFC 9937) instead of
-    RFC 6675's cwnd - pipe; `ns3_rules`: ns-3's rules, PRR among them."""
-    text = dumbbell(FLOWS, DURATION, starts=starts, ns3_rules=ns3_rules, prr=prr)
+    RFC 6675's cwnd - pipe; `ns3_rules`: ns-3's rules, PRR among them; `ns3_wire`: ns-3's
+    packet lengths on the wire."""
+    text = dumbbell(FLOWS, DURATION, starts=starts, ns3_rules=ns3_rules, prr=prr, ns3_wire=ns3_wire)
     summary = tern.run(text=text).summary
     flows = [summary["flows"][f"f{i}"] for i in range(FLOWS)]
     delivered = [f["bytes_delivered"] for f in flows]
@@ -119,7 +127,7 @@ def verdict(key: str, gap: float, half: float, scale: float) -> str:
 def compare(ns3: list[dict], name: str, reference_name: str = "its defaults") -> None:
     """One table and the verdicts for Tern's configuration `name` against ns-3's runs `ns3`
     (ns-3 with `reference_name`)."""
-    prr, ns3_rules = CONFIGS[name]
+    config = CONFIGS[name]
     print(f"\nTern's TCP: {name}; ns-3 with {reference_name}\n")
     print(
         "| run | ns-3 Jain | Tern Jain, own / ns-3's starts | ns-3 drops "
@@ -129,8 +137,8 @@ def compare(ns3: list[dict], name: str, reference_name: str = "its defaults") ->
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     own, same = [], []
     for r in ns3:
-        o = measure(own_starts(r["run"]), prr, ns3_rules)
-        s = measure(r["starts"], prr, ns3_rules)
+        o = measure(own_starts(r["run"]), *config)
+        s = measure(r["starts"], *config)
         own.append(o)
         same.append(s)
         print(
@@ -156,7 +164,8 @@ def main() -> None:
         compare(ns3, name)
     # ns-3 with RFC 6298's 1 s SYN timeout, as Tern's, against Tern with ns-3's other rules.
     syn_1s = json.loads((HERE / "ns3_dumbbell_100_syn1s.json").read_text())["runs"]
-    compare(syn_1s, list(CONFIGS)[-1], "ConnTimeout = 1 s (RFC 6298 §2.1)")
+    for name in list(CONFIGS)[-2:]:
+        compare(syn_1s, name, "ConnTimeout = 1 s (RFC 6298 §2.1)")
 
 
 if __name__ == "__main__":

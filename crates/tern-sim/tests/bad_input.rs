@@ -189,3 +189,25 @@ fn ns3_tcp_rules_are_refused_where_they_do_not_apply() {
         "{msg}"
     );
 }
+
+#[test]
+fn framing_larger_than_the_mtu_or_on_an_rlc_bearer_is_refused() {
+    let link = |keys: &str| {
+        common::p2p("384kbps", "10ms", QUEUE, "1s", "").replace(
+            "[[links]]\nname = \"l\"",
+            &format!("[[links]]\nname = \"l\"\n{keys}"),
+        )
+    };
+    let msg = error_of(&link("framing = \"2000B\""));
+    assert!(
+        msg.contains("links[0].framing") && msg.contains("mtu"),
+        "{msg}"
+    );
+    let msg = error_of(&link("framing = \"2B\"\nrlc = {}"));
+    assert!(
+        msg.contains("links[0].framing") && msg.contains("rlc"),
+        "{msg}"
+    );
+    let msg = error_of(&link("framing = \"two bytes\""));
+    assert!(msg.contains("framing"), "{msg}");
+}

@@ -36,6 +36,32 @@ start = "0.5s"
 }
 
 #[test]
+fn framing_bytes_are_serialized_with_every_packet() {
+    // ns-3's PointToPointNetDevice adds a 2-byte PPP header before timing a transmission
+    // (ns-3.44, point-to-point-net-device.cc, AddHeader, TransmitStart): a 1472 B payload
+    // + 28 B of headers is 1 502 B on the wire, 1502*8/100e6 s = 120.16 us at 100 Mbit/s,
+    // against 120.00 us for the bare 1 500 B IP packet.
+    let flow = r#"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+app = { kind = "periodic", size = "1472B", interval = "1s", count = 1 }
+start = "0.5s"
+"#;
+    let queue = r#"{ kind = "droptail", limit = "10pkt" }"#;
+    let delay_ns = |text: &str| {
+        let out = run(text);
+        (f64s(table(&out, "delay"), "delay")[0] * 1e9).round() as u64
+    };
+    let bare = p2p("100Mbps", "10ms", queue, "2s", flow);
+    let framed = bare.replace("rate = \"100Mbps\"", "rate = \"100Mbps\"\nframing = \"2B\"");
+    assert_ne!(bare, framed);
+    assert_eq!(delay_ns(&bare), 120_000 + 10_000_000);
+    assert_eq!(delay_ns(&framed), 120_160 + 10_000_000);
+}
+
+#[test]
 fn store_and_forward_over_two_hops_and_ping_rtt() {
     // a -(10 Mbit/s, 5 ms)- r -(2 Mbit/s, 30 ms)- b. A packet is serialized
     // again at each hop.

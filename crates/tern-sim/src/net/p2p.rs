@@ -35,6 +35,8 @@ pub struct Transmitter {
     loss_at: LossAt,
     pub rate: DataRate,
     pub delay: SimTime,
+    /// Link-layer bytes serialized with every packet (a PPP header's 2 on ns-3's links).
+    framing: u32,
     last_change: SimTime,
     qdisc: Qdisc,
     /// Loss models applied in order; a packet is lost if any of them loses it (every model
@@ -52,6 +54,7 @@ impl Transmitter {
             loss_at: LossAt::Arrival,
             rate,
             delay,
+            framing: 0,
             last_change: SimTime::ZERO,
             qdisc,
             loss,
@@ -76,10 +79,16 @@ impl Transmitter {
         self.queue.max_bytes = self.queue.max_bytes.max(self.qdisc.bytes());
     }
 
-    /// Starts serializing `p`: when its last bit has left.
+    /// The same transmitter, serializing `bytes` of link-layer framing with every packet.
+    pub fn with_framing(mut self, bytes: u32) -> Self {
+        self.framing = bytes;
+        self
+    }
+
+    /// Starts serializing `p`: when its last bit (and its framing's) has left.
     fn start(&mut self, now: SimTime, p: PacketRef, size: u32) -> SimTime {
         self.in_service = Some((p, size));
-        now + self.rate.tx_time(u64::from(size))
+        now + self.rate.tx_time(u64::from(size) + u64::from(self.framing))
     }
 }
 

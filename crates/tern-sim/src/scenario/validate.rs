@@ -115,6 +115,18 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             // the total-length field has 16 bits.
             return Err(src.error(&at("links", i, "mtu"), "expected 68B to 65535B (RFC 791)"));
         }
+        if link.framing.0 > link.mtu.0 {
+            return Err(src.error(
+                &at("links", i, "framing"),
+                "expected at most the link's mtu (a link-layer header, e.g. 2B for PPP)",
+            ));
+        }
+        if link.framing.0 > 0 && link.rlc.is_some() {
+            return Err(src.error(
+                &at("links", i, "framing"),
+                "a W-CDMA bearer times RLC PDUs (rlc.pdu_size), not framed packets",
+            ));
+        }
         check_queue(src, at("links", i, "queue"), &link.queue)?;
         if let Some(r) = &link.reverse {
             let path = |field: &str| link_path(i, &[key("reverse"), key(field)]);

@@ -57,6 +57,7 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
         Qdisc::from_spec(queue, link.mtu.0 as u32),
         loss,
     )
+    .with_framing(link.framing.0 as u32)
 }
 
 /// The application's name and message source (every app but bulk and file has one).

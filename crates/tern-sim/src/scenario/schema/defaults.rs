@@ -69,6 +69,14 @@ pub(super) fn s3() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(3))
 }
 
+pub(super) fn zero_bytes() -> Bytes {
+    Bytes(0)
+}
+
+pub(super) fn is_zero_bytes(b: &Bytes) -> bool {
+    b.0 == 0
+}
+
 pub(super) fn default_mtu() -> Bytes {
     Bytes(1500)
 }

@@ -24,6 +24,14 @@ pub struct LinkSpec {
     /// IP MTU of the link (default 1500 B, Ethernet).
     #[serde(default = "default_mtu")]
     pub mtu: Bytes,
+    /// Link-layer bytes added to every packet's serialization time in both directions
+    /// (default 0 B: a bare IP packet; queue limits in bytes still count IP bytes). ns-3's
+    /// `PointToPointNetDevice` puts a 2-byte PPP header (RFC 1661 §2, protocol field only) on
+    /// every packet before it times the transmission (ns-3.44,
+    /// src/point-to-point/model/point-to-point-net-device.cc, `AddHeader` and
+    /// `TransmitStart`), so `framing = "2B"` gives its serialization times.
+    #[serde(default = "zero_bytes", skip_serializing_if = "is_zero_bytes")]
+    pub framing: Bytes,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
     /// Changes of rate or delay at given times.
