@@ -147,7 +147,20 @@ pub struct Scoreboard {
     /// No segment below this queue index is marked lost.
     lost_hint: usize,
     mark: LossMark,
+    /// SACK blocks applied since the SACKs were last cleared, at most [`KNOWN`], each cut
+    /// at the end of the highest segment sent when it came: every segment inside one is
+    /// SACKed (segments are only ever added past it, only `clear_sacks` unmarks, and a
+    /// partly acknowledged segment, which may move into one, forgets them all). A receiver repeats its blocks in ACK after ACK (RFC 2018 §4: the first
+    /// block reports the latest segment, the others repeat recent blocks), so a block
+    /// inside a known one changes nothing, and one that extends a known one needs only
+    /// its part past it, without walking the queue over what was SACKed before. Empty
+    /// slots are `(0, 0)`.
+    known: [(u64, u64); KNOWN],
 }
+
+/// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
+/// §3), and one more.
+const KNOWN: usize = 4;
 
 impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
@@ -198,6 +211,9 @@ impl Scoreboard {
                         s.start = ack;
                         s.len -= cut as u32;
                     });
+                    // The rest of a segment across a known block's left edge may now lie
+                    // inside it, unSACKed.
+                    self.known = [(0, 0); KNOWN];
                 }
                 break;
             }
@@ -212,8 +228,25 @@ impl Scoreboard {
     /// the number of newly SACKed bytes (RFC 6675 Update()).
     pub fn apply_sack(&mut self, blocks: impl IntoIterator<Item = (u64, u64)>) -> u64 {
         let mut newly = 0;
+        let top = self.segs.back().map_or(0, SentSeg::end);
         for (l, r) in blocks {
-            let mut i = self.segs.partition_point(|s| s.start < l);
+            // What a known block holding `l` already covers.
+            let covered = self
+                .known
+                .iter()
+                .filter(|&&(a, b)| a < b && a <= l && l <= b)
+                .map(|&(_, b)| b)
+                .max();
+            let from = match covered {
+                Some(b) if r <= b => continue,
+                Some(b) => b,
+                None => l,
+            };
+            let mut i = self.segs.partition_point(|s| s.start < from);
+            // A segment from inside the known block to past its end was not in it.
+            if i > 0 && self.segs[i - 1].start >= l && self.segs[i - 1].end() > from {
+                i -= 1;
+            }
             while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
                 if !s.sacked {
                     newly += s.size();
@@ -228,8 +261,35 @@ impl Scoreboard {
                 }
                 i += 1;
             }
+            self.remember(l, r.min(top));
         }
         newly
+    }
+
+    /// Adds SACK block `[l, r)`, just applied, to the known ones: in place of one it
+    /// holds (a first block grown on the right), else of the lowest (the oldest data,
+    /// acknowledged first). Blocks that only overlap are not merged: a segment across the
+    /// edge of one and starting before the other may be in neither.
+    fn remember(&mut self, l: u64, r: u64) {
+        if l >= r {
+            return;
+        }
+        let slot = self
+            .known
+            .iter()
+            .position(|&(a, b)| a < b && l <= a && b <= r)
+            .or_else(|| {
+                (0..KNOWN).min_by_key(|&i| {
+                    let (a, b) = self.known[i];
+                    if a < b {
+                        b
+                    } else {
+                        0
+                    }
+                })
+            })
+            .expect("KNOWN > 0");
+        self.known[slot] = (l, r);
     }
 
     /// Forgets all SACK information (RFC 2018 §8 after an RTO).
@@ -238,6 +298,7 @@ impl Scoreboard {
             update(&mut self.counts, s, |s| s.sacked = false);
         }
         self.mark = LossMark::default();
+        self.known = [(0, 0); KNOWN];
     }
 
     /// Bytes not yet cumulatively acknowledged.

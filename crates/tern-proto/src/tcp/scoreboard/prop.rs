@@ -104,6 +104,12 @@ enum Op {
     /// SACK blocks between segment boundaries `a` and `b` (indices into
     /// the queue, modulo its length + 1), each end moved by -1, 0 or +1.
     Sack(Vec<(usize, usize, i8, i8)>),
+    /// The previous SACK blocks again, as a receiver repeats them, the first one's right
+    /// edge moved to boundary `to` (a first block that grew, or shrank).
+    SackAgain {
+        to: usize,
+        nudge: i8,
+    },
     /// Cumulative ACK up to boundary `a`, moved by `nudge` bytes.
     Ack {
         a: usize,
@@ -130,6 +136,7 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(len, probe)| Op::Send { len, probe }),
         6 => proptest::collection::vec((0usize..64, 0usize..64, nudge.clone(), nudge.clone()), 0..=4)
             .prop_map(Op::Sack),
+        4 => (0usize..64, nudge.clone()).prop_map(|(to, nudge)| Op::SackAgain { to, nudge }),
         3 => (0usize..64, nudge).prop_map(|(a, nudge)| Op::Ack { a, nudge }),
         5 => prop_oneof![6 => Just(3u32), 1 => 1u32..=5]
             .prop_map(|dup_thresh| Op::MarkRfc6675 { dup_thresh }),
@@ -164,12 +171,24 @@ fn check_invariants(sb: &Scoreboard) -> Result<(), TestCaseError> {
     let (segs, bytes) = below.fold((0, 0), |(n, b), s| (n + 1, b + s.size()));
     prop_assert_eq!((segs, bytes), (sb.mark.sacked_segs, sb.mark.sacked_bytes));
     prop_assert!(sb.segs.range(..sb.lost_hint).all(|s| s.lost.is_none()));
+    for &(l, r) in sb.known.iter().filter(|k| k.0 < k.1) {
+        prop_assert!(
+            sb.segs
+                .iter()
+                .filter(|s| l <= s.start && s.end() <= r)
+                .all(|s| s.sacked),
+            "a segment inside known block [{}, {}) is not SACKed",
+            l,
+            r
+        );
+    }
     Ok(())
 }
 
 fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
     let (mut sb, mut naive) = (Scoreboard::default(), Naive::default());
     let mut snd_nxt = 1u64;
+    let mut last_blocks: Vec<(u64, u64)> = Vec::new();
     for (step, op) in ops.into_iter().enumerate() {
         let now = SimTime::from_millis(step as u64);
         let kind = KINDS[step % KINDS.len()];
@@ -204,6 +223,18 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     sb.apply_sack(blocks.iter().copied()),
                     naive.apply_sack(&blocks)
                 );
+                last_blocks = blocks;
+            }
+            Op::SackAgain { to, nudge } => {
+                let mut blocks = last_blocks.clone();
+                if let Some(first) = blocks.first_mut() {
+                    first.1 = boundary(&naive.segs, snd_nxt, to, nudge).max(first.0);
+                }
+                prop_assert_eq!(
+                    sb.apply_sack(blocks.iter().copied()),
+                    naive.apply_sack(&blocks)
+                );
+                last_blocks = blocks;
             }
             Op::Ack { a, nudge } => {
                 let ack = boundary(&naive.segs, snd_nxt, a, nudge).min(snd_nxt);
