@@ -36,8 +36,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 pub struct HugePageHeap;
 
 // SAFETY: every call is forwarded unchanged to the system allocator; what is added only
-// gives the kernel advice about memory the allocator already owns (see `advise`).
+// gives the kernel advice about memory the allocator already owns (see `advise`). Not
+// inlined, as the system allocator's entry points are not: inlined into every caller that
+// may allocate, they made the packet path's functions larger (2-3 % more instructions on
+// p2p bulk, measured with callgrind) although it allocates nothing.
 unsafe impl GlobalAlloc for HugePageHeap {
+    #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         thp::before_alloc();
         // SAFETY: the caller's contract, forwarded.
@@ -46,6 +50,7 @@ unsafe impl GlobalAlloc for HugePageHeap {
         p
     }
 
+    #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         thp::before_alloc();
         // SAFETY: the caller's contract, forwarded.
@@ -54,6 +59,7 @@ unsafe impl GlobalAlloc for HugePageHeap {
         p
     }
 
+    #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         thp::before_alloc();
         // SAFETY: the caller's contract, forwarded.
@@ -62,6 +68,7 @@ unsafe impl GlobalAlloc for HugePageHeap {
         p
     }
 
+    #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract, forwarded.
         unsafe { System.dealloc(ptr, layout) };
