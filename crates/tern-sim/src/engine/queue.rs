@@ -50,11 +50,14 @@
 //! [`DIGIT_BITS`]) and are masked to a power-of-two array size, so that filing one needs no
 //! bounds check; bucket 0's test is inlined where events are popped, the search behind it
 //! is not. In session 12 (benches/RESULTS.md), with the vector moves above, these took the
-//! hold benchmark from 268 to 259 instructions per pop + push at 1 000 pending and from 588
-//! to 337 at 1 000 000, and the scenarios' instructions down 0.3-0.7 %. Tried there and not
-//! kept: a sorted run of the earliest events filled from small buckets (more mispredicted
-//! branches than the radix moves it saved), lists moved relative to their floor (above),
-//! and a summary word of the non-empty bitmap words (more instructions than the scan).
+//! hold benchmark's pop + push from 268 to 257 instructions at 1 000 pending, 625 to 362 at
+//! 100 000 and 498 to 319 at 1 000 000 (callgrind), and the scenarios' instructions down
+//! 0.3-0.7 %. Tried there and not kept: a sorted run of the earliest events filled from small
+//! buckets (more mispredicted branches than the radix moves it saved), lists moved relative
+//! to their floor (above), a summary word of the non-empty bitmap words (more instructions
+//! than the scan), 7-bit digits (more misses on the dumbbells) and `schedule` filing straight
+//! into a vector without a slot (6 % fewer instructions at 1 M pending, 0.4-0.7 % more in the
+//! scenarios).
 //!
 //! Insertion order among events due at the same time needs no sequence number: all of them
 //! always sit in the same bucket (the bucket is a function of the time and `last` alone),
