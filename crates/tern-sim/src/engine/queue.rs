@@ -16,12 +16,24 @@
 //! so the cost per event grows slowly with the number pending (a binary heap's pop is a
 //! chain of cache misses once the heap outgrows the cache).
 //!
+//! A bucket held in a vector (below) moves down relative to its floor instead, the earliest
+//! time it can hold (`last` with that bucket's digit put in and the digits below cleared):
+//! no pass over the vector for its earliest time, and no event is copied through a slot on
+//! its way from vector to vector. When nothing then falls in bucket 0, the search for the
+//! first non-empty bucket goes on. Lists keep the move relative to their earliest event:
+//! relative to the floor, the scenarios' short lists (about ten events) needed one more
+//! search each time and cost 0.9-2.2 % more instructions (session 12 of issue 15, in
+//! benches/RESULTS.md).
+//!
 //! Memory layout, two ways by size. While fewer than [`VEC_PENDING`] events are pending, a
 //! bucket is a list threaded through the slots of one slab, where the slot freed last is
 //! used first: filing an event writes that slot, still in cache, and the bucket's ends in
 //! one small array. With more, the slab outgrows the cache and a list moving down would be
 //! a walk of cache misses, so buckets filed then are vectors of their own, read in sequence
-//! when they move down. One vector per bucket always (the layout before) scattered the
+//! when they move down, except the events a vector's move sends to the lowest level, which
+//! are emptied next, while their slots are in cache: they go to lists (at 1 M pending, the
+//! lowest level's buckets hold about two events each, and vectors of their own made each
+//! pop a vector's move). One vector per bucket always (the layout before) scattered the
 //! scenarios' schedules over as many heap buffers as buckets in use, whose stores missed the
 //! cache and made the queue 31 % of the 10-flow dumbbell's run; lists always made 1 M
 //! pending 20 times slower than 1 k. Both measured in benches/RESULTS.md.
@@ -33,6 +45,19 @@
 //! the first-level data cache 3-37 % more (a larger array of list ends); buckets 262 µs or
 //! more ahead kept as vectors cut the 1 000-flow dumbbell's misses 3 % but cost 2-7 % more
 //! instructions and missed more on the other scenarios.
+//!
+//! Bucket indices come from a table of the levels by highest differing bit (no division by
+//! [`DIGIT_BITS`]) and are masked to a power-of-two array size, so that filing one needs no
+//! bounds check; bucket 0's test is inlined where events are popped, the search behind it
+//! is not. In session 12 (benches/RESULTS.md), with the vector moves above, these took the
+//! hold benchmark's pop + push from 268 to 257 instructions at 1 000 pending, 625 to 362 at
+//! 100 000 and 498 to 319 at 1 000 000 (callgrind), and the scenarios' instructions down
+//! 0.3-0.7 %. Tried there and not kept: a sorted run of the earliest events filled from small
+//! buckets (more mispredicted branches than the radix moves it saved), lists moved relative
+//! to their floor (above), a summary word of the non-empty bitmap words (more instructions
+//! than the scan), 7-bit digits (more misses on the dumbbells) and `schedule` filing straight
+//! into a vector without a slot (6 % fewer instructions at 1 M pending, 0.4-0.7 % more in the
+//! scenarios).
 //!
 //! Insertion order among events due at the same time needs no sequence number: all of them
 //! always sit in the same bucket (the bucket is a function of the time and `last` alone),
@@ -51,11 +76,33 @@ const DIGIT_BITS: u32 = 6;
 const RADIX: usize = 1 << DIGIT_BITS;
 /// Bucket 0 (events due at `last`), then `RADIX` buckets per level.
 const BUCKETS: usize = 1 + 64usize.div_ceil(DIGIT_BITS as usize) * RADIX;
-/// Words of the bitmap of non-empty buckets.
-const WORDS: usize = BUCKETS.div_ceil(64);
+/// Entries of the per-bucket arrays: `BUCKETS` rounded up to a power of two, so that a
+/// bucket index masked with `ENTRIES - 1` needs no bounds check.
+const ENTRIES: usize = BUCKETS.next_power_of_two();
+/// Words of the bitmaps of buckets, likewise a power of two.
+const WORDS: usize = ENTRIES / 64;
+/// For each position of the highest bit in which a time differs from `last`: the first
+/// bucket of that bit's level and the shift of that level's digit.
+const LEVELS: [(u16, u8); 64] = {
+    let mut levels = [(0, 0); 64];
+    let mut bit = 0;
+    while bit < 64 {
+        let level = bit as u32 / DIGIT_BITS;
+        levels[bit] = (
+            (1 + level as usize * RADIX) as u16,
+            (level * DIGIT_BITS) as u8,
+        );
+        bit += 1;
+    }
+    levels
+};
 /// Events pending from which buckets are filed as vectors: below, the slab (24 B per event
 /// in a run) stays in cache and lists are cheaper.
 const VEC_PENDING: usize = 1 << 16;
+/// Levels below which a vector's events moving down are filed in lists even above
+/// [`VEC_PENDING`]: the lowest level's buckets are emptied next, while their slots are in
+/// cache.
+const LIST_LEVELS: u32 = 1;
 /// The end of a list.
 const NIL: u32 = u32::MAX;
 
@@ -88,7 +135,7 @@ pub struct EventQueue<E> {
     /// Bucket 0 holds the events due at `last`; bucket `1 + l * RADIX + d` the events whose
     /// time first differs from `last` in digit `l`, where their digit is `d`. Each is in
     /// the order its events were filed.
-    lists: [List; BUCKETS],
+    lists: [List; ENTRIES],
     /// The events of the buckets filed as vectors, `(due time, event)`.
     vecs: Vec<Vec<(u64, E)>>,
     /// Bit `b % 64` of word `b / 64` set when bucket `b`'s events are in its vector.
@@ -113,7 +160,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             slots: Vec::new(),
             free: NIL,
-            lists: [EMPTY; BUCKETS],
+            lists: [EMPTY; ENTRIES],
             vecs: (0..BUCKETS).map(|_| Vec::new()).collect(),
             in_vec: [0; WORDS],
             occupied: [0; WORDS],
@@ -235,18 +282,17 @@ impl<E: Copy> EventQueue<E> {
     /// (fewer than [`VEC_PENDING`] pending, and the bucket not a vector).
     #[inline(always)]
     fn link_as<const VEC: bool>(&mut self, i: u32, time: u64) {
-        let x = time ^ self.last;
-        let b = if x == 0 {
-            0
-        } else {
-            let level = (63 - x.leading_zeros()) / DIGIT_BITS;
-            let digit = (time >> (level * DIGIT_BITS)) as usize & (RADIX - 1);
-            let b = 1 + level as usize * RADIX + digit;
-            self.occupied[b / 64] |= 1 << (b % 64);
-            if VEC && (self.len >= VEC_PENDING || self.in_vec[b / 64] & (1 << (b % 64)) != 0) {
-                return self.file_in_vec(b, i);
+        let b = match time ^ self.last {
+            0 => 0,
+            x => {
+                let b = Self::bucket(time, x);
+                let (w, bit) = Self::bit(b);
+                self.occupied[w] |= bit;
+                if VEC && (self.len >= VEC_PENDING || self.in_vec[w] & bit != 0) {
+                    return self.file_in_vec(b, i);
+                }
+                b
             }
-            b
         };
         let list = &mut self.lists[b];
         match list.tail {
@@ -256,12 +302,26 @@ impl<E: Copy> EventQueue<E> {
         list.tail = i;
     }
 
+    /// The bucket (not 0, below [`ENTRIES`]) of `time`, where `x`, not 0, is `time ^ last`.
+    #[inline(always)]
+    fn bucket(time: u64, x: u64) -> usize {
+        let (first, shift) = LEVELS[63 - x.leading_zeros() as usize];
+        (first as usize + ((time >> shift) as usize & (RADIX - 1))) & (ENTRIES - 1)
+    }
+
+    /// The word and the bit of bucket `b` in the bitmaps.
+    #[inline(always)]
+    fn bit(b: usize) -> (usize, u64) {
+        ((b / 64) & (WORDS - 1), 1 << (b % 64))
+    }
+
     /// Appends slot `i`'s event to bucket `b`'s vector (moving the bucket's list there
     /// first if it has one), and frees the slot.
     #[inline(never)]
     fn file_in_vec(&mut self, b: usize, i: u32) {
         let list = std::mem::replace(&mut self.lists[b], EMPTY);
-        self.in_vec[b / 64] |= 1 << (b % 64);
+        let (w, bit) = Self::bit(b);
+        self.in_vec[w] |= bit;
         let mut j = list.head;
         while j != NIL {
             let slot = &self.slots[j as usize];
@@ -276,27 +336,53 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Makes bucket 0 hold the earliest events; returns `false` if the queue is empty.
-    #[inline]
+    #[inline(always)]
     fn refill(&mut self) -> bool {
-        if self.lists[0].head != NIL {
-            return true;
+        self.lists[0].head != NIL || self.refill_from_buckets()
+    }
+
+    /// [`EventQueue::refill`] when bucket 0 is empty.
+    #[inline(never)]
+    fn refill_from_buckets(&mut self) -> bool {
+        loop {
+            if self.lists[0].head != NIL {
+                return true;
+            }
+            let Some(b) = self.first_occupied() else {
+                return false;
+            };
+            let (w, bit) = Self::bit(b);
+            self.occupied[w] &= !bit;
+            let list = std::mem::replace(&mut self.lists[b], EMPTY);
+            if self.in_vec[w] & bit != 0 {
+                self.in_vec[w] &= !bit;
+                self.move_vec_down(b);
+            } else if list.head == list.tail {
+                // The common case: one event, which becomes bucket 0.
+                self.last = self.slots[list.head as usize].time;
+                self.lists[0] = list;
+                return true;
+            } else {
+                self.move_list_down(list.head);
+                return true;
+            }
         }
-        let Some(b) = self.first_occupied() else {
-            return false;
-        };
-        self.occupied[b / 64] &= !(1 << (b % 64));
-        let list = std::mem::replace(&mut self.lists[b], EMPTY);
-        if self.in_vec[b / 64] & (1 << (b % 64)) != 0 {
-            self.in_vec[b / 64] &= !(1 << (b % 64));
-            self.move_vec_down(b);
-        } else if list.head == list.tail {
-            // The common case: one event, which becomes bucket 0.
-            self.last = self.slots[list.head as usize].time;
-            self.lists[0] = list;
+    }
+
+    /// The earliest time bucket `b` (not 0, the first non-empty one) can hold: `last` with
+    /// the digit of `b`'s level replaced by `b`'s and the digits below it cleared. Not
+    /// before `last` (`b`'s digit is above `last`'s) and not after any event pending.
+    fn floor(&self, b: usize) -> u64 {
+        let level = ((b - 1) / RADIX) as u32;
+        let digit = ((b - 1) % RADIX) as u64;
+        let shift = level * DIGIT_BITS;
+        let above = shift + DIGIT_BITS;
+        let high = if above >= 64 {
+            0
         } else {
-            self.move_list_down(list.head);
-        }
-        true
+            self.last >> above << above
+        };
+        high | digit << shift
     }
 
     /// Files the events of the list starting at `first` (a bucket just emptied, the first
@@ -330,14 +416,32 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Files the events of bucket `b`'s vector (the first non-empty bucket) again, like
-    /// [`EventQueue::move_list_down`], keeping the vector's capacity.
+    /// [`EventQueue::move_list_down`], keeping the vector's capacity. With
+    /// [`VEC_PENDING`] or more pending, those bound for the lowest [`LIST_LEVELS`] go to
+    /// lists and the others straight to vectors (no slot in between).
     #[inline(never)]
     fn move_vec_down(&mut self, b: usize) {
         let mut from = std::mem::take(&mut self.vecs[b]);
-        self.last = from.iter().map(|e| e.0).min().expect("occupied bucket");
-        for (time, event) in from.drain(..) {
-            let i = self.alloc(time, event);
-            self.link(i, time);
+        self.last = self.floor(b);
+        if self.len >= VEC_PENDING {
+            for (time, event) in from.drain(..) {
+                let x = time ^ self.last;
+                if x < 1 << (LIST_LEVELS * DIGIT_BITS) {
+                    let i = self.alloc(time, event);
+                    self.link_as::<false>(i, time);
+                } else {
+                    let c = Self::bucket(time, x);
+                    let (w, bit) = Self::bit(c);
+                    self.occupied[w] |= bit;
+                    self.in_vec[w] |= bit;
+                    self.vecs[c].push((time, event));
+                }
+            }
+        } else {
+            for (time, event) in from.drain(..) {
+                let i = self.alloc(time, event);
+                self.link(i, time);
+            }
         }
         self.vecs[b] = from;
     }
@@ -348,7 +452,7 @@ impl<E: Copy> EventQueue<E> {
             .iter()
             .enumerate()
             .find(|(_, w)| **w != 0)
-            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+            .map(|(i, w)| (i * 64 + w.trailing_zeros() as usize) & (ENTRIES - 1))
     }
 
     /// Files every event again relative to an earlier `last` (`time`, which is not before
@@ -440,6 +544,69 @@ mod tests {
                 let expected = reference.pop_first();
                 assert_eq!(q.pop().map(|(t, e)| (t.0, e)), expected);
             }
+        }
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|(t, e)| (t.0, e))
+            .collect();
+        assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+    }
+
+    /// Above `VEC_PENDING` pending and back below: vector buckets moving down relative to
+    /// their floor (events due at it or not, some to lists of the lowest level, which later
+    /// schedules turn into vectors), ties, looks ahead followed by earlier schedules, and
+    /// times near `u64::MAX`: the order of a sort by (time, insertion order).
+    #[test]
+    fn vector_moves_keep_the_order() {
+        let mut q = EventQueue::new();
+        let mut reference = std::collections::BTreeSet::new();
+        let mut x = 1u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Insertion numbers, the events.
+        let mut seq = 0usize;
+        for n in 0..3 * VEC_PENDING {
+            let r = next();
+            let now = q.now().0;
+            let at = match r % 8 {
+                // The same few instants, far and near.
+                0 => (now | 0xffff) + 1,
+                1 => now + (r >> 3) % 64,
+                2 => now,
+                3 => u64::MAX - (r >> 3) % 3,
+                _ => now + (r >> 3) % (1 << (6 * (r % 5) + 6)),
+            };
+            q.schedule(SimTime(at), seq);
+            reference.insert((at, seq));
+            seq += 1;
+            // Grow past `VEC_PENDING`, then drain below it; the times near `u64::MAX` are
+            // popped last, with the rest.
+            let pops = match n < 2 * VEC_PENDING {
+                true => (n % 3 == 0) as usize,
+                false => 2,
+            };
+            for _ in 0..pops {
+                if reference.first().is_some_and(|e| e.0 < u64::MAX / 2) {
+                    // Rarely: each files every event again.
+                    if r % 509 == 0 {
+                        let peeked = q.peek_time();
+                        assert_eq!(peeked, reference.first().map(|e| SimTime(e.0)));
+                        if let Some(t) = peeked {
+                            // Before the time found, after the present.
+                            let at = q.now().0 + (t.0 - q.now().0) / 2;
+                            q.schedule(SimTime(at), seq);
+                            reference.insert((at, seq));
+                            seq += 1;
+                        }
+                    }
+                    let expected = reference.pop_first();
+                    assert_eq!(q.pop().map(|(t, e)| (t.0, e)), expected);
+                }
+            }
+            assert_eq!(q.len(), reference.len());
         }
         let rest: Vec<_> = std::iter::from_fn(|| q.pop())
             .map(|(t, e)| (t.0, e))
