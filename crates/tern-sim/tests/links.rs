@@ -8,24 +8,30 @@ use tern_sim::scenario::units::DataRate;
 /// IPv4 (20 B) + UDP (8 B) headers.
 const HDR: u64 = 28;
 
-#[test]
-fn one_packet_takes_exactly_serialization_plus_propagation() {
-    // 1000 B payload + 28 B headers at 3 Mbit/s: 1028*8/3e6 s = 2.741333… ms,
-    // which is not a whole number of ns: Tern rounds up to the next ns.
-    let flow = r#"
+/// One datagram of `payload` bytes from `a` to `b`, sent at 0.5 s.
+fn one_datagram(payload: &str) -> String {
+    format!(
+        r#"
 [[flows]]
 name = "f"
 from = "a"
 to = "b"
-app = { kind = "periodic", size = "1000B", interval = "1s", count = 1 }
+app = {{ kind = "periodic", size = "{payload}", interval = "1s", count = 1 }}
 start = "0.5s"
-"#;
+"#
+    )
+}
+
+#[test]
+fn one_packet_takes_exactly_serialization_plus_propagation() {
+    // 1000 B payload + 28 B headers at 3 Mbit/s: 1028*8/3e6 s = 2.741333… ms,
+    // which is not a whole number of ns: Tern rounds up to the next ns.
     let out = run(&p2p(
         "3Mbps",
         "20ms",
         r#"{ kind = "droptail", limit = "10pkt" }"#,
         "2s",
-        flow,
+        &one_datagram("1000B"),
     ));
     let t = table(&out, "delay");
     let expect_ns = ((1000 + HDR) * 8 * 1_000_000_000).div_ceil(3_000_000) + 20_000_000;
@@ -41,20 +47,13 @@ fn framing_bytes_are_serialized_with_every_packet() {
     // (ns-3.44, point-to-point-net-device.cc, AddHeader, TransmitStart): a 1472 B payload
     // + 28 B of headers is 1 502 B on the wire, 1502*8/100e6 s = 120.16 us at 100 Mbit/s,
     // against 120.00 us for the bare 1 500 B IP packet.
-    let flow = r#"
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-app = { kind = "periodic", size = "1472B", interval = "1s", count = 1 }
-start = "0.5s"
-"#;
+    let flow = one_datagram("1472B");
     let queue = r#"{ kind = "droptail", limit = "10pkt" }"#;
     let delay_ns = |text: &str| {
         let out = run(text);
         (f64s(table(&out, "delay"), "delay")[0] * 1e9).round() as u64
     };
-    let bare = p2p("100Mbps", "10ms", queue, "2s", flow);
+    let bare = p2p("100Mbps", "10ms", queue, "2s", &flow);
     let framed = bare.replace("rate = \"100Mbps\"", "rate = \"100Mbps\"\nframing = \"2B\"");
     assert_ne!(bare, framed);
     assert_eq!(delay_ns(&bare), 120_000 + 10_000_000);
