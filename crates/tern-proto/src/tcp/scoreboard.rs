@@ -150,17 +150,20 @@ pub struct Scoreboard {
     /// SACK blocks applied since the SACKs were last cleared, at most [`KNOWN`], each cut
     /// at the end of the highest segment sent when it came: every segment inside one is
     /// SACKed (segments are only ever added past it, only `clear_sacks` unmarks, and a
-    /// partly acknowledged segment, which may move into one, forgets them all). A receiver repeats its blocks in ACK after ACK (RFC 2018 §4: the first
-    /// block reports the latest segment, the others repeat recent blocks), so a block
-    /// inside a known one changes nothing, and one that extends a known one needs only
-    /// its part past it, without walking the queue over what was SACKed before. Empty
-    /// slots are `(0, 0)`.
+    /// partly acknowledged segment, which may move into one, forgets them all). A
+    /// receiver repeats its blocks in ACK after ACK (RFC 2018 §4: the first block reports
+    /// the latest segment, the others repeat recent blocks), so a block inside a known one
+    /// changes nothing, and one that extends a known one needs only its part past it,
+    /// without walking the queue over what was SACKed before. Empty slots are `(0, 0)`
+    /// ([`FORGOTTEN`]).
     known: [(u64, u64); KNOWN],
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
 /// §3), and one more.
 const KNOWN: usize = 4;
+/// No SACK block known.
+const FORGOTTEN: [(u64, u64); KNOWN] = [(0, 0); KNOWN];
 
 impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
@@ -213,7 +216,7 @@ impl Scoreboard {
                     });
                     // The rest of a segment across a known block's left edge may now lie
                     // inside it, unSACKed.
-                    self.known = [(0, 0); KNOWN];
+                    self.known = FORGOTTEN;
                 }
                 break;
             }
@@ -278,16 +281,8 @@ impl Scoreboard {
             .known
             .iter()
             .position(|&(a, b)| a < b && l <= a && b <= r)
-            .or_else(|| {
-                (0..KNOWN).min_by_key(|&i| {
-                    let (a, b) = self.known[i];
-                    if a < b {
-                        b
-                    } else {
-                        0
-                    }
-                })
-            })
+            // An empty slot's end, 0, is the lowest.
+            .or_else(|| (0..KNOWN).min_by_key(|&i| self.known[i].1))
             .expect("KNOWN > 0");
         self.known[slot] = (l, r);
     }
@@ -298,7 +293,7 @@ impl Scoreboard {
             update(&mut self.counts, s, |s| s.sacked = false);
         }
         self.mark = LossMark::default();
-        self.known = [(0, 0); KNOWN];
+        self.known = FORGOTTEN;
     }
 
     /// Bytes not yet cumulatively acknowledged.
