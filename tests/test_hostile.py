@@ -23,11 +23,10 @@ import tern
 from conftest import EXAMPLES, P2P, ROOT, tern_cli
 from tern import _core, cli, report, runner
 from tern.reproduce import (
-    Claim,
     StudyError,
-    evaluate,
     list_studies,
     load_study,
+    query_value,
     studies_root,
 )
 from tern.sweeps import run_sweep
@@ -73,18 +72,17 @@ def test_experiment_names_are_identifiers(tmp_path):
     assert "experiments[0].name: '../../x' is not a valid name (letters, digits" in str(e.value)
 
 
-def test_linked_keys_of_a_study_have_as_many_values_each_quick_included(tmp_path):
+def test_linked_keys_of_a_study_have_as_many_values_each(tmp_path):
     linked = 'scenario = "s.toml"\nlinked = { "links.access.delay" = ["5ms", "35ms"], '
-    linked += '"links.access.rate" = ["5Mbps", "10Mbps"] }\nquick = { linked = { '
-    good = STUDY.replace('scenario = "s.toml"', linked + '"links.access.delay" = "5ms" } }')
-    _study(tmp_path / "a", "lte-switch", good)
+    rates = '"links.access.rate" = ["5Mbps", "10Mbps"] }\nseeds = 3\nquick = { seeds = 1 }'
+    _study(tmp_path / "a", "lte-switch", STUDY.replace('scenario = "s.toml"', linked + rates))
     main = load_study("lte-switch", tmp_path / "a").experiments[0]
-    assert (main.runs, main.quick.runs) == (2, 1)
-    bad = STUDY.replace('scenario = "s.toml"', linked + '"links.access.delay" = [] } }')
+    assert main.quick is not None and (main.runs, main.quick.runs) == (6, 2)
+    bad = STUDY.replace('scenario = "s.toml"', linked + '"links.access.rate" = ["5Mbps"] }')
     path = _study(tmp_path / "b", "lte-switch", bad)
     with pytest.raises(StudyError) as e:
         load_study("lte-switch", tmp_path / "b")
-    assert f"{path}: experiments[0].quick.linked: a linked key needs at least one value" in str(
+    assert f"{path}: experiments[0].linked: linked keys must have as many values each" in str(
         e.value
     )
 
@@ -122,24 +120,13 @@ def sweep_folder(tmp_path_factory) -> Path:
     return out
 
 
-def _claim(sql: str) -> Claim:
-    return Claim("c", "main", "a claim", 1.0, "", 1.0, sql, "", "")
-
-
 def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_path):
     con = tern.connect(sweep_folder, sandbox=True)
-    [ok] = evaluate(_claim("SELECT count(DISTINCT key) FROM delay JOIN runs USING (key)"), con)
-    assert (ok.value, ok.error) == (2.0, None)
-    # One row per condition: the further columns name it.
-    rows = evaluate(
-        _claim(
-            'SELECT count(*), "links.access.rate" AS rate FROM runs '
-            'GROUP BY "links.access.rate" ORDER BY rate'
-        ),
-        con,
-    )
-    assert [r.condition for r in rows] == ["rate = 10Mbps", "rate = 5Mbps"]
-    assert all(r.value is not None and r.value > 0 for r in rows)
+    ok = query_value("SELECT count(DISTINCT key) FROM delay JOIN runs USING (key)", con)
+    assert ok == (2, None)
+    # A claim gives one value: a condition column is refused, not turned into a row.
+    value, error = query_value('SELECT count(*), "links.access.rate" FROM runs GROUP BY 2', con)
+    assert value is None and "a claim gives one value" in (error or "")
     target = tmp_path / "written.csv"
     for sql in (
         f"COPY (SELECT 1 AS x) TO '{target}'",
@@ -147,9 +134,9 @@ def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_pa
         f"ATTACH '{tmp_path / 'x.db'}' AS x",
         "SET enable_external_access = true",
     ):
-        [r] = evaluate(_claim(sql), con)
-        assert r.value is None and r.error is not None, sql
-        assert "claims may read only the results store" in r.error or "locked" in r.error, r.error
+        value, error = query_value(sql, con)
+        assert value is None and error is not None, sql
+        assert "claims may read only the results store" in error or "locked" in error, error
     assert sorted(tmp_path.iterdir()) == []
     # The ordinary connection (tern query, figures) still reads its files as before.
     assert tern.connect(sweep_folder).sql("SELECT count(*) FROM delay").fetchall()[0][0] > 0

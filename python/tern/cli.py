@@ -440,7 +440,7 @@ def reproduce(
     ] = None,
     quick: Annotated[
         bool,
-        typer.Option("--quick", help="Fewer runs and shorter ones: minutes on 2 cores."),
+        typer.Option("--quick", help="The same condition with fewer seeds: minutes on 2 cores."),
     ] = False,
     out_dir: Annotated[
         Path | None,
@@ -457,8 +457,9 @@ def reproduce(
         bool, typer.Option("--retry-failed", help="Run again the runs that failed before.")
     ] = False,
 ) -> None:
-    """Reproduce a study: run its experiments (resuming what is done), check its published
-    claims, draw its figures, and write report.md and report.html."""
+    """Reproduce a study: run its experiments at the study's primary condition (resuming what
+    is done), judge each published claim over all seeds, sweep the unsourced parameters apart,
+    draw its figures, and write report.md, report.html and report.json."""
     from tern import reproduce as rep_mod
 
     if list_:
@@ -503,16 +504,24 @@ def reproduce(
         raise _fail(str(e), code=1) from None
     except KeyboardInterrupt:
         raise _interrupted("run the same command again to resume") from None
+    from tern.reproduce._output import published, tern_value, verdict_text
+
     table = Table(title=f"{study}: published claims against Tern")
-    for col in ("claim", "published", "Tern", "tolerance", "result"):
+    for col in ("claim", "published", "Tern", "tolerance", "verdict"):
         table.add_column(col, overflow="fold")
+    colour = {rep_mod.REPRODUCED: "green", rep_mod.CAUSE_SHOWN: "yellow", rep_mod.OPEN: "red"}
     for r in result.results:
         c = r.claim
-        value = "—" if r.value is None else f"{r.value:.3g}"
-        verdict = "[green]pass" if r.passed else ("[red]fail" if r.value is not None else "n/a")
-        name = escape(f"{c.id} [{r.condition}]" if r.condition else c.id)
-        table.add_row(name, f"{c.published:g} {c.unit}", value, f"± {c.tolerance:g}", verdict)
+        style = colour.get(r.verdict or "", "dim")
+        table.add_row(
+            escape(c.id),
+            escape(published(r)),
+            escape(tern_value(r)),
+            f"± {c.tolerance:g}",
+            f"[{style}]{escape(verdict_text(r))}",
+        )
     out.print(table)
+    out.print(result.summary(), highlight=False)
     err.print(f"report: {result.out / 'report.html'} and {result.out / 'report.md'}")
 
 

@@ -105,6 +105,8 @@ class Check:
     tolerance: str
     passed: bool | None
     note: str = ""
+    #: The result's words, if not "pass"/"fail"/"n/a" (a reproduction's verdict).
+    verdict: str = ""
 
 
 @dataclass
@@ -113,6 +115,8 @@ class CheckTable:
 
     checks: Sequence[Check]
     caption: str = ""
+    #: The line that sums the checks up (default: "k of n checks pass").
+    summary: str = ""
 
 
 Item = Paragraph | Code | Table | Plot | CheckTable
@@ -244,6 +248,7 @@ def _html_item(item: Item, n: int, figures: str) -> str:
         rows = []
         for c in item.checks:
             cls, text = _verdict(c.passed)
+            text = html.escape(c.verdict) if c.verdict else text
             rows.append(
                 [
                     f"<td>{html.escape(c.claim)}</td>",
@@ -254,7 +259,8 @@ def _html_item(item: Item, n: int, figures: str) -> str:
                     f"<td>{html.escape(c.note)}</td>",
                 ]
             )
-        caption = " — ".join(x for x in (item.caption, _check_summary(item.checks)) if x)
+        summary = item.summary or _check_summary(item.checks)
+        caption = " — ".join(x for x in (item.caption, summary) if x)
         columns = ["claim", "published", "Tern", "tolerance", "result", "note"]
         return _html_table(columns, rows, caption)
     if isinstance(item, Plot):
@@ -395,12 +401,13 @@ def write_markdown(
                         _fmt(c.published),
                         _fmt(c.tern),
                         c.tolerance,
-                        _verdict(c.passed)[1],
+                        c.verdict or _verdict(c.passed)[1],
                         c.note,
                     ]
                     for c in item.checks
                 )
-                caption = " — ".join(x for x in (item.caption, _check_summary(item.checks)) if x)
+                summary = item.summary or _check_summary(item.checks)
+                caption = " — ".join(x for x in (item.caption, summary) if x)
                 columns = ["claim", "published", "Tern", "tolerance", "result", "note"]
                 parts.append(_md_table(columns, rows, caption))
             elif isinstance(item, Plot):

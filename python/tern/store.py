@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,33 @@ def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
         row[prefix] = value
 
 
-def _finished(folder: str | os.PathLike[str]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Every finished run's `params.json` and `summary.json`, in key order."""
+Keys = Collection[str] | None
+
+
+def _finished(
+    folder: str | os.PathLike[str], keys: Keys = None
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every finished run's `params.json` and `summary.json`, in key order (only the runs
+    named in `keys`, if given)."""
     runs = []
     for run_dir in sorted((Path(folder) / "runs").iterdir()):
+        if keys is not None and run_dir.name not in keys:
+            continue
         meta_file = run_dir / "params.json"
         if meta_file.is_file():
             summary = json.loads((run_dir / "summary.json").read_text())
             runs.append((json.loads(meta_file.read_text()), summary))
     return runs
+
+
+def _sql_string(text: str) -> str:
+    """`text` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_identifier(text: str) -> str:
+    """`text` as a quoted SQL identifier (a file name may hold any character)."""
+    return '"' + text.replace('"', '""') + '"'
 
 
 def _row(meta: dict[str, Any], **names: str) -> dict[str, Any]:
@@ -52,10 +71,10 @@ def _row(meta: dict[str, Any], **names: str) -> dict[str, Any]:
     return row
 
 
-def summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
-    """One row per finished run and flow."""
+def summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.DataFrame:
+    """One row per finished run and flow (of the runs in `keys`, if given)."""
     rows = []
-    for meta, summary in _finished(folder):
+    for meta, summary in _finished(folder, keys):
         for flow, stats in summary["flows"].items():
             row = _row(meta, flow=flow)
             _flatten("", stats, row)
@@ -63,10 +82,10 @@ def summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def link_summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
-    """One row per finished run, link and direction."""
+def link_summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.DataFrame:
+    """One row per finished run, link and direction (of the runs in `keys`, if given)."""
     rows = []
-    for meta, summary in _finished(folder):
+    for meta, summary in _finished(folder, keys):
         for link, directions in summary.get("links", {}).items():
             for direction, stats in directions.items():
                 row = _row(meta, link=link, direction=direction)
@@ -75,8 +94,11 @@ def link_summaries(folder: str | os.PathLike[str]) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection over a sweep folder (see the module docs).
+def connect(
+    folder: str | os.PathLike[str], *, sandbox: bool = False, keys: Keys = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection over a sweep folder (see the module docs); with
+    `keys`, over those runs only (a reproduction's claims see one seed's runs at a time).
 
     `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
     the folder's runs and traces, read-only, and no file: reading or writing any file
@@ -87,8 +109,8 @@ def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.
         raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
     con = duckdb.connect()
     tables = (
-        ("runs", summaries(root), "flow VARCHAR"),
-        ("links", link_summaries(root), "link VARCHAR, direction VARCHAR"),
+        ("runs", summaries(root, keys), "flow VARCHAR"),
+        ("links", link_summaries(root, keys), "link VARCHAR, direction VARCHAR"),
     )
     for table, frame, names in tables:
         if frame.is_empty():
@@ -99,7 +121,8 @@ def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.
             con.unregister("summaries_frame")
     traces: dict[str, list[str]] = {}
     for path in sorted(root.glob("runs/*/*.parquet")):
-        traces.setdefault(path.stem, []).append(str(path))
+        if keys is None or path.parent.name in keys:
+            traces.setdefault(path.stem, []).append(str(path))
     for name, files in traces.items():
         if sandbox:
             # Scanned by Arrow, not by DuckDB's file system, which is turned off below.
@@ -116,11 +139,12 @@ def connect(folder: str | os.PathLike[str], *, sandbox: bool = False) -> duckdb.
                 ),
             )
         else:
-            pattern = str(root / "runs" / "*" / f"{name}.parquet").replace("'", "''")
+            where = [str(root / "runs" / "*" / f"{name}.parquet")] if keys is None else files
+            paths = ", ".join(_sql_string(p) for p in where)
             con.execute(
-                f'CREATE VIEW "{name}" AS SELECT * EXCLUDE (filename), '
+                f"CREATE VIEW {_sql_identifier(name)} AS SELECT * EXCLUDE (filename), "
                 f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
-                f"FROM read_parquet('{pattern}', filename = true, union_by_name = true)"
+                f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
             )
     if sandbox:
         con.execute("SET python_enable_replacements = false")

@@ -61,6 +61,8 @@ class SweepResult:
     skipped: int = 0
     done: int = 0
     failures: dict[str, str] = field(default_factory=dict)
+    #: Every run this sweep plans (done or not), by key: its seed.
+    seeds: dict[str, int] = field(default_factory=dict)
 
 
 def parse_grid(items: Iterable[str], option: str = "--grid") -> dict[str, list[str]]:
@@ -247,7 +249,7 @@ def run_sweep(
     )
     # Grid points that resolve to the same scenario are one run.
     unique = {spec.key: spec for spec in reversed(specs)}
-    result = SweepResult(root, total=len(unique))
+    result = SweepResult(root, total=len(unique), seeds={k: s.seed for k, s in unique.items()})
     todo = []
     for key, spec in unique.items():
         if (root / "runs" / key).is_dir():

@@ -1,23 +1,27 @@
-"""Reproducing a study: run its experiments, check its published claims, draw its figures.
+"""Reproducing a study: run its experiments, judge its published claims, draw its figures.
 
-A study lives in `scenarios/<id>/`:
+A study lives in `scenarios/<id>/`: `study.toml` (its format: `tern.reproduce._study`) and
+the scenario files its experiments name. The protocol a reproduction follows, so that its
+check table can be read as evidence:
 
-* `study.toml` — title, the `[paper]` it reproduces (title, authors, affiliation, venue,
-  year), the experiments (a scenario file, a grid of overrides, optionally keys `linked` to
-  change together, and a number of seeds, each with a smaller `quick` variant) and the
-  **claims**: each published number with the SQL that computes Tern's value from the results
-  store and the tolerance it is held to;
-* the scenario files the experiments name, inside the study's folder.
+1. **One primary condition.** Every parameter is sourced (a standard, a device's
+   documentation or source, the paper's text or figures) or calibrated on one named claim,
+   which is then left out of the verdict count. Experiments run at that condition; the
+   paper's own axes (what its figures vary) are their grids.
+2. **One verdict per claim**, over all seeds at the primary condition: the median with an
+   interval (or k of n for yes/no claims and orderings), and `reproduced`, `not reproduced —
+   cause shown` (the study names the experiment that shows the cause) or `not reproduced —
+   open`. The rules are in `tern.reproduce._verdict`.
+3. **Sensitivity apart.** A parameter the paper does not give is swept in a
+   `[[sensitivity]]` section: the range Tern's value spans and whether the paper's value lies
+   inside it; no verdicts.
+4. `--quick` runs the same condition with fewer seeds.
 
-Study ids and experiment names are identifiers (`NAME_PATTERN`: letters, digits, `_` and
-`-`, starting with a letter or digit): they name folders. Claims are data, not code: a claim's
-`value` is one DuckDB query (SELECT or WITH) over the experiment's results (the table `runs` of
-`tern.store`, one row per run and flow, grid values as columns; and one view per trace), run on
-a connection that can read nothing else and write nothing. Its first column is Tern's value. A
-claim that holds under several conditions (a parameter the paper does not give, and which is
-therefore swept) returns one row per condition: the further columns name it (column name =
-value), and each row is a line of the check table, held to the same tolerance. Figures are drawn by
-`tern.reproduce.<module>.figures(results)`, where `<module>` is the study id with `-` → `_`.
+`reproduce()` writes `report.md`, `report.html` and `report.json` (per claim: id, verdict,
+value, interval, values per seed, tolerance, condition; and what the reproduction cost).
+Figures are drawn by `tern.reproduce.<module>.figures(results)`, where `<module>` is the study
+id with `-` → `_` and `results` maps each experiment's name to a DuckDB connection over its
+runs (only the runs of this reproduction's condition) and has the condition as `.primary`.
 
 The studies ship inside the package (`tern/scenarios`, a link to the checkout's `scenarios/`
 that the wheel stores as files), so an installed Tern lists and runs them too.
@@ -25,115 +29,112 @@ that the wheel stores as files), so an installed Tern lists and runs them too.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import importlib.util
-import math
 import os
-import re
-import tomllib
-from collections.abc import Callable
+import resource
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from tern import report, store, sweeps
+from tern import store, sweeps
+from tern.reproduce._evaluate import (
+    ClaimResult,
+    SensitivityResult,
+    judge_claims,
+    query_value,
+    sensitivity_values,
+)
+from tern.reproduce._study import (
+    NAME_PATTERN,
+    NAME_RULE,
+    Claim,
+    Experiment,
+    Paper,
+    Parameter,
+    Sensitivity,
+    Study,
+    StudyError,
+    list_studies,
+    load_study,
+    module_name,
+    quick_variant,
+    studies_root,
+)
+from tern.reproduce._verdict import CAUSE_SHOWN, OPEN, REPRODUCED, summary_line
+
+__all__ = [
+    "CAUSE_SHOWN",
+    "NAME_PATTERN",
+    "NAME_RULE",
+    "OPEN",
+    "REPRODUCED",
+    "Claim",
+    "ClaimResult",
+    "Cost",
+    "Experiment",
+    "Paper",
+    "Parameter",
+    "Reproduction",
+    "Results",
+    "Sensitivity",
+    "SensitivityResult",
+    "Study",
+    "StudyError",
+    "list_studies",
+    "load_study",
+    "query_value",
+    "quick_variant",
+    "reproduce",
+    "studies_root",
+]
 
 
-class StudyError(ValueError):
-    """A study definition that cannot be used; the message names the file and key."""
+class Results(Mapping[str, duckdb.DuckDBPyConnection]):
+    """What a study's `figures()` gets: experiment name → a connection over that
+    experiment's runs at this reproduction's condition (opened when first asked for)."""
 
+    def __init__(self, study: Study, folders: Mapping[str, tuple[Path, Mapping[str, int]]]):
+        self.study = study
+        #: The primary condition, key → value.
+        self.primary = {k: p.value for k, p in study.primary.items()}
+        self._folders = folders
+        self._open: dict[str, duckdb.DuckDBPyConnection] = {}
 
-#: Study ids and experiment names: they name folders, so no `/`, `..` or spaces.
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-NAME_RULE = "letters, digits, '_' and '-', starting with a letter or digit"
+    def __getitem__(self, name: str) -> duckdb.DuckDBPyConnection:
+        if name not in self._open:
+            folder, runs = self._folders[name]
+            self._open[name] = store.connect(folder, keys=set(runs))
+        return self._open[name]
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._folders)
 
-def _identifier(value: str, where: str) -> str:
-    if not NAME_PATTERN.fullmatch(value):
-        raise StudyError(f"{where}: {value!r} is not a valid name ({NAME_RULE})")
-    return value
+    def __len__(self) -> int:
+        return len(self._folders)
 
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    scenario: Path
-    grid: dict[str, list[str]]
-    seeds: int
-    set: dict[str, str]
-    #: Keys whose values go together, position by position (`tern.sweeps.linked_points`).
-    linked: dict[str, list[str]] = field(default_factory=dict)
-    #: The same experiment with its `quick` settings applied (None for the quick one itself).
-    quick: Experiment | None = None
-
-    @property
-    def runs(self) -> int:
-        points = len(next(iter(self.linked.values()), [None]))
-        return math.prod(len(v) for v in self.grid.values()) * points * self.seeds
-
-
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    experiment: str
-    claim: str
-    published: float
-    unit: str
-    tolerance: float
-    value: str
-    source: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Paper:
-    """The publication a study reproduces."""
-
-    title: str
-    authors: list[str]
-    affiliation: str = ""
-    venue: str = ""
-    year: int | None = None
-
-    def citation(self) -> str:
-        """Authors (affiliation), “title”, venue, year — what is known of them."""
-        authors = ", ".join(self.authors[:-1]) + " and " if len(self.authors) > 1 else ""
-        authors += self.authors[-1] if self.authors else ""
-        who = f"{authors} ({self.affiliation})" if self.affiliation else authors
-        where = [x for x in (self.venue, str(self.year or "")) if x]
-        if not where:
-            where = ["venue and year not stated in the paper's text"]
-        return f"{who}, “{self.title}”, {', '.join(where)}"
-
-
-@dataclass(frozen=True)
-class Study:
-    id: str
-    title: str
-    paper: Paper
-    folder: Path
-    experiments: list[Experiment]
-    claims: list[Claim]
+    def close(self) -> None:
+        for con in self._open.values():
+            con.close()
+        self._open.clear()
 
 
 @dataclass
-class ClaimResult:
-    claim: Claim
-    value: float | None
-    error: str | None = None
-    #: The condition of this row ("name = value, ..."), for a claim with one row per condition.
-    condition: str = ""
+class Cost:
+    """What a reproduction cost: CPU seconds of the simulations (the sweep's worker
+    processes) and of evaluating claims and drawing figures (this process), and peak
+    resident memory of each. Simulations already done (a resumed reproduction) cost 0."""
 
-    @property
-    def passed(self) -> bool:
-        return (
-            self.value is not None
-            and not math.isnan(self.value)
-            and abs(self.value - self.claim.published) <= self.claim.tolerance
-        )
+    simulation_cpu_s: float = 0.0
+    evaluation_cpu_s: float = 0.0
+    wall_s: float = 0.0
+    runs: int = 0
+    runs_done_now: int = 0
+    peak_rss_worker_mib: float = 0.0
+    peak_rss_main_mib: float = 0.0
 
 
 @dataclass
@@ -142,204 +143,53 @@ class Reproduction:
     out: Path
     quick: bool
     results: list[ClaimResult] = field(default_factory=list)
+    sensitivity: list[SensitivityResult] = field(default_factory=list)
     #: (file stem, figure, caption) as drawn by the study's module.
     figures: list[tuple[str, Any, str]] = field(default_factory=list)
+    cost: Cost = field(default_factory=Cost)
 
-
-def studies_root() -> Path:
-    """Where the studies are: `$TERN_SCENARIOS`, else those shipped with Tern."""
-    env = os.environ.get("TERN_SCENARIOS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent / "scenarios"
-
-
-def list_studies(root: Path | None = None) -> list[str]:
-    root = root or studies_root()
-    return sorted(p.parent.name for p in root.glob("*/study.toml"))
-
-
-def _take(table: dict[str, Any], key: str, kind: type, where: str, default: Any = ...) -> Any:
-    if key not in table:
-        if default is ...:
-            raise StudyError(f"{where}: missing key {key!r}")
-        return default
-    value = table[key]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind):
-        raise StudyError(f"{where}.{key}: expected {kind.__name__}, got {value!r}")
-    return value
-
-
-def _strings(table: dict[str, Any]) -> dict[str, str]:
-    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.items()}
-
-
-def _values(v: Any) -> list[str]:
-    """A swept key's values as strings (one value stands for a list of one)."""
-    return [str(x) for x in (v if isinstance(v, list) else [v])]
-
-
-def _experiment(
-    table: dict[str, Any], where: str, name: str, scenario: Path, base: Experiment | None = None
-) -> Experiment:
-    """An experiment's grid, seeds and overrides from `table`, on top of `base` if given."""
-    grid = dict(base.grid) if base else {}
-    for k, v in _take(table, "grid", dict, where, {}).items():
-        grid[k] = _values(v)
-    # Linked lists are replaced whole: their lengths must stay equal.
-    linked = _take(table, "linked", dict, where, None)
-    if linked is None:
-        linked = dict(base.linked) if base else {}
-    else:
-        linked = {k: _values(v) for k, v in linked.items()}
-    try:
-        sweeps.linked_points(linked)
-    except ValueError as e:
-        raise StudyError(f"{where}.linked: {e}") from None
-    return Experiment(
-        name=name,
-        scenario=scenario,
-        grid=grid,
-        linked=linked,
-        seeds=_take(table, "seeds", int, where, base.seeds if base else 1),
-        set={**(base.set if base else {}), **_strings(_take(table, "set", dict, where, {}))},
-    )
-
-
-def _module(study_id: str) -> str:
-    return f"tern.reproduce.{study_id.replace('-', '_')}"
-
-
-def _claim_sql(sql: str, where: str) -> str:
-    """A claim's value: one query that only reads (SELECT or WITH)."""
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as e:
-        raise StudyError(f"{where}: not valid SQL: {e}") from None
-    kinds = [st.type.name for st in statements]
-    if kinds != ["SELECT"]:
-        got = ", ".join(kinds) or "nothing"
-        raise StudyError(f"{where}: expected one query (SELECT or WITH ...), got {got}")
-    return sql
-
-
-def _paper(data: dict[str, Any], path: Path) -> Paper:
-    where = f"{path}: paper"
-    table = _take(data, "paper", dict, str(path))
-    authors = _take(table, "authors", list, where)
-    if not authors or not all(isinstance(a, str) for a in authors):
-        raise StudyError(f"{where}.authors: expected a list of names, got {authors!r}")
-    return Paper(
-        title=_take(table, "title", str, where),
-        authors=authors,
-        affiliation=_take(table, "affiliation", str, where, ""),
-        venue=_take(table, "venue", str, where, ""),
-        year=_take(table, "year", int, where, None),
-    )
-
-
-def load_study(study_id: str, root: Path | None = None) -> Study:
-    """Reads and checks `scenarios/<id>/study.toml`."""
-    root = root or studies_root()
-    _identifier(study_id, "study id")
-    folder = root / study_id
-    path = folder / "study.toml"
-    if not path.is_file():
-        known = ", ".join(list_studies(root)) or "none"
-        raise StudyError(f"no study {study_id!r} in {root} (known: {known})")
-    module = _module(study_id)
-    if importlib.util.find_spec(module) is None:
-        raise StudyError(
-            f"{path}: study {study_id!r} has no Python module {module} (the file "
-            f"tern/reproduce/{module.rsplit('.', 1)[1]}.py, with a function figures(results) "
-            "that draws the study's figures)"
-        )
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise StudyError(f"{path}: {e}") from None
-    experiments = []
-    for i, e in enumerate(_take(data, "experiments", list, str(path))):
-        where = f"{path}: experiments[{i}]"
-        relative = _take(e, "scenario", str, where)
-        scenario = folder / relative
-        if not scenario.resolve().is_relative_to(folder.resolve()):
-            raise StudyError(f"{where}.scenario: {relative!r} is outside the study's folder")
-        if not scenario.is_file():
-            raise StudyError(f"{where}.scenario: no such file {scenario}")
-        name = _identifier(_take(e, "name", str, where), f"{where}.name")
-        full = _experiment(e, where, name, scenario)
-        quick_table = _take(e, "quick", dict, where, {})
-        quick = _experiment(quick_table, f"{where}.quick", name, scenario, full)
-        experiments.append(dataclasses.replace(full, quick=quick))
-    names = [e.name for e in experiments]
-    for name in names:
-        if names.count(name) > 1:
-            raise StudyError(f"{path}: experiments: the name {name!r} is used twice")
-    claims = []
-    for i, c in enumerate(_take(data, "claims", list, str(path), [])):
-        where = f"{path}: claims[{i}]"
-        claim = Claim(
-            id=_take(c, "id", str, where),
-            experiment=_take(c, "experiment", str, where),
-            claim=_take(c, "claim", str, where),
-            published=_take(c, "published", float, where),
-            unit=_take(c, "unit", str, where, ""),
-            tolerance=_take(c, "tolerance", float, where),
-            value=_claim_sql(_take(c, "value", str, where), f"{where}.value"),
-            source=_take(c, "source", str, where, ""),
-            note=_take(c, "note", str, where, ""),
-        )
-        if claim.experiment not in names:
-            raise StudyError(f"{where}.experiment: no experiment named {claim.experiment!r}")
-        claims.append(claim)
-    return Study(
-        id=study_id,
-        title=_take(data, "title", str, str(path)),
-        paper=_paper(data, path),
-        folder=folder,
-        experiments=experiments,
-        claims=claims,
-    )
-
-
-def quick_variant(study: Study) -> Study:
-    """The study with every experiment's `quick` settings applied (fewer seeds, shorter runs)."""
-    quick = [e.quick for e in study.experiments if e.quick is not None]
-    return dataclasses.replace(study, experiments=quick)
-
-
-def evaluate(claim: Claim, con: duckdb.DuckDBPyConnection) -> list[ClaimResult]:
-    """Tern's values of one claim, run on `con` (a `store.connect(..., sandbox=True)`
-    connection): the first column of each row of its query, the other columns naming the
-    row's condition. A query with one column gives one value (its first row)."""
-    try:
-        cursor = con.execute(claim.value)
-        names = [d[0] for d in cursor.description or []]
-        rows = cursor.fetchall()
-    except duckdb.PermissionException as e:
-        return [
-            ClaimResult(claim, None, f"query refused: claims may read only the results store ({e})")
-        ]
-    except duckdb.Error as e:
-        return [ClaimResult(claim, None, f"query failed: {e}")]
-    if len(names) == 1:
-        rows = rows[:1]
-    if not rows:
-        return [ClaimResult(claim, None, "query returned no value")]
-    results = []
-    for row in rows:
-        condition = ", ".join(f"{n} = {v}" for n, v in zip(names[1:], row[1:], strict=True))
-        if row[0] is None:
-            results.append(ClaimResult(claim, None, "query returned no value", condition))
-        else:
-            results.append(ClaimResult(claim, float(row[0]), condition=condition))
-    return results
+    def summary(self) -> str:
+        return summary_line([r.verdict for r in self.results], [r.claim.role for r in self.results])
 
 
 ProgressFn = Callable[[str, sweeps.SweepResult], None]
+
+
+def _cpu(who: int) -> float:
+    u = resource.getrusage(who)
+    return u.ru_utime + u.ru_stime
+
+
+def _sweep(
+    name: str,
+    e: Experiment,
+    extra: Mapping[str, str],
+    out: Path,
+    seeds: int,
+    *,
+    jobs: int | None,
+    retry_failed: bool,
+    on_progress: ProgressFn | None,
+    study_id: str,
+) -> sweeps.SweepResult:
+    sweep = sweeps.run_sweep(
+        e.scenario,
+        e.grid,
+        linked=e.linked,
+        seeds=seeds,
+        out=out,
+        jobs=jobs,
+        set={**e.overrides(), **extra},
+        retry_failed=retry_failed,
+        on_progress=(lambda r: on_progress(name, r)) if on_progress else None,
+    )
+    if sweep.failures:
+        first = next(iter(sweep.failures.values()))
+        raise RuntimeError(
+            f"{study_id}/{name}: {len(sweep.failures)} runs failed (first: {first}); "
+            f"see {sweep.folder}/failed/ (--retry-failed runs them again)"
+        )
+    return sweep
 
 
 def reproduce(
@@ -352,36 +202,52 @@ def reproduce(
     retry_failed: bool = False,
     on_progress: ProgressFn | None = None,
 ) -> Reproduction:
-    """Runs a study's experiments (resuming what is already in `out`; runs that failed before
-    are run again only with `retry_failed`), evaluates its claims, draws its figures and
-    writes `report.md` and `report.html` into `out`."""
+    """Runs a study's experiments and sensitivity sweeps (resuming what is already in `out`;
+    runs that failed before are run again only with `retry_failed`), judges its claims,
+    draws its figures and writes `report.md`, `report.html` and `report.json` into `out`."""
+    from tern.reproduce._output import write_reports
+
     study = load_study(study_id, root)
     if quick:
         study = quick_variant(study)
     folder = Path(out) if out is not None else Path("reproduce") / (study_id + ("-quick" * quick))
     rep = Reproduction(study, folder, quick)
+    start, cpu0 = time.monotonic(), _cpu(resource.RUSAGE_CHILDREN)
+    common = dict(jobs=jobs, retry_failed=retry_failed, on_progress=on_progress, study_id=study_id)
+    done: dict[str, tuple[Path, Mapping[str, int]]] = {}
     for e in study.experiments:
-        sweep = sweeps.run_sweep(
-            e.scenario,
-            e.grid,
-            linked=e.linked,
-            seeds=e.seeds,
-            out=folder / e.name,
-            jobs=jobs,
-            set=e.set,
-            retry_failed=retry_failed,
-            on_progress=(lambda r, name=e.name: on_progress(name, r)) if on_progress else None,
-        )
-        if sweep.failures:
-            first = next(iter(sweep.failures.values()))
-            raise RuntimeError(
-                f"{study_id}/{e.name}: {len(sweep.failures)} runs failed (first: {first}); "
-                f"see {sweep.folder}/failed/ (--retry-failed runs them again)"
-            )
-    sandboxes = {e.name: store.connect(folder / e.name, sandbox=True) for e in study.experiments}
-    rep.results = [r for c in study.claims for r in evaluate(c, sandboxes[c.experiment])]
-    connections = {e.name: store.connect(folder / e.name) for e in study.experiments}
-    rep.figures = list(importlib.import_module(_module(study_id)).figures(connections))
+        sweep = _sweep(e.name, e, {}, folder / e.name, e.seeds, **common)
+        done[e.name] = (sweep.folder, sweep.seeds)
+        rep.cost.runs += sweep.total
+        rep.cost.runs_done_now += sweep.done
+    points: dict[str, list[tuple[str, Path, Mapping[str, int]]]] = {}
+    for s in study.sensitivity:
+        base = study.experiment(s.experiment)
+        for i, (label, point) in enumerate(zip(s.labels(), s.point_list(), strict=True)):
+            where = folder / "sensitivity" / s.name / str(i)
+            sweep = _sweep(f"{s.name} [{label}]", base, point, where, s.seeds, **common)
+            points.setdefault(s.name, []).append((label, sweep.folder, sweep.seeds))
+            rep.cost.runs += sweep.total
+            rep.cost.runs_done_now += sweep.done
+    rep.cost.simulation_cpu_s = _cpu(resource.RUSAGE_CHILDREN) - cpu0
+    cpu1 = _cpu(resource.RUSAGE_SELF)
+    for e in study.experiments:
+        chosen = [c for c in study.claims if c.experiment == e.name]
+        rep.results += judge_claims(chosen, *done[e.name])
+    order = {c.id: i for i, c in enumerate(study.claims)}
+    rep.results.sort(key=lambda r: order[r.claim.id])
+    claims = {c.id: c for c in study.claims}
+    for s in study.sensitivity:
+        rep.sensitivity += sensitivity_values(s, claims, points[s.name])
+    results = Results(study, done)
+    try:
+        rep.figures = list(importlib.import_module(module_name(study_id)).figures(results))
+    finally:
+        results.close()
+    rep.cost.evaluation_cpu_s = _cpu(resource.RUSAGE_SELF) - cpu1
+    rep.cost.wall_s = time.monotonic() - start
+    rep.cost.peak_rss_worker_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    rep.cost.peak_rss_main_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     write_reports(rep)
     # The figures stay usable (`rep.figures`), but pyplot no longer holds them: reproducing
     # several studies in one process would otherwise keep every figure ever drawn. (Imported
@@ -391,44 +257,3 @@ def reproduce(
     for _, fig, _ in rep.figures:
         plt.close(fig)
     return rep
-
-
-def _check(r: ClaimResult) -> report.Check:
-    c = r.claim
-    unit = f" {c.unit}" if c.unit and c.unit != "fraction" else ""
-    note = " ".join(x for x in (c.source, c.note, r.error or "") if x)
-    return report.Check(
-        claim=f"{c.claim} [{r.condition}]" if r.condition else c.claim,
-        published=f"{c.published:g}{unit}",
-        tern=None if r.value is None else f"{r.value:.3g}{unit}",
-        tolerance=f"± {c.tolerance:g}{unit}",
-        passed=None if r.value is None else r.passed,
-        note=note,
-    )
-
-
-def write_reports(rep: Reproduction) -> None:
-    """`report.md` (figures beside it as PNG) and a self-contained `report.html` in `rep.out`."""
-    study = rep.study
-    runs = ", ".join(f"{e.name}: {e.scenario.name}, {e.runs} runs" for e in study.experiments)
-    intro = (
-        f"Study: {study.title}. Paper: {study.paper.citation()}. "
-        f"{'Quick variant (fewer runs, shorter)' if rep.quick else 'Full run'}; "
-        f"experiments: {runs}. "
-        "Each claim's value is computed by the SQL in the study's study.toml over the results "
-        "store in this folder (`tern query <folder>/<experiment> ...`)."
-    )
-    sections = [
-        report.Section(
-            "Published claims against Tern",
-            [report.CheckTable([_check(r) for r in rep.results])],
-        ),
-        report.Section(
-            "Figures",
-            [report.Plot(fig, caption, name) for name, fig, caption in rep.figures],
-        ),
-    ]
-    title = f"tern reproduce {study.id}"
-    rep.out.mkdir(parents=True, exist_ok=True)
-    report.write_markdown(title, sections, rep.out / "report.md", intro=intro)
-    report.write_html(title, sections, rep.out / "report.html", intro=intro)

@@ -1,0 +1,150 @@
+"""Claims evaluated on a reproduction's results: one query per seed (or one over all seeds
+for a pooled claim), on a sandboxed connection that sees only those runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from tern import store
+from tern.reproduce._study import Claim, Sensitivity
+from tern.reproduce._verdict import Outcome, judge, median
+
+
+@dataclass
+class ClaimResult:
+    """A claim with what Tern's runs say of it."""
+
+    claim: Claim
+    outcome: Outcome
+
+    @property
+    def value(self) -> float | None:
+        return self.outcome.value
+
+    @property
+    def verdict(self) -> str | None:
+        return self.outcome.verdict
+
+    @property
+    def error(self) -> str | None:
+        return self.outcome.error
+
+
+@dataclass
+class SensitivityResult:
+    """A claim's value at each point of an unsourced parameter's range."""
+
+    sensitivity: Sensitivity
+    claim: Claim
+    #: Per point (its label): the median over seeds, or None.
+    values: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def span(self) -> tuple[float, float] | None:
+        given = [v for v in self.values.values() if v is not None]
+        return (min(given), max(given)) if given else None
+
+    @property
+    def inside(self) -> bool | None:
+        """Whether the published value lies within the range Tern's values span."""
+        span = self.span
+        if span is None:
+            return None
+        return (
+            span[0] - self.claim.tolerance <= self.claim.published <= span[1] + self.claim.tolerance
+        )
+
+
+def query_value(sql: str, con: duckdb.DuckDBPyConnection) -> tuple[object, str | None]:
+    """A claim's query on `con`: its one value (None for no row), or an error."""
+    try:
+        cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description or []]
+        rows = cursor.fetchmany(2)
+    except duckdb.PermissionException as e:
+        return None, f"query refused: claims may read only the results store ({e})"
+    except duckdb.Error as e:
+        return None, f"query failed: {e}"
+    if len(names) != 1:
+        return None, (
+            f"the query gives {len(names)} columns; a claim gives one value (a condition "
+            "that changes it is a [[sensitivity]] section, not a column)"
+        )
+    if len(rows) > 1:
+        return None, "the query gives several rows; a claim gives one value per seed"
+    return (rows[0][0] if rows else None), None
+
+
+def _by_seed(runs: Mapping[str, int]) -> dict[int, list[str]]:
+    seeds: dict[int, list[str]] = {}
+    for key, seed in runs.items():
+        seeds.setdefault(seed, []).append(key)
+    return dict(sorted(seeds.items()))
+
+
+def values_per_seed(
+    claims: Iterable[Claim], folder: Path, runs: Mapping[str, int]
+) -> dict[str, tuple[dict[int, object], list[str]]]:
+    """Every claim's query over the runs `runs` (key → seed) of one sweep folder: per claim,
+    its value per seed (key 0 for a pooled claim) and the errors met. One connection per
+    seed serves every claim of the folder, and is closed before the next one opens."""
+    claims = list(claims)
+    out: dict[str, tuple[dict[int, object], list[str]]] = {c.id: ({}, []) for c in claims}
+    per_seed = [c for c in claims if not c.pooled]
+    pooled = [c for c in claims if c.pooled]
+    jobs = [(seed, keys, per_seed) for seed, keys in _by_seed(runs).items()] if per_seed else []
+    if pooled:
+        jobs.append((0, list(runs), pooled))
+    for seed, keys, chosen in jobs:
+        con = store.connect(folder, sandbox=True, keys=set(keys))
+        try:
+            for c in chosen:
+                value, error = query_value(c.value, con)
+                out[c.id][0][seed] = value
+                if error and error not in out[c.id][1]:
+                    out[c.id][1].append(error)
+        finally:
+            con.close()
+    return out
+
+
+def judge_claims(
+    claims: Iterable[Claim], folder: Path, runs: Mapping[str, int]
+) -> list[ClaimResult]:
+    """The verdicts of the claims of one experiment."""
+    claims = list(claims)
+    values = values_per_seed(claims, folder, runs)
+    results = []
+    for c in claims:
+        per_seed, errors = values[c.id]
+        outcome = judge(
+            c.kind, c.role, c.published, c.tolerance, per_seed, cause=c.cause, pooled=c.pooled
+        )
+        if errors:
+            outcome.error = "; ".join(errors + ([outcome.error] if outcome.error else []))
+        results.append(ClaimResult(c, outcome))
+    return results
+
+
+def sensitivity_values(
+    sens: Sensitivity,
+    claims: Mapping[str, Claim],
+    folders: list[tuple[str, Path, Mapping[str, int]]],
+) -> list[SensitivityResult]:
+    """Each claim of `sens` at each of its points (label, folder, runs)."""
+    results = {c: SensitivityResult(sens, claims[c]) for c in sens.claims}
+    for label, folder, runs in folders:
+        chosen = [claims[c] for c in sens.claims]
+        values = values_per_seed(chosen, folder, runs)
+        for c in chosen:
+            per_seed, _ = values[c.id]
+            outcome = judge(c.kind, "finding", c.published, c.tolerance, per_seed, pooled=c.pooled)
+            given = [v for v in outcome.per_seed.values() if v is not None]
+            results[c.id].values[label] = (
+                outcome.value if outcome.value is not None else (median(given) if given else None)
+            )
+    return list(results.values())
