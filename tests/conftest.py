@@ -83,3 +83,19 @@ def tshark_fields(pcap, display_filter, *fields):
         cmd += ["-e", f]
     lines = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
     return [line.split("\t") for line in lines]
+
+
+def assert_quick_agrees_with_full(rep) -> None:
+    """A `--quick` reproduction gives the verdicts its study's full run gave, as recorded in
+    `scenarios/<id>/full-verdicts.json` (claim id → verdict, or the role of a claim that
+    gets none) from that run's report.json."""
+    import json
+
+    path = rep.study.folder / "full-verdicts.json"
+    full = json.loads(path.read_text())
+    quick = {r.claim.id: r.verdict or r.claim.role for r in rep.results}
+    assert quick == full, {
+        k: (quick.get(k), full.get(k))
+        for k in set(quick) | set(full)
+        if quick.get(k) != full.get(k)
+    }

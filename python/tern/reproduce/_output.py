@@ -226,3 +226,10 @@ def write_reports(rep: Reproduction) -> None:
     (rep.out / "report.json").write_text(
         json.dumps(_json(rep), indent=2, ensure_ascii=False) + "\n"
     )
+
+
+def verdicts(report_json: str) -> dict[str, str]:
+    """Claim id → verdict (or the role of a claim that gets none), from a report.json's
+    text: what a study keeps as `full-verdicts.json` from its full run."""
+    data = json.loads(report_json)
+    return {c["id"]: c["verdict"] or c["role"] for c in data["claims"]}
