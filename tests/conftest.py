@@ -99,3 +99,19 @@ def assert_quick_agrees_with_full(rep) -> None:
         for k in set(quick) | set(full)
         if quick.get(k) != full.get(k)
     }
+
+
+#: A reproduction's budget: peak memory of any of its processes, and the evaluation's
+#: share of the simulations' CPU time.
+BUDGET_PEAK_MIB = 2048
+BUDGET_EVALUATION_SHARE = 0.2
+
+
+def assert_within_budget(rep) -> None:
+    """A reproduction that ran its simulations stays within the budget: no process above
+    2 GiB, and judging claims and drawing figures costs at most a fifth of the simulations'
+    CPU time (CPU, not wall, time: a busy machine slows both alike)."""
+    cost = rep.cost
+    assert cost.runs_done_now == cost.runs, "the budget is measured on a fresh reproduction"
+    assert max(cost.peak_rss_worker_mib, cost.peak_rss_main_mib) < BUDGET_PEAK_MIB, cost
+    assert cost.evaluation_cpu_s <= BUDGET_EVALUATION_SHARE * cost.simulation_cpu_s, cost

@@ -220,6 +220,9 @@ def test_a_study_is_judged_per_seed_at_its_primary_condition(study_root, tmp_pat
     seen = sys.modules["tern.reproduce.tiny"].seen  # type: ignore[attr-defined]
     assert seen[0] == (["main"], {"links.access.delay": "20ms", "links.access.rate": "10Mbps"})
     assert seen[1] == 4
+    # What it cost: 4 runs and 2 sensitivity points of one seed, all run now.
+    assert (rep.cost.runs, rep.cost.runs_done_now) == (6, 6)
+    assert rep.cost.simulation_cpu_s > 0 and rep.cost.evaluation_cpu_s > 0
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert data["summary"] == rep.summary()
     row = next(c for c in data["claims"] if c["id"] == "goodput")
