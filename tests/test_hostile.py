@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,6 +182,38 @@ def test_studies_cite_their_paper_not_a_path():
 
 
 # --------------------------------------------------------------------------- query
+
+
+def test_a_hostile_file_name_in_a_results_folder_injects_nothing(sweep_folder, tmp_path):
+    folder = tmp_path / "sent"
+    shutil.copytree(sweep_folder, folder)
+    run = next((folder / "runs").iterdir())
+    hostile = (
+        "zz\" AS SELECT 1; COPY (SELECT 'echo PWNED' AS l) TO '.bashrc' "
+        "(HEADER false, QUOTE ''); CREATE VIEW \"zz2"
+    )
+    shutil.copy(run / "delay.parquet", run / f"{hostile}.parquet")
+    work = tmp_path / "cwd"
+    work.mkdir()
+    res = tern_cli("query", str(folder), "SELECT count(*) AS n FROM runs", cwd=work)
+    assert res.returncode == 0, res.stderr
+    assert list(work.iterdir()) == []
+    # The view is there, under its own name, and reads the file.
+    con = tern.connect(folder)
+    assert con.execute(f'SELECT count(*) FROM "{hostile.replace(chr(34), 2 * chr(34))}"').fetchone()
+    assert list(work.iterdir()) == []
+
+
+def test_query_opens_no_file_unless_allowed(sweep_folder, tmp_path):
+    target = tmp_path / "out.csv"
+    res = tern_cli("query", str(sweep_folder), f"COPY (SELECT 1 AS x) TO '{target}'")
+    assert res.returncode == 2 and "--allow-files" in res.stderr and not target.exists()
+    res = tern_cli("query", str(sweep_folder), "SELECT count(*) FROM read_csv('/etc/passwd')")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    res = tern_cli("query", str(sweep_folder), "SELECT error('boom')")
+    assert res.returncode == 2 and "boom" in res.stderr and "Traceback" not in res.stderr
+    ok = tern_cli("query", str(sweep_folder), "SELECT count(*) AS n FROM delay", "--csv")
+    assert ok.returncode == 0 and ok.stdout.splitlines()[0] == "n"
 
 
 def test_query_without_sql_is_a_clear_error(sweep_folder):

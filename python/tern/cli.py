@@ -213,8 +213,18 @@ def query(
         ),
     ] = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+    allow_files: Annotated[
+        bool,
+        typer.Option(
+            "--allow-files",
+            help="Let the SQL read and write any file and load DuckDB extensions. Without it "
+            "the query sees only the folder's tables and traces, read-only, and can open no "
+            "file nor reach the network (for folders someone sent you).",
+        ),
+    ] = False,
 ) -> None:
-    """Query a sweep's results with DuckDB SQL."""
+    """Query a sweep's results with DuckDB SQL. The query can read the folder's tables and
+    traces and nothing else unless --allow-files is given."""
     import duckdb
     import polars as pl
 
@@ -223,14 +233,16 @@ def query(
     if sql is None or not sql.strip():
         raise _fail('query: no SQL given; e.g. tern query FOLDER "SELECT * FROM runs"')
     try:
-        relation = connect(folder).sql(sql)
+        relation = connect(folder, sandbox=not allow_files).sql(sql)
+        if relation is None:
+            raise _fail("query: the statement returns no rows; give a query (SELECT, WITH, ...)")
+        frame = relation.pl()
     except FileNotFoundError as e:
         raise _fail(str(e)) from None
+    except duckdb.PermissionException as e:
+        raise _fail(f"query: {e} (--allow-files lets a query open files)") from None
     except duckdb.Error as e:
         raise _fail(f"query: {e}") from None
-    if relation is None:
-        raise _fail("query: the statement returns no rows; give a query (SELECT, WITH, ...)")
-    frame = relation.pl()
     if as_csv:
         nested = [c for c, t in frame.schema.items() if t.is_nested()]
         if nested:
