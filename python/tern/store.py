@@ -15,6 +15,7 @@ connection returned by `connect` has
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Collection
@@ -39,19 +40,32 @@ def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
 Keys = Collection[str] | None
 
 
+@functools.lru_cache(maxsize=4096)
+def _read_run(run_dir: str, stamp: tuple[int, int]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A finished run's `params.json` and `summary.json` (a finished run never changes:
+    `stamp`, its summary's modification time and size, keys the cache all the same)."""
+    folder = Path(run_dir)
+    summary = json.loads((folder / "summary.json").read_text())
+    return json.loads((folder / "params.json").read_text()), summary
+
+
+def _run_dirs(folder: str | os.PathLike[str], keys: Keys = None) -> list[Path]:
+    root = Path(folder) / "runs"
+    if keys is None:
+        return sorted(root.iterdir())
+    return [root / k for k in sorted(keys) if (root / k).is_dir()]
+
+
 def _finished(
     folder: str | os.PathLike[str], keys: Keys = None
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Every finished run's `params.json` and `summary.json`, in key order (only the runs
-    named in `keys`, if given)."""
+    named in `keys`, if given). Callers must not change what they get."""
     runs = []
-    for run_dir in sorted((Path(folder) / "runs").iterdir()):
-        if keys is not None and run_dir.name not in keys:
-            continue
-        meta_file = run_dir / "params.json"
-        if meta_file.is_file():
-            summary = json.loads((run_dir / "summary.json").read_text())
-            runs.append((json.loads(meta_file.read_text()), summary))
+    for run_dir in _run_dirs(folder, keys):
+        if (run_dir / "params.json").is_file():
+            st = (run_dir / "summary.json").stat()
+            runs.append(_read_run(str(run_dir), (st.st_mtime_ns, st.st_size)))
     return runs
 
 
@@ -120,8 +134,8 @@ def connect(
             con.execute(f"CREATE TABLE {table} AS SELECT * FROM summaries_frame")
             con.unregister("summaries_frame")
     traces: dict[str, list[str]] = {}
-    for path in sorted(root.glob("runs/*/*.parquet")):
-        if keys is None or path.parent.name in keys:
+    for run_dir in _run_dirs(root, keys):
+        for path in sorted(run_dir.glob("*.parquet")):
             traces.setdefault(path.stem, []).append(str(path))
     for name, files in traces.items():
         if sandbox:
@@ -147,6 +161,9 @@ def connect(
                 f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
             )
     if sandbox:
+        # One thread: a claim reads one seed's runs, where DuckDB's worker threads cost more
+        # CPU in handing work around than they save.
+        con.execute("SET threads = 1")
         con.execute("SET python_enable_replacements = false")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")

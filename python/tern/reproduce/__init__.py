@@ -130,6 +130,9 @@ class Cost:
 
     simulation_cpu_s: float = 0.0
     evaluation_cpu_s: float = 0.0
+    #: Writing report.md and report.html (rendering the figures); known only once they are
+    #: written, so it is in report.json alone.
+    reports_cpu_s: float = 0.0
     wall_s: float = 0.0
     runs: int = 0
     runs_done_now: int = 0
@@ -205,7 +208,7 @@ def reproduce(
     """Runs a study's experiments and sensitivity sweeps (resuming what is already in `out`;
     runs that failed before are run again only with `retry_failed`), judges its claims,
     draws its figures and writes `report.md`, `report.html` and `report.json` into `out`."""
-    from tern.reproduce._output import write_reports
+    from tern.reproduce._output import write_json, write_reports
 
     study = load_study(study_id, root)
     if quick:
@@ -248,7 +251,10 @@ def reproduce(
     rep.cost.wall_s = time.monotonic() - start
     rep.cost.peak_rss_worker_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     rep.cost.peak_rss_main_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    cpu2 = _cpu(resource.RUSAGE_SELF)
     write_reports(rep)
+    rep.cost.reports_cpu_s = _cpu(resource.RUSAGE_SELF) - cpu2
+    write_json(rep)
     # The figures stay usable (`rep.figures`), but pyplot no longer holds them: reproducing
     # several studies in one process would otherwise keep every figure ever drawn. (Imported
     # here: the study's module has chosen matplotlib's backend by now.)

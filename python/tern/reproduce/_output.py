@@ -223,9 +223,13 @@ def write_reports(rep: Reproduction) -> None:
     rep.out.mkdir(parents=True, exist_ok=True)
     report.write_markdown(title, sections, rep.out / "report.md", intro=intro)
     report.write_html(title, sections, rep.out / "report.html", intro=intro)
-    (rep.out / "report.json").write_text(
-        json.dumps(_json(rep), indent=2, ensure_ascii=False) + "\n"
-    )
+    write_json(rep)
+
+
+def write_json(rep: Reproduction) -> None:
+    """`report.json`: per claim its verdict and values, the sensitivity, and the cost."""
+    text = json.dumps(_json(rep), indent=2, ensure_ascii=False) + "\n"
+    (rep.out / "report.json").write_text(text)
 
 
 def verdicts(report_json: str) -> dict[str, str]:
