@@ -89,6 +89,9 @@ def test_a_value_needs_most_seeds_to_give_one():
 
 def test_calibration_inputs_and_findings_stay_out_of_the_count():
     assert judge("value", "calibration", 1.0, 0.5, {1: 1.0}).verdict is None
+    # A calibration that does not reach its claim says so rather than hiding it.
+    missed = judge("value", "calibration", 10.0, 2.5, {1: 5.1, 2: 5.2})
+    assert (missed.verdict, missed.holds) == (None, False)
     line = summary_line(
         [REPRODUCED, CAUSE_SHOWN, OPEN, REPRODUCED, None, None],
         ["verdict", "verdict", "verdict", "verdict", "calibration", "input"],

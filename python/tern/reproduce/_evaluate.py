@@ -50,13 +50,17 @@ class SensitivityResult:
 
     @property
     def inside(self) -> bool | None:
-        """Whether the published value lies within the range Tern's values span."""
+        """Whether the published value lies within the range Tern's values span (within
+        the claim's tolerance); for a one-sided claim, whether it holds at some point."""
         span = self.span
         if span is None:
             return None
-        return (
-            span[0] - self.claim.tolerance <= self.claim.published <= span[1] + self.claim.tolerance
-        )
+        c = self.claim
+        if c.kind == "at_most":
+            return span[0] <= c.published + c.tolerance
+        if c.kind in ("at_least", "share", "ordering"):
+            return span[1] >= c.published - c.tolerance
+        return span[0] - c.tolerance <= c.published <= span[1] + c.tolerance
 
 
 def query_value(sql: str, con: duckdb.DuckDBPyConnection) -> tuple[object, str | None]:

@@ -53,6 +53,8 @@ def published(r: ClaimResult) -> str:
 
 def verdict_text(r: ClaimResult) -> str:
     if r.verdict is None:
+        if r.claim.role == "calibration" and r.outcome.holds is not None:
+            return "calibration, " + ("met" if r.outcome.holds else "not met")
         return r.claim.role
     if r.verdict == CAUSE_SHOWN:
         return f"{CAUSE_SHOWN} ({r.claim.cause})"
@@ -94,6 +96,7 @@ def _json(rep: Reproduction) -> dict[str, Any]:
                 "kind": c.kind,
                 "role": c.role,
                 "verdict": o.verdict,
+                "holds": o.holds,
                 "value": finite(o.value),
                 "interval": None if o.interval is None else [finite(x) for x in o.interval],
                 "coverage": o.coverage,
@@ -158,7 +161,7 @@ def _sensitivity_table(rep: Reproduction) -> report.Table:
                 inside,
             ]
         )
-    columns = ["parameter", "claim", "published", "Tern by point", "range", "paper inside"]
+    columns = ["parameter", "claim", "published", "Tern by point", "range", "paper's value reached"]
     return report.Table(columns, rows, "Unsourced parameters: no verdicts")
 
 

@@ -98,6 +98,9 @@ class Outcome:
     k: int = 0
     n: int = 0
     verdict: str | None = None
+    #: Whether Tern meets the published value, whatever the role (a calibration that is not
+    #: met is shown as such).
+    holds: bool | None = None
     error: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -140,6 +143,7 @@ def judge(
             holds = out.value <= published + tolerance
         else:
             holds = out.value >= published - tolerance
+    out.holds = bool(holds)
     if role == "verdict":
         out.verdict = REPRODUCED if holds else (CAUSE_SHOWN if cause else OPEN)
     return out
