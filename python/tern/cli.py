@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -26,6 +27,7 @@ from tern.cli_common import (
     _parse_sets,
     _print_summary,
     _read,
+    _reading,
     app,
     err,
     out,
@@ -190,9 +192,11 @@ def sweep(
     if result.failures:
         for key, error in result.failures.items():
             meta = json.loads((folder / "failed" / f"{key}.json").read_text())
-            sets = " ".join(f"--set {k}={v}" for k, v in meta["params"].items())
+            given = {**_parse_sets(set), **meta["params"]}
+            sets = " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in given.items())
+            command = f"tern run {shlex.quote(str(scenario))} --seed {meta['seed']} {sets}"
             err.print(
-                f"  failed: {error}\n    re-run: tern run {scenario} --seed {meta['seed']} {sets}",
+                f"  failed: {error}\n    re-run: {command}",
                 highlight=False,
                 markup=False,
             )
@@ -228,7 +232,7 @@ def query(
     import duckdb
     import polars as pl
 
-    from tern.store import connect
+    from tern.store import ResultsError, connect
 
     if sql is None or not sql.strip():
         raise _fail('query: no SQL given; e.g. tern query FOLDER "SELECT * FROM runs"')
@@ -237,7 +241,7 @@ def query(
         if relation is None:
             raise _fail("query: the statement returns no rows; give a query (SELECT, WITH, ...)")
         frame = relation.pl()
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ResultsError) as e:
         raise _fail(str(e)) from None
     except duckdb.PermissionException as e:
         raise _fail(f"query: {e} (--allow-files lets a query open files)") from None
@@ -372,44 +376,47 @@ def plot(
 
     if bin_s is not None and not bin_s > 0:
         raise _fail(f"--bin {bin_s}: expected a positive number of seconds")
-    try:
-        kind = plots.folder_kind(folder)
-        figures = []
-        if kind == "run":
-            sweep_only = [
-                n for n, v in (("--x", x), ("--y", y), ("--hue", hue), ("--where", where)) if v
-            ] + (["--flow"] if flow else [])
-            if sweep_only:
-                raise _fail(f"{' '.join(sweep_only)}: for sweep folders; {folder} is a run")
-            run_ = runner.load_run(folder)
-            kinds = what or plots.available(run_)
-            if not kinds:
-                recorded = ", ".join(run_.tables) or "none"
-                raise _fail(f"{folder}: nothing to plot in this run (traces: {recorded})")
-            for k in kinds:
-                figures.append((k, plots.timeseries(run_, k, bin=bin_s)))
-        else:
-            if what:
-                raise _fail(
-                    f"--what plots a run's time series; {folder} is a sweep: use --x/--y, "
-                    f"or plot one of its runs ({folder}/runs/<key>)"
-                )
-            if bin_s is not None:
-                raise _fail(f"--bin: for run folders; {folder} is a sweep")
-            if x is None:
-                grid = [g for g in plots.sweep_grid(folder, varying=True) if g not in (hue or [])]
-                if not grid:
-                    raise _fail(f"{folder}: no grid parameter takes several values; pass --x")
-                x = grid[0]
-            y = y or "goodput_bps"
-            fig = plots.sweep(folder, x, y, hue, flow=flow, where=_parse_where(where))
-            figures.append((f"{y}-vs-{x}", fig))
-        targets = _plot_target(out_path, folder / "plots", [n for n, _ in figures], fmt)
-        for (_, fig), target in zip(figures, targets, strict=True):
-            plots.save(fig, target)
-            err.print(f"wrote {target}", highlight=False)
-    except plots.PlotError as e:
-        raise _fail(str(e)) from None
+    with _reading(folder):
+        try:
+            kind = plots.folder_kind(folder)
+            figures = []
+            if kind == "run":
+                sweep_only = [
+                    n for n, v in (("--x", x), ("--y", y), ("--hue", hue), ("--where", where)) if v
+                ] + (["--flow"] if flow else [])
+                if sweep_only:
+                    raise _fail(f"{' '.join(sweep_only)}: for sweep folders; {folder} is a run")
+                run_ = runner.load_run(folder)
+                kinds = what or plots.available(run_)
+                if not kinds:
+                    recorded = ", ".join(run_.tables) or "none"
+                    raise _fail(f"{folder}: nothing to plot in this run (traces: {recorded})")
+                for k in kinds:
+                    figures.append((k, plots.timeseries(run_, k, bin=bin_s)))
+            else:
+                if what:
+                    raise _fail(
+                        f"--what plots a run's time series; {folder} is a sweep: use --x/--y, "
+                        f"or plot one of its runs ({folder}/runs/<key>)"
+                    )
+                if bin_s is not None:
+                    raise _fail(f"--bin: for run folders; {folder} is a sweep")
+                if x is None:
+                    grid = [
+                        g for g in plots.sweep_grid(folder, varying=True) if g not in (hue or [])
+                    ]
+                    if not grid:
+                        raise _fail(f"{folder}: no grid parameter takes several values; pass --x")
+                    x = grid[0]
+                y = y or "goodput_bps"
+                fig = plots.sweep(folder, x, y, hue, flow=flow, where=_parse_where(where))
+                figures.append((f"{y}-vs-{x}", fig))
+            targets = _plot_target(out_path, folder / "plots", [n for n, _ in figures], fmt)
+            for (_, fig), target in zip(figures, targets, strict=True):
+                plots.save(fig, target)
+                err.print(f"wrote {target}", highlight=False)
+        except plots.PlotError as e:
+            raise _fail(str(e)) from None
 
 
 @app.command()
@@ -437,10 +444,11 @@ def report(
     from tern import plots
     from tern import report as report_mod
 
-    try:
-        written = report_mod.write_report(folder, out_path, markdown=markdown)
-    except plots.PlotError as e:
-        raise _fail(str(e)) from None
+    with _reading(folder):
+        try:
+            written = report_mod.write_report(folder, out_path, markdown=markdown)
+        except plots.PlotError as e:
+            raise _fail(str(e)) from None
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
 
 

@@ -4,8 +4,10 @@ from `tern.cli` so that command modules (`tern.cli_emulate`) import it without a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -58,6 +60,37 @@ SetOpt = Annotated[
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _reading(folder: Path) -> Iterator[None]:
+    """Reading a results folder, which may come from anyone: what cannot be read is one line
+    naming the file (or the folder), exit code 2, never a traceback."""
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+
+    from tern.store import ResultsError
+
+    try:
+        yield
+    except ResultsError as e:
+        raise _fail(str(e)) from None
+    except (pl.exceptions.PolarsError, pa.ArrowException, duckdb.Error) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise _fail(f"{folder}: its results cannot be read: {first}") from None
+    except UnicodeDecodeError as e:
+        raise _fail(f"{folder}: a file is not UTF-8 text ({e})") from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
+        # What the checks of `tern.store` do not catch: a value of another type than Tern
+        # writes (a number as text, a list for a number) meets the arithmetic that reads it.
+        raise _fail(
+            f"{folder}: its results are not of the form Tern writes ({type(e).__name__}: {e}); "
+            "was a file changed?"
+        ) from None
+    except OSError as e:
+        where = e.filename or folder
+        raise _fail(f"{where}: {e.strerror or e}") from None
 
 
 def _interrupted(what: str) -> typer.Exit:

@@ -14,7 +14,6 @@ Figures are plain `matplotlib.figure.Figure` objects (no pyplot state); `save` w
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import re
@@ -443,14 +442,12 @@ def _load_sweep(frame_or_dir: Any) -> _Sweep:
         root = Path(frame_or_dir)
         if folder_kind(root) != "sweep":
             raise PlotError(f"{root}: a run folder, not a sweep (plot it with --what)")
-        from tern.store import open_results
+        from tern.store import open_results, sweep_meta
 
         frame = open_results(root).pl()
-        meta = root / "sweep.json"
-        if meta.is_file():
-            saved = json.loads(meta.read_text())
-            swept = {**saved["grid"], **saved.get("linked", {})}
-            order = {k: list(map(str, v)) for k, v in swept.items()}
+        saved = sweep_meta(root)
+        swept = {**saved.get("grid", {}), **saved.get("linked", {})}
+        order = {k: list(map(str, v)) for k, v in swept.items()}
         if frame.is_empty():
             raise PlotError(f"{root}: no finished runs in this sweep yet")
     elif isinstance(frame_or_dir, pl.DataFrame):

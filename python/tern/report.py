@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 import os
 import re
@@ -594,10 +593,10 @@ def _sweep_metrics(frame: pl.DataFrame) -> list[str]:
 def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
     """Overview, mean ± 95 % CI of the main metrics per grid point, plots of each metric
     against each swept parameter, failed runs, and the scenario of one run."""
-    from tern.store import open_results
+    from tern.store import open_results, read_json, sweep_meta
 
     root = Path(folder)
-    meta = json.loads((root / "sweep.json").read_text()) if (root / "sweep.json").is_file() else {}
+    meta = sweep_meta(root)
     frame = open_results(root).pl()
     failed = sorted((root / "failed").glob("*.json")) if (root / "failed").is_dir() else []
     grid = plots._load_sweep(frame).grid if not frame.is_empty() else []
@@ -650,8 +649,11 @@ def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
     if failed:
         rows = []
         for f in failed:
-            info = json.loads(f.read_text())
-            params = ", ".join(f"{k}={v}" for k, v in info.get("params", {}).items())
+            info = read_json(f, "a failed run's record")
+            given = info.get("params", {})
+            params = (
+                ", ".join(f"{k}={v}" for k, v in given.items()) if isinstance(given, dict) else ""
+            )
             rows.append([f.stem, params, info.get("seed"), info.get("error", "")])
         sections.append(
             Section("Failed runs", [Table(["key", "parameters", "seed", "error"], rows)])
@@ -681,8 +683,14 @@ def build(folder: str | os.PathLike[str], *, bin: float | None = None) -> tuple[
     """The title and sections of the report of a run or sweep folder."""
     root = Path(folder)
     if plots.folder_kind(root) == "run":
+        from tern.store import check_params, read_json
+
         params_file = root / "params.json"
-        params = json.loads(params_file.read_text())["params"] if params_file.is_file() else {}
+        params = (
+            check_params(read_json(params_file, "the run's parameters"), params_file)["params"]
+            if params_file.is_file()
+            else {}
+        )
         title = f"Tern run: {root.resolve().name}"
         return title, run_sections(load_run(root), params=params, bin=bin)
     return f"Tern sweep: {root.resolve().name}", sweep_sections(root)

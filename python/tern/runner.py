@@ -354,14 +354,24 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     summary_file = root / "summary.json"
     if not summary_file.is_file():
         raise FileNotFoundError(f"{root}: not a run folder (no summary.json inside)")
-    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    from tern.store import ResultsError, check_summary, read_json
+
+    summary = check_summary(read_json(summary_file, "the run's summary"), summary_file)
     scenario_file = root / "scenario.toml"
-    scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else ""
+    try:
+        scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else ""
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{scenario_file}: not UTF-8 text ({e})") from None
     files = {p.stem: p for p in sorted(root.glob("*.parquet"))}
     # Tables in the order a fresh run lists them: that of the kinds in the schema.
     order = [name for name in _record_kinds() if name in files]
     names = order + [name for name in files if name not in order]
-    tables = {name: pl.read_parquet(files[name]) for name in names}
+    tables = {}
+    for name in names:
+        try:
+            tables[name] = pl.read_parquet(files[name])
+        except (pl.exceptions.PolarsError, OSError) as e:
+            raise ResultsError(f"{files[name]}: not a readable Parquet file ({e})") from None
     found = [p for pattern in ("*.pcap", "*.sqlog") for p in sorted(root.glob(pattern))]
     captures = {p.name: p for p in found}
     return Run(summary, scenario, tables, captures)

@@ -40,13 +40,79 @@ def _flatten(prefix: str, value: Any, row: dict[str, Any]) -> None:
 Keys = Collection[str] | None
 
 
+class ResultsError(ValueError):
+    """A results folder that cannot be read (a file missing, truncated, or of the wrong
+    form: folders travel between people); the message names the file."""
+
+
+def read_json(path: Path, what: str, form: type = dict) -> Any:
+    """A JSON file of a results folder, of the given form (`dict` or `list`)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: missing ({what})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultsError(f"{path}: not valid JSON ({what}): {e}") from None
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot be read ({what}): {e.strerror or e}") from None
+    if not isinstance(data, form):
+        raise ResultsError(
+            f"{path}: expected a JSON {form.__name__} ({what}), got {type(data).__name__}"
+        )
+    return data
+
+
+def check_summary(summary: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`summary.json`'s form: `flows` a table of tables, `links` (if there) a table of
+    directions, each a table."""
+    flows = summary.get("flows")
+    if not isinstance(flows, dict) or not all(isinstance(v, dict) for v in flows.values()):
+        raise ResultsError(f"{path}: 'flows' must be a table of flows, each a table")
+    links = summary.get("links", {})
+    if not isinstance(links, dict) or not all(
+        isinstance(d, dict) and all(isinstance(v, dict) for v in d.values()) for d in links.values()
+    ):
+        raise ResultsError(f"{path}: 'links' must be a table of links, each of directions")
+    return summary
+
+
+def check_params(meta: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`params.json`'s form: the run's key, seed and grid values."""
+    ok = (
+        isinstance(meta.get("params"), dict)
+        and isinstance(meta.get("key"), str)
+        and isinstance(meta.get("seed"), int)
+        and not isinstance(meta.get("seed"), bool)
+    )
+    if not ok:
+        raise ResultsError(f'{path}: expected {{"params": {{...}}, "key": "...", "seed": N}}')
+    return meta
+
+
+def sweep_meta(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """A sweep folder's `sweep.json` (what was swept), checked; {} if there is none."""
+    path = Path(folder) / "sweep.json"
+    if not path.is_file():
+        return {}
+    meta = read_json(path, "the sweep's description")
+    for key in ("grid", "linked"):
+        table = meta.get(key, {})
+        if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
+            raise ResultsError(f"{path}: '{key}' must be a table of lists of values")
+    return meta
+
+
 @functools.lru_cache(maxsize=4096)
 def _read_run(run_dir: str, stamp: tuple[int, int]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A finished run's `params.json` and `summary.json` (a finished run never changes:
-    `stamp`, its summary's modification time and size, keys the cache all the same)."""
+    """A finished run's `params.json` and `summary.json`, checked (a finished run never
+    changes: `stamp`, its summary's modification time and size, keys the cache all the
+    same)."""
     folder = Path(run_dir)
-    summary = json.loads((folder / "summary.json").read_text())
-    return json.loads((folder / "params.json").read_text()), summary
+    meta = check_params(
+        read_json(folder / "params.json", "the run's parameters"), folder / "params.json"
+    )
+    summary = read_json(folder / "summary.json", "the run's summary")
+    return meta, check_summary(summary, folder / "summary.json")
 
 
 def _run_dirs(folder: str | os.PathLike[str], keys: Keys = None) -> list[Path]:
@@ -64,7 +130,10 @@ def _finished(
     runs = []
     for run_dir in _run_dirs(folder, keys):
         if (run_dir / "params.json").is_file():
-            st = (run_dir / "summary.json").stat()
+            summary = run_dir / "summary.json"
+            if not summary.is_file():
+                raise ResultsError(f"{summary}: missing (a finished run has one)")
+            st = summary.stat()
             runs.append(_read_run(str(run_dir), (st.st_mtime_ns, st.st_size)))
     return runs
 
@@ -93,7 +162,16 @@ def summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.DataFrame
             row = _row(meta, flow=flow)
             _flatten("", stats, row)
             rows.append(row)
-    return pl.DataFrame(rows, infer_schema_length=None)
+    return _frame(rows, folder)
+
+
+def _frame(rows: list[dict[str, Any]], folder: str | os.PathLike[str]) -> pl.DataFrame:
+    try:
+        return pl.DataFrame(rows, infer_schema_length=None)
+    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as e:
+        raise ResultsError(
+            f"{folder}: its runs' summaries disagree on the type of a value ({e})"
+        ) from None
 
 
 def link_summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.DataFrame:
@@ -105,7 +183,24 @@ def link_summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.Data
                 row = _row(meta, link=link, direction=direction)
                 _flatten("", stats, row)
                 rows.append(row)
-    return pl.DataFrame(rows, infer_schema_length=None)
+    return _frame(rows, folder)
+
+
+def _trace_schema(name: str, files: list[str]) -> pa.Schema:
+    """The columns of one trace over every run's file of it."""
+    schemas = []
+    for f in files:
+        try:
+            schemas.append(pq.read_schema(f))
+        except (pa.ArrowException, OSError) as e:
+            raise ResultsError(f"{f}: not a readable Parquet file ({e})") from None
+    try:
+        return pa.unify_schemas(schemas)
+    except pa.ArrowException as e:
+        raise ResultsError(
+            f"{Path(files[0]).parent.parent}: the '{name}' traces of its runs disagree on their "
+            f"columns ({e}); is one of them another trace's file?"
+        ) from None
 
 
 def connect(
@@ -140,7 +235,7 @@ def connect(
     for name, files in traces.items():
         if sandbox:
             # Scanned by Arrow, not by DuckDB's file system, which is turned off below.
-            schema = pa.unify_schemas([pq.read_schema(f) for f in files])
+            schema = _trace_schema(name, files)
             key = pa.schema([("key", pa.string())])
             con.register(
                 name,
