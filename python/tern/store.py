@@ -203,11 +203,21 @@ def _trace_schema(name: str, files: list[str]) -> pa.Schema:
         ) from None
 
 
+#: Traces of at most this many bytes on disk are read into memory by a connection made with
+#: `materialize=True` (a claim's, over one seed's runs), larger ones are scanned per query.
+MATERIALIZE_LIMIT_BYTES = 32 * 1024 * 1024
+
+
 def connect(
-    folder: str | os.PathLike[str], *, sandbox: bool = False, keys: Keys = None
+    folder: str | os.PathLike[str],
+    *,
+    sandbox: bool = False,
+    keys: Keys = None,
+    materialize: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection over a sweep folder (see the module docs); with
-    `keys`, over those runs only (a reproduction's claims see one seed's runs at a time).
+    `keys`, over those runs only (a reproduction's claims see one seed's runs at a time);
+    `materialize` reads small traces into memory once (many queries over few runs).
 
     `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
     the folder's runs and traces, read-only, and no file: reading or writing any file
@@ -233,7 +243,19 @@ def connect(
         for path in sorted(run_dir.glob("*.parquet")):
             traces.setdefault(path.stem, []).append(str(path))
     for name, files in traces.items():
-        if sandbox:
+        small = sum(os.path.getsize(f) for f in files) <= MATERIALIZE_LIMIT_BYTES
+        if sandbox and materialize and small:
+            # Read once, now, while files may still be opened; queried many times after.
+            paths = ", ".join(_sql_string(p) for p in files)
+            try:
+                con.execute(
+                    f"CREATE TABLE {_sql_identifier(name)} AS SELECT * EXCLUDE (filename), "
+                    f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
+                    f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
+                )
+            except duckdb.Error as e:
+                raise ResultsError(f"{root}: its '{name}' traces cannot be read ({e})") from None
+        elif sandbox:
             # Scanned by Arrow, not by DuckDB's file system, which is turned off below.
             schema = _trace_schema(name, files)
             key = pa.schema([("key", pa.string())])

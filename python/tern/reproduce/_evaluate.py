@@ -104,7 +104,7 @@ def values_per_seed(
     if pooled:
         jobs.append((0, list(runs), pooled))
     for seed, keys, chosen in jobs:
-        con = store.connect(folder, sandbox=True, keys=set(keys))
+        con = store.connect(folder, sandbox=True, keys=set(keys), materialize=True)
         try:
             for c in chosen:
                 value, error = query_value(c.value, con)
