@@ -179,3 +179,49 @@ def test_ray_runs_the_same_sweep_to_the_same_bytes_as_the_process_pool(tmp_path)
         ray.shutdown()
     assert (pool.done, on_ray.done, on_ray.failures) == (4, 4, {})
     assert _run_digests(tmp_path / "ray") == _run_digests(tmp_path / "pool")
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_plain_script_without_a_main_guard_can_sweep(tmp_path, how):
+    # The spawn start method re-imports the caller's script in each worker unless it is
+    # guarded by `if __name__ == "__main__":`; Tern's workers do not need it.
+    out = tmp_path / "out"
+    script = (
+        "import tern\n"
+        f"frame = tern.sweep({str(EXAMPLES / 'p2p-udp.toml')!r}, "
+        "{'sim.duration': ['2s', '3s']}, seeds=1, "
+        f"out={str(out)!r}, jobs=2)\n"
+        "print('rows', frame.height)\n"
+    )
+    if how == "file":
+        (tmp_path / "plain.py").write_text(script)
+        args, stdin = [sys.executable, str(tmp_path / "plain.py")], None
+    else:
+        args, stdin = [sys.executable, "-"], script
+    res = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    runs = len(list((out / "runs").iterdir()))
+    assert runs == 2 and not list((out / "failed").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("grids", "expected"),
+    [
+        (["sim.seed=1,2"], "sim.seed cannot be swept"),
+        (["links.access.rate=5Mbps", "links.access.rate=10Mbps"], "is given twice"),
+        (["links.access.rate="], "expected KEY=V1,V2,..."),
+    ],
+)
+def test_grids_that_would_be_misread_are_refused(tmp_path, grids, expected):
+    path = tmp_path / "s.toml"
+    path.write_text(P2P)
+    args = [a for g in grids for a in ("--grid", g)]
+    res = tern_cli("sweep", str(path), *args, "--seeds", "4", "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and expected in " ".join(res.stderr.split()), res.stderr
+    assert not (tmp_path / "o" / "runs").exists() or not any((tmp_path / "o" / "runs").iterdir())
+
+
+def test_one_grid_value_given_as_text_is_one_value_not_its_characters(tmp_path):
+    frame = tern.sweep(None, {"links.access.rate": "5Mbps"}, text=P2P, out=tmp_path / "o")
+    assert frame["links.access.rate"].to_list() == ["5Mbps"]

@@ -31,6 +31,7 @@ import multiprocessing.process
 import os
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -76,6 +77,10 @@ def parse_grid(items: Iterable[str], option: str = "--grid") -> dict[str, list[s
             raise ValueError(
                 f"{option} {item!r}: expected KEY=V1,V2,..., like links.access.rate=5Mbps,10Mbps"
             )
+        if key.strip() in grid:
+            raise ValueError(
+                f"{option} {item!r}: {key.strip()} is given twice; list its values once"
+            )
         grid[key.strip()] = vals
     return grid
 
@@ -94,6 +99,11 @@ def linked_points(linked: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
     return [{k: v[i] for k, v in lists.items()} for i in range(n)]
 
 
+def _lists(grid: Mapping[str, Any]) -> dict[str, Any]:
+    """One value given as text (or a number) is a list of one value, never its characters."""
+    return {k: [v] if isinstance(v, str | bytes | int | float) else v for k, v in grid.items()}
+
+
 def plan(
     name: str,
     text: str,
@@ -106,6 +116,12 @@ def plan(
     `linked` keys vary together (see `linked_points`), crossed with the grid."""
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
+    if "sim.seed" in grid or "sim.seed" in (linked or {}):
+        raise ValueError(
+            "sim.seed cannot be swept: a sweep runs seeds 1..N of every point (--seeds N, "
+            "seeds=N in Python)"
+        )
+    grid = _lists(grid)
     both = sorted(set(grid) & set(linked or {}))
     if both:
         raise ValueError(f"{', '.join(both)}: a key is either in the grid or linked, not both")
@@ -231,6 +247,7 @@ def run_sweep(
     what is finished stays, so the same call resumes."""
     name, text = _source(path, text)
     base = dict(_overrides(set))
+    grid = _lists(grid)
     specs = plan(name, text, grid, seeds, base, linked)
     root = Path(out)
     for sub in ("runs", "failed", "tmp"):
@@ -283,6 +300,26 @@ def _record(
         result.failures[spec.key] = error
     if on_progress:
         on_progress(result)
+
+
+@contextlib.contextmanager
+def _main_unseen() -> Iterator[None]:
+    """A worker needs nothing of the caller's `__main__`: started while it is hidden, the
+    spawned interpreter does not run the caller's script again. So `tern.sweep` works from a
+    plain script with no `if __name__ == "__main__":` guard, and from `python -` (the
+    `spawn` start method otherwise re-imports the script in every worker)."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
 
 
 @contextlib.contextmanager
@@ -345,7 +382,7 @@ def _with_pool(
         process = context.Process(target=_serve, args=(child,), daemon=True)
         # Started with Ctrl-C ignored, which the child inherits: a Ctrl-C while it starts up
         # would otherwise print its traceback.
-        with _sigint_ignored():
+        with _sigint_ignored(), _main_unseen():
             process.start()
         child.close()
         pids.append(process.pid or 0)
