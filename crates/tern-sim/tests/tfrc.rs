@@ -53,12 +53,14 @@ fn scenario(l: &Link, duration: f64, transport: &str, extra_flows: &str) -> Stri
 /// ns-2's `Agent/TFRC` and `Agent/TFRCSink` defaults where they differ from RFC 5348
 /// (ns-default.tcl; ../shared/bench/ns2/README.md): history discounting (`discount_ 1`),
 /// oscillation prevention (`ca_ 1`), a loss counted after one later packet (`numPkts_ 1`),
-/// and t_RTO: ns-2 takes TCP's coarse RTO, srtt + 4·rttvar in `tcp_tick_` = 100 ms ticks
-/// (tfrc.cc, `update_rtt`). For any RTT below 150 ms the sample rounds to 1 tick, srtt = 8
+/// the receive rate since the last report (tfrc-sink.cc, `est_thput`: the packets since
+/// the last report over the time since it, once an RTT has passed), and t_RTO: ns-2 takes
+/// TCP's coarse RTO, srtt + 4·rttvar in `tcp_tick_` = 100 ms ticks (tfrc.cc, `update_rtt`). For any RTT below 150 ms the sample rounds to 1 tick, srtt = 8
 /// and rttvar = 2 in its fixed-point units and never move, so t_rtxcur_ = ((2 << 3) + 8)
 /// >> 3 = 3 ticks: t_RTO = 300 ms, against RFC 5348 §3.1's 4R.
 const NS2: &str = ", wire = \"udp\", segment = \"992B\", history_discounting = true, \
-                   oscillation_prevention = true, ndupack = 1, min_rto = \"300ms\"";
+                   oscillation_prevention = true, ndupack = 1, min_rto = \"300ms\", \
+                   receive_rate = \"since-last-feedback\"";
 
 /// Data packets delivered per second.
 fn packet_rate(out: &RunOutput, duration: f64) -> f64 {
@@ -304,6 +306,16 @@ fn bad_tfrc_settings() {
             ", recent_intervals = 9",
             "flows[0].transport.recent_intervals",
             "1 to 8 loss intervals, got 9",
+        ),
+        (
+            ", nofeedback_rule = \"rfc3448-original\"",
+            "flows[0].transport.nofeedback_rule",
+            "needs profile = \"rfc3448\"",
+        ),
+        (
+            ", receive_rate = \"last-feedback\"",
+            "flows[0].transport",
+            "`since-last-feedback` or `last-rtt`",
         ),
     ];
     for (extra, key, expected) in cases {
