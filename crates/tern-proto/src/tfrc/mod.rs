@@ -10,5 +10,7 @@ pub mod loss;
 pub mod receiver;
 pub mod sender;
 
-pub use receiver::{DataInfo, Feedback, ReceiverConfig, Recent, TfrcReceiver, NDUPACK};
-pub use sender::{FeedbackIn, Profile, SenderConfig, TfrcSender};
+pub use receiver::{
+    DataInfo, Feedback, ReceiveRate, ReceiverConfig, Recent, TfrcReceiver, NDUPACK,
+};
+pub use sender::{FeedbackIn, NofeedbackRule, Profile, SenderConfig, TfrcSender};

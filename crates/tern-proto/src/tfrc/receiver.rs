@@ -2,7 +2,7 @@
 //! allowance, loss events, the loss interval history, and feedback once per round-trip
 //! time and on each new loss event.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::equation;
 use super::loss::{LossIntervals, N};
@@ -34,7 +34,7 @@ pub struct Feedback {
     pub t_recvdata: SimTime,
     /// Time between that packet's arrival and this feedback (t_delay).
     pub t_delay: SimTime,
-    /// Receive rate since the last feedback, bytes per second (X_recv).
+    /// Receive rate, bytes per second (X_recv; over which interval: [`ReceiveRate`]).
     pub x_recv: f64,
     /// Loss event rate (p), 0 before the first loss event.
     pub p: f64,
@@ -42,9 +42,28 @@ pub struct Feedback {
     pub intervals: usize,
 }
 
+/// Over which interval the receiver measures the receive rate X_recv it reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiveRate {
+    /// The bytes received since the last feedback, over the time since then: DCCP's
+    /// Receive Rate option (RFC 4342 §8.3, "the rate at which the receiver has received
+    /// data since it last sent an acknowledgement"). After a silence the first report
+    /// averages over the silence. Linux's CCID 3 (ccid3.c, `ccid3_hc_rx_send_feedback`:
+    /// `rx_bytes_recv` over the time since `rx_tstamp_last_feedback`) and ns-2.35's
+    /// TFRCSink (tfrc-sink.cc, `est_thput`, once an RTT has passed since the last report)
+    /// measure it so too.
+    SinceFeedback,
+    /// The bytes received within the most recent R_m seconds, over R_m, R_m being the
+    /// sender's RTT carried by the newest packet: TFRC's X_recv (RFC 5348 §6.2 step 2,
+    /// RFC 3448 §6.2 alike).
+    LastRtt,
+}
+
 /// Receiver settings.
 #[derive(Clone, Copy, Debug)]
 pub struct ReceiverConfig {
+    /// The interval X_recv is measured over.
+    pub receive_rate: ReceiveRate,
     /// Segment size s used for the synthetic first loss interval (§6.3.1).
     pub s: f64,
     /// History discounting of §5.5.
@@ -102,6 +121,8 @@ pub struct TfrcReceiver {
     /// Timestamp and arrival of the newest data packet.
     last: Option<(SimTime, SimTime)>,
     bytes_since_feedback: u64,
+    /// Arrival time and size of the packets of about the last R_m ([`ReceiveRate::LastRtt`]).
+    window: VecDeque<(SimTime, u32)>,
     last_feedback: Option<SimTime>,
     /// The receive rate the last feedback reported.
     last_x_recv: f64,
@@ -130,6 +151,7 @@ impl TfrcReceiver {
             rtt: None,
             last: None,
             bytes_since_feedback: 0,
+            window: VecDeque::new(),
             last_feedback: None,
             last_x_recv: 0.0,
             feedback_at: None,
@@ -189,6 +211,10 @@ impl TfrcReceiver {
             return None;
         }
         self.bytes_since_feedback += d.size as u64;
+        if self.cfg.receive_rate == ReceiveRate::LastRtt {
+            self.window.push_back((now, d.size));
+            self.trim_window(now);
+        }
         if self.last.is_none_or(|(sent, _)| d.sent >= sent) {
             self.last = Some((d.sent, now));
         }
@@ -260,17 +286,20 @@ impl TfrcReceiver {
 
     /// §6.3.1: the first loss interval is the one whose loss event rate gives, by the
     /// equation with t_RTO = 4R, the receive rate of the most recent round-trip time:
-    /// the rate since the last feedback once that spans half an RTT (or when the last
-    /// feedback, the first, had no rate), else the rate the last feedback reported.
+    /// with [`ReceiveRate::LastRtt`] that of the last R_m; measured since the last
+    /// feedback, that rate once it spans half an RTT (or when the last feedback, the
+    /// first, had no rate), else the rate the last feedback reported.
     fn synthetic_interval(&self, now: SimTime) -> f64 {
         let r = self.rtt.map_or(0.0, SimTime::as_secs_f64);
         let since = self
             .last_feedback
             .map_or(0.0, |t| now.saturating_sub(t).as_secs_f64());
-        let x_recv = if since >= r / 2.0 || self.last_x_recv == 0.0 {
-            self.receive_rate(now)
-        } else {
-            self.last_x_recv
+        let x_recv = match self.cfg.receive_rate {
+            ReceiveRate::LastRtt => self.receive_rate(now),
+            ReceiveRate::SinceFeedback if since >= r / 2.0 || self.last_x_recv == 0.0 => {
+                self.receive_rate(now)
+            }
+            ReceiveRate::SinceFeedback => self.last_x_recv,
         };
         if r <= 0.0 || x_recv <= 0.0 {
             return 1.0;
@@ -279,11 +308,35 @@ impl TfrcReceiver {
         1.0 / p
     }
 
-    /// Bytes per second received since the last feedback (X_recv, §6.2).
+    /// The receive rate X_recv at `now`, bytes per second ([`ReceiveRate`]); 0 before the
+    /// first feedback (§6.3: the first packet is answered with X_recv = 0).
     fn receive_rate(&self, now: SimTime) -> f64 {
-        match self.last_feedback {
-            Some(t) if now > t => self.bytes_since_feedback as f64 / (now - t).as_secs_f64(),
+        let Some(t) = self.last_feedback else {
+            return 0.0;
+        };
+        match (self.cfg.receive_rate, self.rtt) {
+            (ReceiveRate::LastRtt, Some(r)) if r > SimTime::ZERO => {
+                let from = now.saturating_sub(r);
+                let bytes: u64 = self
+                    .window
+                    .iter()
+                    .filter(|&&(at, _)| at > from && at <= now)
+                    .map(|&(_, size)| u64::from(size))
+                    .sum();
+                bytes as f64 / r.as_secs_f64()
+            }
+            _ if now > t => self.bytes_since_feedback as f64 / (now - t).as_secs_f64(),
             _ => 0.0,
+        }
+    }
+
+    /// Drops from the receive-rate window the arrivals older than R_m.
+    fn trim_window(&mut self, now: SimTime) {
+        if let Some(r) = self.rtt {
+            let from = now.saturating_sub(r);
+            while self.window.front().is_some_and(|&(at, _)| at <= from) {
+                self.window.pop_front();
+            }
         }
     }
 
@@ -375,6 +428,7 @@ mod tests {
 
     fn rx() -> TfrcReceiver {
         TfrcReceiver::new(ReceiverConfig {
+            receive_rate: ReceiveRate::SinceFeedback,
             s: 1000.0,
             discounting: false,
             ndupack: NDUPACK,
@@ -420,6 +474,51 @@ mod tests {
         // No data since: the timer restarts and says nothing.
         assert_eq!(r.on_timeout(SimTime(250 * MS)), None);
         assert_eq!(r.poll_timeout(), Some(SimTime(350 * MS)));
+    }
+
+    /// X_recv after a silence, by RFC 4342 §8.3 and by RFC 5348 §6.2. Packets 0-99 of
+    /// 1000 B arrive every ms from 50 ms (R_m = 100 ms); feedback at 50 ms (the first
+    /// packet) and at 150 ms. Then nothing for two seconds (the timer restarts every R_m
+    /// without feedback) and packets 100-109 arrive at 2105-2114 ms. The timer's feedback
+    /// at 2150 ms reports, since the last feedback, 10 000 B over 2.0 s = 5000 B/s (DCCP's
+    /// rule); over the most recent R_m, 10 000 B over 0.1 s = 100 000 B/s (TFRC's).
+    #[test]
+    fn receive_rate_after_a_silence() {
+        let story = |rule: ReceiveRate| {
+            let mut r = TfrcReceiver::new(ReceiverConfig {
+                receive_rate: rule,
+                ..rx().cfg
+            });
+            let mut reports = vec![];
+            let arrivals = (0..100).map(data).chain((100..110).map(|seq| {
+                let (_, mut d) = data(seq);
+                d.sent = SimTime((2055 + seq - 100) * MS);
+                (d.sent + SimTime(50 * MS), d)
+            }));
+            for (t, d) in arrivals {
+                while r.poll_timeout().is_some_and(|at| at <= t) {
+                    let at = r.poll_timeout().unwrap();
+                    reports.extend(r.on_timeout(at).map(|fb| (at, fb.x_recv)));
+                }
+                reports.extend(r.on_data(t, d).map(|fb| (t, fb.x_recv)));
+            }
+            let at = r.poll_timeout().unwrap();
+            assert_eq!(at, SimTime(2150 * MS));
+            reports.extend(r.on_timeout(at).map(|fb| (at, fb.x_recv)));
+            reports
+        };
+        let dccp = story(ReceiveRate::SinceFeedback);
+        let tfrc = story(ReceiveRate::LastRtt);
+        assert_eq!(dccp.len(), 3, "{dccp:?}");
+        assert_eq!(tfrc.len(), 3, "{tfrc:?}");
+        assert_eq!(dccp[0], (SimTime(50 * MS), 0.0));
+        assert_eq!(tfrc[0], (SimTime(50 * MS), 0.0));
+        // At 150 ms: 99 packets since the feedback at 50 ms (51-149 ms), over 0.1 s; the
+        // last R_m (50, 150] holds the same 99.
+        assert_eq!(dccp[1], (SimTime(150 * MS), 990_000.0));
+        assert_eq!(tfrc[1], (SimTime(150 * MS), 990_000.0));
+        assert_eq!(dccp[2], (SimTime(2150 * MS), 5000.0));
+        assert_eq!(tfrc[2], (SimTime(2150 * MS), 100_000.0));
     }
 
     /// A missing packet is lost only after three later ones (§5.1): reordered by two it

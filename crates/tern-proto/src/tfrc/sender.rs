@@ -17,10 +17,32 @@ pub enum Profile {
     Rfc3448,
 }
 
+/// What the no-feedback timer does with p = 0 once feedback has given an RTT (§4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NofeedbackRule {
+    /// Halve X directly, down to s/t_mbi: RFC 3448 §4.4 as amended by its verified
+    /// erratum 1458 ("… or when p == 0"), and RFC 5348 §4.4 ("Else if (p == 0) … X =
+    /// max(X/2, s/t_mbi)"). ns-2.35's `Agent/TFRC` (tfrc.cc, `reduce_rate_on_no_feedback`:
+    /// `rate_*=0.5` whatever p) and Linux's CCID 3 from its rfc3448bis rewrite
+    /// (ccid3.c, `ccid3_hc_tx_no_feedback_timer`: "halve send rate directly" when
+    /// `tx_p == 0`) do the same.
+    HalveRate,
+    /// RFC 3448 §4.4 as published: with p = 0 (X_calc undefined, so X_calc > 2·X_recv)
+    /// the cached X_recv is halved, X_recv = max(X_recv/2, s/(2·t_mbi)), and X recomputed
+    /// by §4.3 step (4), which in slow start is X = max(min(2X, 2·X_recv), s/R) once R has
+    /// passed since the last doubling: X does not fall below s/R while p = 0. Linux's
+    /// CCID 3 before its rfc3448bis rewrite did this (`ccid3hctx_p == 0 ||` folded into
+    /// the X_recv branch of `ccid3_hc_tx_no_feedback_timer`). Only in the RFC 3448 profile.
+    HalveReceiveRate,
+}
+
 /// Sender settings; every default is the RFC's.
 #[derive(Clone, Copy, Debug)]
 pub struct SenderConfig {
     pub profile: Profile,
+    /// The no-feedback timer's rule with p = 0 (§4.4): by default RFC 3448's published
+    /// text in its profile, RFC 5348's (the erratum's) in RFC 5348's.
+    pub nofeedback: NofeedbackRule,
     /// Segment size s in bytes (§4.1).
     pub s: u32,
     /// t_mbi, the longest interval between packets (§4.3: 64 s).
@@ -39,6 +61,10 @@ impl SenderConfig {
     pub fn new(profile: Profile, s: u32) -> Self {
         SenderConfig {
             profile,
+            nofeedback: match profile {
+                Profile::Rfc5348 => NofeedbackRule::HalveRate,
+                Profile::Rfc3448 => NofeedbackRule::HalveReceiveRate,
+            },
             s,
             t_mbi: SimTime::from_secs(64),
             b: 1.0,
@@ -95,6 +121,9 @@ pub struct TfrcSender {
     /// Countermeasure C's RTT half ([`TfrcSender::weight_recent_rtt`]): until when, and
     /// the weight of the newest sample meanwhile.
     recent_rtt: Option<(SimTime, f64)>,
+    /// Countermeasure A ([`TfrcSender::set_rate`]): when the estimate was set, until a
+    /// feedback reports on a packet sent after it.
+    estimate_since: Option<SimTime>,
 }
 
 impl TfrcSender {
@@ -117,6 +146,7 @@ impl TfrcSender {
             limited_since_feedback: false,
             sent_since_timer: false,
             recent_rtt: None,
+            estimate_since: None,
         }
     }
 
@@ -225,11 +255,20 @@ impl TfrcSender {
     /// their refs. [1], [3]: "estimate the bandwidth available at the new AP and change the
     /// sending rate before the handover"; in no RFC): the allowed rate becomes `x` bytes per
     /// second (at least s/t_mbi), the next packet is spaced by the new t_ipi (§4.6), and the
-    /// no-feedback timer restarts as after a feedback (§4.3 step 6), so that the estimate
-    /// stands until the receiver's reports take over.
+    /// no-feedback timer restarts as after a feedback (§4.3 step 6). The estimate stands
+    /// until the receiver reports on packets sent at it: the cached receive rate becomes
+    /// X/2, so that §4.3's limit 2·X_recv (RFC 5348: 2·max(X_recv_set)) is the estimate;
+    /// the last doubling is now, so that slow start does not double it within an RTT; and
+    /// a feedback whose echoed packet (t_recvdata) was sent before the estimate measured
+    /// the old path, or the silence of the handover, and does not lower the cached
+    /// receive rate (its RTT sample and loss event rate count as usual).
     pub fn set_rate(&mut self, now: SimTime, x: f64) {
         let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
         self.x = x.max(floor);
+        self.x_recv = self.x / 2.0;
+        self.x_recv_set = vec![(now, self.x_recv)];
+        self.tld = Some(now);
+        self.estimate_since = Some(now);
         self.reschedule();
         match self.r {
             Some(r) => self.restart_nofeedback(now, r),
@@ -271,14 +310,21 @@ impl TfrcSender {
         };
         let loss_up = fb.p > self.p;
         self.p = fb.p;
-        self.x_recv = fb.x_recv;
+        // Countermeasure A: a report on packets sent before the estimate keeps it.
+        let before_estimate = self.estimate_since.is_some_and(|t| fb.t_recvdata < t);
+        if before_estimate {
+            self.x_recv = self.x_recv.max(fb.x_recv);
+        } else {
+            self.estimate_since = None;
+            self.x_recv = fb.x_recv;
+        }
         // (3) the equation, (4) the allowed rate.
         if fb.p > 0.0 {
             self.x_calc = equation::throughput(self.s(), r, fb.p, self.t_rto(r), self.cfg.b);
         }
         let limit = match self.cfg.profile {
             Profile::Rfc5348 => self.recv_limit(now, r, loss_up),
-            Profile::Rfc3448 => 2.0 * fb.x_recv,
+            Profile::Rfc3448 => 2.0 * self.x_recv,
         };
         // Without an earlier RTT the first feedback gives R, and with it the initial rate
         // (§4.2: slow start from 1 packet/s lands on max(2X, initial_rate)).
@@ -361,7 +407,7 @@ impl TfrcSender {
                 self.reschedule();
                 return;
             }
-            (Some(_), _) if self.p == 0.0 => {
+            (Some(_), _) if self.p == 0.0 && self.cfg.nofeedback == NofeedbackRule::HalveRate => {
                 self.x = (self.x / 2.0).max(floor);
                 self.x_recv = (self.x_recv / 2.0).max(floor / 2.0);
                 for e in self.x_recv_set.iter_mut() {
@@ -369,12 +415,14 @@ impl TfrcSender {
                 }
             }
             (Some(r), Profile::Rfc3448) => {
-                // RFC 3448 §4.4.
-                self.x_recv = if self.x_calc > 2.0 * self.x_recv {
+                // RFC 3448 §4.4 step (1); with p = 0 X_calc is undefined and the first
+                // branch applies (the published text; `NofeedbackRule::HalveReceiveRate`).
+                self.x_recv = if self.p == 0.0 || self.x_calc > 2.0 * self.x_recv {
                     (self.x_recv / 2.0).max(floor / 2.0)
                 } else {
                     self.x_calc / 4.0
                 };
+                // Step (2): X recomputed by §4.3 step (4).
                 self.update_rate(now, r, 2.0 * self.x_recv);
             }
             (Some(r), Profile::Rfc5348) => {
@@ -499,6 +547,67 @@ mod tests {
         assert_eq!(tx.rate(), 1000.0 / 64.0, "s/t_mbi");
     }
 
+    /// §4.4 with p = 0, RFC 3448 as published against its erratum 1458. A sender in slow
+    /// start (R = 100 ms, s = 1000 B) at X = 40 000 B/s after reports of X_recv = 10 000
+    /// and 20 000 B/s. Published text: each expiry halves X_recv (20 000 → 10 000 → 5000
+    /// → 2500) and recomputes X = max(min(2X, 2·X_recv), s/R): 20 000, then 10 000 = s/R,
+    /// where it stays. Erratum 1458 (and RFC 5348): X halves at each expiry, 40 000/2^k,
+    /// down to s/t_mbi = 15.625 B/s. The timer runs max(4R, 2s/X): expiries at 0.7, 1.1,
+    /// 1.5 and 1.9 s in both; the next at 2.3 s with X = s/R, at 2.7 s with X = 2500 B/s.
+    #[test]
+    fn nofeedback_with_no_loss_published_text_and_erratum() {
+        let story = |rule: NofeedbackRule| {
+            let cfg = SenderConfig {
+                nofeedback: rule,
+                ..SenderConfig::new(Profile::Rfc3448, 1000)
+            };
+            let mut tx = TfrcSender::new(cfg, SimTime::ZERO);
+            feed(&mut tx, 100, 0.0, 0.0);
+            feed(&mut tx, 200, 10_000.0, 0.0);
+            feed(&mut tx, 300, 20_000.0, 0.0);
+            assert_eq!(tx.rate(), 40_000.0);
+            assert_eq!(tx.nofeedback_at(), SimTime(700 * MS));
+            let mut rates = vec![];
+            for _ in 0..4 {
+                let at = tx.nofeedback_at();
+                tx.on_send(at);
+                tx.on_nofeedback(at);
+                rates.push((tx.rate(), tx.x_recv()));
+            }
+            let next = tx.nofeedback_at();
+            for _ in 0..40 {
+                let at = tx.nofeedback_at();
+                tx.on_nofeedback(at);
+            }
+            (rates, next, tx.rate())
+        };
+        let (published, next, last) = story(NofeedbackRule::HalveReceiveRate);
+        assert_eq!(next, SimTime(2300 * MS));
+        assert_eq!(
+            published,
+            [
+                (20_000.0, 10_000.0),
+                (10_000.0, 5000.0),
+                (10_000.0, 2500.0),
+                (10_000.0, 1250.0)
+            ]
+        );
+        assert_eq!(last, 10_000.0, "s/R while p = 0");
+        let (erratum, next, last) = story(NofeedbackRule::HalveRate);
+        let x: Vec<f64> = erratum.iter().map(|e| e.0).collect();
+        assert_eq!(x, [20_000.0, 10_000.0, 5000.0, 2500.0]);
+        assert_eq!(next, SimTime(2700 * MS), "1.9 s + 2s/X = 0.8 s");
+        assert_eq!(last, 1000.0 / 64.0, "s/t_mbi");
+        assert_eq!(
+            SenderConfig::new(Profile::Rfc3448, 1000).nofeedback,
+            NofeedbackRule::HalveReceiveRate
+        );
+        assert_eq!(
+            SenderConfig::new(Profile::Rfc5348, 1000).nofeedback,
+            NofeedbackRule::HalveRate
+        );
+    }
+
     /// §4.4 in RFC 5348, the same halving through update_limits(X_calc/2).
     #[test]
     fn nofeedback_timer_rfc5348() {
@@ -577,6 +686,50 @@ mod tests {
         close(at(&mut c, 2400, 2100), 1.1);
         close(at(&mut c, 2500, 100), 0.6);
         close(at(&mut c, 3400, 100), 0.55);
+    }
+
+    /// Countermeasure A after the handover: the sender of [`set_rate_from_an_estimate`]
+    /// set to 47 500 B/s at 2010 ms. The first feedback, at 2041 ms, echoes a packet sent
+    /// at 1990 ms (before the estimate) and reports X_recv = 212.5 B/s, the rate averaged
+    /// over the silence (1.7 kbit/s): it measured the old path, so the cached X_recv stays
+    /// at 47 500/2 and X = min(X_calc, 2·X_recv) = 47 500 (X_calc at R = 0.9·100 + 0.1·51 =
+    /// 95.1 ms is above 112 332). Without the estimate the same report gives 2·212.5 = 425
+    /// B/s. The next feedback, at 2100 ms, echoes a packet sent at 2050 ms at the new rate
+    /// and reports 40 000 B/s: X = min(X_calc, 80 000) = 80 000 (X_calc at R = 90.59 ms is
+    /// 112 332·0.1/0.09059 ≈ 124 000, t_RTO = 4R scaling with R).
+    #[test]
+    fn estimate_stands_until_reports_on_its_packets() {
+        let fb = |t_recvdata_ms: u64, x_recv: f64| FeedbackIn {
+            t_recvdata: SimTime(t_recvdata_ms * MS),
+            t_delay: SimTime::ZERO,
+            x_recv,
+            p: 0.01,
+        };
+        let throttled = || {
+            let mut tx = after_first_loss(Profile::Rfc3448);
+            for k in 0..4 {
+                tx.on_nofeedback(SimTime((600 + 400 * k) * MS));
+            }
+            tx.on_send(SimTime(2000 * MS));
+            tx
+        };
+        let mut a = throttled();
+        a.set_rate(SimTime(2010 * MS), 47_500.0);
+        a.on_feedback(SimTime(2041 * MS), fb(1990, 212.5));
+        assert!((a.rtt().unwrap().as_secs_f64() - 0.0951).abs() < 1e-9);
+        assert_eq!(a.rate(), 47_500.0);
+        assert_eq!(a.x_recv(), 23_750.0);
+        a.on_feedback(SimTime(2100 * MS), fb(2050, 40_000.0));
+        assert_eq!(a.rate(), 80_000.0);
+        assert_eq!(a.x_recv(), 40_000.0);
+        let mut none = throttled();
+        none.on_feedback(SimTime(2041 * MS), fb(1990, 212.5));
+        assert_eq!(none.rate(), 425.0);
+        // RFC 5348's limit from X_recv_set: the estimate's entry, within 2R, holds it too.
+        let mut b = after_first_loss(Profile::Rfc5348);
+        b.set_rate(SimTime(2010 * MS), 47_500.0);
+        b.on_feedback(SimTime(2041 * MS), fb(1990, 212.5));
+        assert_eq!(b.rate(), 47_500.0);
     }
 
     /// Countermeasure A, as a story: a sender throttled by four no-feedback expiries to

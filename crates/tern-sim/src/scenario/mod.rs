@@ -17,7 +17,9 @@ mod validate;
 pub use error::{Origin, ScenarioError};
 pub use quic::{QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicSpec, RssiSchedulerSpec};
 pub use schema::*;
-pub use tfrc::{TfrcProfileSpec, TfrcSpec, TfrcWireSpec};
+pub use tfrc::{
+    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec, TfrcWireSpec,
+};
 
 use toml_edit::{ImDocument, Item, Value};
 

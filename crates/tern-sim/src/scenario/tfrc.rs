@@ -17,6 +17,25 @@ pub struct TfrcSpec {
     /// studies before 2008 used: 1 packet/s to start, 2·X_recv of the newest feedback).
     #[serde(default)]
     pub profile: TfrcProfileSpec,
+    /// What the no-feedback timer does while no loss has been reported (p = 0; RFC 3448 and
+    /// RFC 5348 §4.4). "erratum-1458": X is halved, down to s/t_mbi (RFC 5348; RFC 3448 as
+    /// amended by its verified erratum 1458; ns-2.35's `Agent/TFRC` and Linux's CCID 3 from
+    /// its rfc3448bis rewrite). "rfc3448-original": the cached X_recv is halved and X
+    /// recomputed by §4.3 (4), which in slow start keeps X at s/R or above (RFC 3448 as
+    /// published; Linux's CCID 3 before that rewrite); only with profile "rfc3448". Default:
+    /// the profile's own text, "rfc3448-original" with "rfc3448", "erratum-1458" with
+    /// "rfc5348".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nofeedback_rule: Option<TfrcNofeedbackRuleSpec>,
+    /// Over which interval the receiver measures the receive rate X_recv it reports.
+    /// "since-last-feedback": the bytes since its last feedback over the time since then,
+    /// DCCP's Receive Rate option (RFC 4342 §8.3; Linux's CCID 3; ns-2.35's TFRCSink once
+    /// an RTT has passed), so the first report after a silence averages over the silence.
+    /// "last-rtt": the bytes received within the most recent R_m, over R_m (RFC 5348 §6.2).
+    /// Default: the wire's specification, "since-last-feedback" with "dccp", "last-rtt"
+    /// with "udp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_rate: Option<TfrcReceiveRateSpec>,
     /// Segment size s of a bulk application's packets (payload); default: the path MTU
     /// less the IPv4 and transport headers. Message applications send their messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +108,39 @@ pub enum TfrcProfileSpec {
     #[default]
     Rfc5348,
     Rfc3448,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum TfrcNofeedbackRuleSpec {
+    #[serde(rename = "erratum-1458")]
+    Erratum1458,
+    #[serde(rename = "rfc3448-original")]
+    Rfc3448Original,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcReceiveRateSpec {
+    SinceLastFeedback,
+    LastRtt,
+}
+
+impl TfrcSpec {
+    /// The receive-rate interval in force: the one given, or the wire's.
+    pub fn receive_rate(&self) -> TfrcReceiveRateSpec {
+        self.receive_rate.unwrap_or(match self.wire {
+            TfrcWireSpec::Dccp => TfrcReceiveRateSpec::SinceLastFeedback,
+            TfrcWireSpec::Udp => TfrcReceiveRateSpec::LastRtt,
+        })
+    }
+
+    /// The no-feedback rule in force: the one given, or the profile's own.
+    pub fn nofeedback_rule(&self) -> TfrcNofeedbackRuleSpec {
+        self.nofeedback_rule.unwrap_or(match self.profile {
+            TfrcProfileSpec::Rfc5348 => TfrcNofeedbackRuleSpec::Erratum1458,
+            TfrcProfileSpec::Rfc3448 => TfrcNofeedbackRuleSpec::Rfc3448Original,
+        })
+    }
 }
 
 fn zero() -> Duration {

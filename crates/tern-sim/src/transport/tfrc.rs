@@ -16,13 +16,15 @@ use crate::engine::{SimTime, Wake};
 use crate::net::packet::IPV4_HEADER;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::net::tfrc::{DccpType, TfrcBody, TfrcPacket, Wire, NO_LOSS};
-use crate::scenario::{TfrcProfileSpec, TfrcSpec, TfrcWireSpec};
+use crate::scenario::{
+    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec, TfrcWireSpec,
+};
 use crate::summary::TfrcSummary;
 use crate::trace::TfrcRecord;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::tfrc::{
-    DataInfo, Feedback, FeedbackIn, Profile, ReceiverConfig, Recent, SenderConfig, TfrcReceiver,
-    TfrcSender,
+    DataInfo, Feedback, FeedbackIn, NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent,
+    SenderConfig, TfrcReceiver, TfrcSender,
 };
 
 /// The wire of a scenario's TFRC settings.
@@ -106,6 +108,10 @@ impl TfrcTransport {
             TfrcProfileSpec::Rfc3448 => Profile::Rfc3448,
         };
         let cfg = SenderConfig {
+            nofeedback: match spec.nofeedback_rule() {
+                TfrcNofeedbackRuleSpec::Erratum1458 => NofeedbackRule::HalveRate,
+                TfrcNofeedbackRuleSpec::Rfc3448Original => NofeedbackRule::HalveReceiveRate,
+            },
             min_rto: spec.min_rto.0,
             oscillation_prevention: spec.oscillation_prevention,
             ..SenderConfig::new(profile, s)
@@ -140,6 +146,10 @@ impl TfrcTransport {
             server_open: wire == Wire::Udp,
             sender: TfrcSender::new(cfg, start),
             receiver: TfrcReceiver::new(ReceiverConfig {
+                receive_rate: match spec.receive_rate() {
+                    TfrcReceiveRateSpec::SinceLastFeedback => ReceiveRate::SinceFeedback,
+                    TfrcReceiveRateSpec::LastRtt => ReceiveRate::LastRtt,
+                },
                 s: f64::from(s),
                 discounting: spec.history_discounting,
                 ndupack: spec.ndupack,

@@ -10,7 +10,8 @@ use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
 use crate::scenario::{
-    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcSpec, WifiStandard,
+    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcNofeedbackRuleSpec,
+    TfrcProfileSpec, TfrcSpec, WifiStandard,
 };
 use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
@@ -204,6 +205,13 @@ fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioE
     if !(1..=tern_proto::tfrc::loss::N as u32).contains(&n) {
         let msg = format!("expected 1 to 8 loss intervals, got {n}");
         return Err(src.error(&field("recent_intervals"), msg));
+    }
+    // RFC 5348 §4.4 halves X when p = 0; RFC 3448's published rule is that profile's.
+    if spec.nofeedback_rule == Some(TfrcNofeedbackRuleSpec::Rfc3448Original)
+        && spec.profile == TfrcProfileSpec::Rfc5348
+    {
+        let msg = "expected \"erratum-1458\" with profile \"rfc5348\" (RFC 5348 §4.4 halves X when p = 0); \"rfc3448-original\" needs profile = \"rfc3448\"";
+        return Err(src.error(&field("nofeedback_rule"), msg));
     }
     Ok(())
 }
