@@ -254,10 +254,11 @@ pub struct TcpSpec {
     /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
     #[serde(default)]
     pub frto: bool,
-    /// With `frto`, what a spurious timeout restores: "eifel" (RFC 4015 §2: cwnd = FlightSize
-    /// + min(bytes_acked, IW), ssthresh = pipe_prev, the controller and RTO as before the
-    /// timeout) or "linux_undo" (Linux's `tcp_try_undo_loss` / `tcp_undo_cwnd_reduction`:
-    /// cwnd = max(cwnd, prior_cwnd), ssthresh = max(ssthresh, prior_ssthresh)).
+    /// With `frto`, what a spurious timeout restores: "eifel" (RFC 4015 §2: cwnd is
+    /// FlightSize plus min(bytes_acked, IW), ssthresh pipe_prev, the controller and RTO as
+    /// before the timeout) or "linux_undo" (Linux's `tcp_try_undo_loss`,
+    /// `tcp_undo_cwnd_reduction`: cwnd is max(cwnd, prior_cwnd), ssthresh max(ssthresh,
+    /// prior_ssthresh)).
     #[serde(default, skip_serializing_if = "is_default")]
     pub spurious_rto_response: SpuriousRtoResponseSpec,
     /// HyStart++ (RFC 9406): the initial slow start ends when the round trip grows by
