@@ -107,14 +107,17 @@ pub struct AppLimitedEvent {
 
 /// A retransmission timeout turned out to be spurious (detected by F-RTO,
 /// RFC 5682): the congestion-control state the Eifel response algorithm
-/// (RFC 4015 §2, "reverse the congestion control state") asks for.
+/// (RFC 4015 §2, "reverse the congestion control state") asks for, or Linux's undo
+/// (`tcp_undo_cwnd_reduction`, see `tcp::SpuriousRtoResponse`).
 #[derive(Clone, Copy, Debug)]
 pub struct SpuriousRtoEvent {
     pub now: SimTime,
-    /// `cwnd <- FlightSize + min(bytes_acked, IW)`, in bytes.
+    /// Eifel: `cwnd <- FlightSize + min(bytes_acked, IW)`; Linux: `max(cwnd, prior_cwnd)`;
+    /// in bytes.
     pub cwnd: u64,
-    /// `ssthresh <- pipe_prev = max(FlightSize, ssthresh)` taken before the
-    /// timeout, in bytes; `u64::MAX` stands for "arbitrarily high".
+    /// Eifel: `ssthresh <- pipe_prev = max(FlightSize, ssthresh)` taken before the
+    /// timeout; Linux: `max(ssthresh, prior_ssthresh)`; in bytes, `u64::MAX` standing
+    /// for "arbitrarily high".
     pub ssthresh: u64,
 }
 
@@ -155,9 +158,9 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     /// retransmission timeout updates cwnd and ssthresh (RFC 4015 §2) so
     /// that a spurious timeout can be undone.
     fn boxed_clone(&self) -> Box<dyn CongestionControl>;
-    /// Called on the copy saved before a timeout that proved spurious:
-    /// adopt `ev.cwnd` and `ev.ssthresh`. Everything else (CUBIC's W_max,
-    /// K and epoch) stays as it was before the timeout.
+    /// Adopt `ev.cwnd` and `ev.ssthresh` after a timeout that proved spurious; everything
+    /// else (CUBIC's W_max, K and epoch) stays. The Eifel response calls it on the copy
+    /// saved before the timeout, Linux's undo on the controller as the timeout left it.
     fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent);
     /// F-RTO resumed conventional RTO recovery: set cwnd to `ev.cwnd`.
     fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent);

@@ -111,6 +111,8 @@ pub struct Config {
     /// (`net.ipv4.tcp_frto = 2`, SACK-enhanced when SACK is in use), and so
     /// does Android: set it to model those stacks.
     pub frto: bool,
+    /// What a timeout that F-RTO found spurious restores ([`frto`](Self::frto) on).
+    pub spurious_rto_response: SpuriousRtoResponse,
     /// React to lower-layer connectivity-change indications
     /// ([`Connection::on_connectivity`](super::Connection::on_connectivity)),
     /// after "TCP Response to Lower-Layer Connectivity-Change Indications"
@@ -167,6 +169,27 @@ pub enum LossFlight {
     Pipe,
 }
 
+/// The response to a retransmission timeout that F-RTO (RFC 5682) found spurious.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpuriousRtoResponse {
+    /// RFC 4015 §2, the Eifel response: `cwnd = FlightSize + min(bytes_acked, IW)`,
+    /// `ssthresh = pipe_prev`, the congestion controller as it was before the timeout, and
+    /// the RTO re-initialised from the first sample of new data.
+    #[default]
+    Eifel,
+    /// Linux's undo (net/ipv4/tcp_input.c, from the F-RTO rewrite of Linux 3.10 on):
+    /// `tcp_process_loss` calls `tcp_try_undo_loss(sk, true)` on F-RTO's step 3b, which
+    /// undoes the window reduction (`tcp_undo_cwr` in 3.10-3.13, `tcp_undo_cwnd_reduction`
+    /// later): `cwnd = undo_cwnd() = max(cwnd, prior_cwnd)` (`tcp_reno_undo_cwnd`, and
+    /// CUBIC's `bictcp_undo_cwnd` with `loss_cwnd` before 4.13: the same value) and
+    /// `ssthresh = max(ssthresh, prior_ssthresh)`, where `tcp_enter_loss` saved
+    /// `prior_cwnd = cwnd` and `prior_ssthresh = tcp_current_ssthresh()` = max(ssthresh,
+    /// ¾·cwnd) in whole segments (`(cwnd >> 1) + (cwnd >> 2)`), or ssthresh during an
+    /// unfinished fast recovery. The controller keeps what the timeout left it (Linux's
+    /// CUBIC resets on entering Loss, `bictcp_state`), and the RTT estimator is not touched.
+    LinuxUndo,
+}
+
 /// How the retransmission timeout follows the RTT samples ([`super::rtt`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RtoRule {
@@ -211,6 +234,7 @@ impl Default for Config {
             cubic: CubicOptions::default(),
             hystart: false,
             frto: false,
+            spurious_rto_response: SpuriousRtoResponse::Eifel,
             rlci: false,
             rlci_reset_path: false,
             cwnd_limited_growth: false,

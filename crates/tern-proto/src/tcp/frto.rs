@@ -82,6 +82,12 @@
 //!   so the timer stops firing early on the longer path. RTT samples keep
 //!   coming from timestamps (RFC 7323) or Karn's rule as before.
 //!
+//! **Linux's response** ([`SpuriousRtoResponse::LinuxUndo`]) replaces the Eifel response
+//! on 3b: cwnd and ssthresh go back to the larger of their current values and the ones
+//! saved at the timeout (`prior_cwnd`, `prior_ssthresh`), the controller keeps the state
+//! the timeout gave it, and the RTO is not re-initialised (see the variant's
+//! documentation for the kernel functions).
+//!
 //! With the basic algorithm, step 3b also sets `recover <- SND.UNA` (RFC
 //! 5682 §2), so a loss after the spurious timeout can be repaired by fast
 //! retransmit at once; the SACK-enhanced algorithm keeps RecoveryPoint as
@@ -101,7 +107,7 @@
 //! pending Eifel RTO re-initialisation: both would restore the old path's
 //! congestion and RTT state onto the new path.
 
-use super::{Connection, Event, RetransmitKind};
+use super::{Connection, Event, RetransmitKind, SpuriousRtoResponse};
 use crate::cc::{CongestionControl, FrtoFallbackEvent, SpuriousRtoEvent};
 use crate::time::SimTime;
 
@@ -160,6 +166,10 @@ struct Saved {
     rttvar_prev: SimTime,
     /// The congestion controller as it was.
     cc: Box<dyn CongestionControl>,
+    /// Linux's `prior_cwnd` (`tcp_enter_loss`): cwnd before the timeout.
+    prior_cwnd: u64,
+    /// Linux's `prior_ssthresh = tcp_current_ssthresh()` at the timeout.
+    prior_ssthresh: u64,
 }
 
 /// F-RTO in progress.
@@ -233,6 +243,8 @@ impl Connection {
                 .map(|s| s + self.rtt.granularity().saturating_mul(2)),
             rttvar_prev: self.rtt.rttvar(),
             cc: self.cc.boxed_clone(),
+            prior_cwnd: self.cc.cwnd(),
+            prior_ssthresh: self.current_ssthresh(),
         };
         if !self.sack_ok {
             // §2 step 1: store the highest sequence number sent in recover.
@@ -247,6 +259,19 @@ impl Connection {
             saved,
         }));
         true
+    }
+
+    /// Linux's `tcp_current_ssthresh` (include/net/tcp.h): in a window reduction (an
+    /// unfinished fast recovery) ssthresh; otherwise max(ssthresh, ¾·cwnd), the three
+    /// quarters taken in whole segments as `(cwnd >> 1) + (cwnd >> 2)`.
+    fn current_ssthresh(&self) -> u64 {
+        let ssthresh = self.cc.ssthresh();
+        if self.send.snd_una < self.recover && !self.rto_recovery {
+            return ssthresh;
+        }
+        let smss = u64::from(self.smss);
+        let segs = self.cc.cwnd() / smss;
+        ssthresh.max(((segs >> 1) + (segs >> 2)) * smss)
     }
 
     /// Whether F-RTO is running (fast recovery is not entered meanwhile:
@@ -391,7 +416,8 @@ impl Connection {
         true
     }
 
-    /// Step 3b: the timeout was spurious; Eifel response (RFC 4015 §2).
+    /// Step 3b: the timeout was spurious; the Eifel response (RFC 4015 §2) or Linux's undo
+    /// ([`SpuriousRtoResponse`]).
     fn frto_spurious(&mut self, now: SimTime, a: &AckInfo) {
         let Some(f) = self.frto.take() else {
             return;
@@ -401,26 +427,41 @@ impl Connection {
             self.recover = self.send.snd_una;
         }
         self.rto_recovery = false;
-        // "Reverse the congestion control state":
-        // cwnd <- FlightSize + min(bytes_acked, IW); ssthresh <- pipe_prev.
-        let bytes_acked = a.ack - a.prev_una;
-        let iw = self.cfg.initial_window.bytes(self.smss);
-        let ev = SpuriousRtoEvent {
-            now,
-            cwnd: self.sb.flight_size() + bytes_acked.min(iw),
-            ssthresh: f.saved.pipe_prev,
-        };
-        let mut cc = f.saved.cc;
-        cc.on_spurious_rto(&ev);
-        self.cc = cc;
-        // The RTO re-initialisation waits for a sample of new data.
-        self.eifel_rto = f.saved.srtt_prev.map(|srtt_prev| {
-            Box::new(EifelRto {
-                srtt_prev,
-                rttvar_prev: f.saved.rttvar_prev,
-                sent_after: f.high,
-            })
-        });
+        match self.cfg.spurious_rto_response {
+            SpuriousRtoResponse::Eifel => {
+                // "Reverse the congestion control state":
+                // cwnd <- FlightSize + min(bytes_acked, IW); ssthresh <- pipe_prev.
+                let bytes_acked = a.ack - a.prev_una;
+                let iw = self.cfg.initial_window.bytes(self.smss);
+                let ev = SpuriousRtoEvent {
+                    now,
+                    cwnd: self.sb.flight_size() + bytes_acked.min(iw),
+                    ssthresh: f.saved.pipe_prev,
+                };
+                let mut cc = f.saved.cc;
+                cc.on_spurious_rto(&ev);
+                self.cc = cc;
+                // The RTO re-initialisation waits for a sample of new data.
+                self.eifel_rto = f.saved.srtt_prev.map(|srtt_prev| {
+                    Box::new(EifelRto {
+                        srtt_prev,
+                        rttvar_prev: f.saved.rttvar_prev,
+                        sent_after: f.high,
+                    })
+                });
+            }
+            SpuriousRtoResponse::LinuxUndo => {
+                // tcp_undo_cwnd_reduction: cwnd <- undo_cwnd() = max(cwnd, prior_cwnd);
+                // ssthresh <- prior_ssthresh if larger. The controller stays as the
+                // timeout left it.
+                let ev = SpuriousRtoEvent {
+                    now,
+                    cwnd: self.cc.cwnd().max(f.saved.prior_cwnd),
+                    ssthresh: self.cc.ssthresh().max(f.saved.prior_ssthresh),
+                };
+                self.cc.on_spurious_rto(&ev);
+            }
+        }
         self.stats.spurious_rtos += 1;
         self.events.push_back(Event::SpuriousRto {
             cwnd: self.cwnd(),

@@ -32,7 +32,9 @@ pub mod wire;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-pub use config::{CcKind, Config, DelayedAck, InitialWindow, LossFlight, RtoRule};
+pub use config::{
+    CcKind, Config, DelayedAck, InitialWindow, LossFlight, RtoRule, SpuriousRtoResponse,
+};
 pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 

@@ -10,6 +10,7 @@ mod overrides;
 pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
+pub mod tcp_profile;
 pub mod tfrc;
 pub mod units;
 mod validate;
@@ -169,14 +170,22 @@ pub(crate) fn load_with(
         key: String::new(),
         message: format!("not valid TOML: {}", e.message()),
     };
-    let (edited, overridden) = if overrides.is_empty() {
-        (std::borrow::Cow::Borrowed(text), Vec::new())
+    // A TCP profile's keys are written into the text too (`tcp_profile`): only a text that
+    // names a profile, or is edited anyway, is parsed for it.
+    let (edited, overridden, profiles) = if overrides.is_empty() && !text.contains("profile") {
+        (std::borrow::Cow::Borrowed(text), Vec::new(), Ok(()))
     } else {
         let mut doc: toml_edit::DocumentMut = text.parse().map_err(not_toml)?;
         let overridden = overrides::apply(&mut doc, overrides)?;
-        (std::borrow::Cow::Owned(doc.to_string()), overridden)
+        let profiles = tcp_profile::resolve(&mut doc);
+        (
+            std::borrow::Cow::Owned(doc.to_string()),
+            overridden,
+            profiles,
+        )
     };
     let source = Source::new(name, text, overridden);
+    profiles.map_err(|(path, message)| source.error(&path, message))?;
     let de = toml::Deserializer::new(&edited);
     let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         // Not TOML at all: say so, at the line of the syntax error.

@@ -13,7 +13,7 @@ use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{
     CaIncreaseSpec, CcSpec, InitialWindowSpec, IwRule, LossFlightSpec, RecoverySpec, RtoRuleSpec,
-    TcpSpec,
+    SpuriousRtoResponseSpec, TcpSpec,
 };
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use tern_proto::cc::{CaIncrease, CubicOptions};
 use tern_proto::tcp::{
     CcKind, Config, Connection, DelayedAck, Event, InitialWindow, LossFlight, RecoveryKind,
-    RetransmitKind, RtoRule, Segment, State,
+    RetransmitKind, RtoRule, Segment, SpuriousRtoResponse, State,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -66,6 +66,10 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         send_buffer: spec.send_buffer.0,
         recv_buffer: spec.recv_buffer.0,
         frto: spec.frto,
+        spurious_rto_response: match spec.spurious_rto_response {
+            SpuriousRtoResponseSpec::Eifel => SpuriousRtoResponse::Eifel,
+            SpuriousRtoResponseSpec::LinuxUndo => SpuriousRtoResponse::LinuxUndo,
+        },
         hystart: spec.hystart,
         cwnd_limited_growth: spec.cwnd_limited_growth,
         rlci: spec.rlci,

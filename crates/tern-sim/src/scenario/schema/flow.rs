@@ -169,10 +169,16 @@ impl TransportSpec {
 }
 
 /// A TCP endpoint's settings; both ends of a flow use them. Defaults follow
-/// the RFCs, not a particular operating system.
+/// the RFCs, not a particular operating system; `profile` names a real host's.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// A named host profile ("rfc", "linux-3.13", "linux-6", "android", "windows10-1607",
+    /// "macos-10.11", "freebsd-2.2.8", "4.4bsd-lite", "ns3"): its keys, each with its source
+    /// (listed here under `x-keys`), fill in those the transport does not write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::super::tcp_profile::schema")]
+    pub profile: Option<super::super::tcp_profile::TcpProfile>,
     /// Congestion control: "newreno" (RFC 5681, RFC 6582), "cubic" (RFC 9438) or "ctcp"
     /// (Compound TCP, draft-sridharan-tcpm-ctcp-02: Windows' from Server 2008 to Windows 10
     /// 1703).
@@ -248,16 +254,25 @@ pub struct TcpSpec {
     /// and so Android, turns it on (`net.ipv4.tcp_frto = 2`).
     #[serde(default)]
     pub frto: bool,
+    /// With `frto`, what a spurious timeout restores: "eifel" (RFC 4015 §2: cwnd is
+    /// FlightSize plus min(bytes_acked, IW), ssthresh pipe_prev, the controller and RTO as
+    /// before the timeout) or "linux_undo" (Linux's `tcp_try_undo_loss`,
+    /// `tcp_undo_cwnd_reduction`: cwnd is max(cwnd, prior_cwnd), ssthresh max(ssthresh,
+    /// prior_ssthresh)).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub spurious_rto_response: SpuriousRtoResponseSpec,
     /// HyStart++ (RFC 9406): the initial slow start ends when the round trip grows by
     /// clamp(RTT/8, 4 ms, 16 ms), through five rounds of Conservative Slow Start, before
     /// a queue overflows. Off by default (RFC 5681 slow start); Windows and FreeBSD ship
     /// it, Linux's CUBIC has the older HyStart of Ha and Rhee with the same delay rule.
     #[serde(default)]
     pub hystart: bool,
-    /// Grow cwnd only while the sender is cwnd-limited (Linux's `tcp_is_cwnd_limited`,
-    /// RFC 2861; Linux 2.6.18-3.19): a sender held back by its send buffer or the peer's
-    /// window keeps cwnd near its flight. Off by default (RFC 5681 §3.1: every ACK).
-    #[serde(default)]
+    /// Grow cwnd only while the sender is cwnd-limited (RFC 7661 §4.3, RFC 2861; the test is
+    /// Linux's `tcp_is_cwnd_limited` of 2.6.18-3.19: the flight within 3 segments of cwnd):
+    /// a sender held back by its send buffer, the peer's window or its application keeps
+    /// cwnd near its flight. On by default, as Linux, Windows' and ns-3's CUBIC do; off is
+    /// RFC 5681 §3.1's growth on every ACK (4.4BSD).
+    #[serde(default = "yes")]
     pub cwnd_limited_growth: bool,
     /// NewReno's congestion-avoidance growth: "bytes" (RFC 5681 §3.1's byte counting, RFC
     /// 3465: one SMSS per cwnd of bytes acknowledged) or "per_ack" (RFC 5681 §3.1 eq. 3,
@@ -307,6 +322,17 @@ pub enum RtoRuleSpec {
     Rfc6298,
     /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`).
     Linux,
+}
+
+/// The response to a timeout F-RTO found spurious.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpuriousRtoResponseSpec {
+    /// RFC 4015 §2.
+    #[default]
+    Eifel,
+    /// Linux's undo (net/ipv4/tcp_input.c `tcp_try_undo_loss`).
+    LinuxUndo,
 }
 
 /// Whether a key holds its default, which resolved scenarios leave out: they stay as they
