@@ -497,3 +497,60 @@ fn truncated_report_sets_lsn_to_first_unreported() {
     assert_eq!(ue.pending_retransmissions(), 4);
     assert_eq!(ue.unacked_pdus(), 102);
 }
+
+/// Three 100-octet SDUs A, B, C in 40-octet payloads: A ends in PDU 2 (LI
+/// 20, then B's first 19 octets), B in PDU 5 (LI 1, then C's first 38), C in
+/// PDU 7 (LI 22, padding). With "Every Poll_SDU SDU" (§9.7.1, VT(SDU) of
+/// §9.4) and no last-PDU poll, Poll_SDU = 1 polls in PDUs 2, 5 and 7 and
+/// Poll_SDU = 2 only in PDU 5 (VT(SDU) reaches 2 with B, then C leaves it
+/// at 1).
+#[test]
+fn every_poll_sdu_sdu_polls_in_the_pdu_that_ends_it() {
+    for (poll_sdu, polled) in [(1, vec![2, 5, 7]), (2, vec![5])] {
+        let mut ue = entity(Config {
+            poll_sdu: Some(poll_sdu),
+            poll_last_transmission: false,
+            ..Config::default()
+        });
+        for id in 0..3 {
+            ue.push_sdu(ms(0), id, 100);
+        }
+        let pdus = ue.poll_tti(ms(0), 12);
+        assert_eq!(pdus.len(), 8);
+        assert_eq!(data(&pdus[2]).lis, vec![Li::End(20)]);
+        assert_eq!(data(&pdus[5]).lis, vec![Li::End(1)]);
+        assert_eq!(data(&pdus[7]).lis, vec![Li::End(22), Li::Padding]);
+        let got: Vec<usize> = (0..8).filter(|&i| data(&pdus[i]).poll).collect();
+        assert_eq!(got, polled, "Poll_SDU = {poll_sdu}");
+        assert_eq!(ue.stats().polls_sent, polled.len() as u64);
+    }
+}
+
+/// Timer_Poll_Prohibit = 50 ms (§9.5 b): the SDUs above, Poll_SDU = 1, all
+/// sent at 0 ms. PDU 2 polls and starts the timer; the polls PDUs 5 and 7
+/// trigger are held back, and only one poll goes when it expires (§9.7.1):
+/// at 50 ms nothing new is to be sent, so PDU 7, the last one sent, is
+/// retransmitted to carry it.
+#[test]
+fn polls_wait_for_timer_poll_prohibit_and_go_as_one() {
+    let mut ue = entity(Config {
+        timer_poll_prohibit: Some(ms(50)),
+        ..Config::default()
+    });
+    for id in 0..3 {
+        ue.push_sdu(ms(0), id, 100);
+    }
+    let pdus = ue.poll_tti(ms(0), 12);
+    let got: Vec<usize> = (0..pdus.len()).filter(|&i| data(&pdus[i]).poll).collect();
+    assert_eq!(got, vec![2]);
+    assert_eq!(ue.poll_timeout(), Some(ms(50)), "the held poll's wake-up");
+    assert!(!ue.wants_transmit());
+    assert!(ue.poll_tti(ms(40), 12).is_empty(), "still prohibited");
+    ue.handle_timeout(ms(50));
+    let out = ue.poll_tti(ms(50), 12);
+    assert_eq!(out.len(), 1);
+    assert_eq!((data(&out[0]).sn, data(&out[0]).poll), (Sn::new(7), true));
+    assert_eq!(ue.stats().polls_sent, 2);
+    // Timer_Poll restarted with that poll; the next prohibit ends at 100 ms.
+    assert_eq!(ue.poll_timeout(), Some(ms(250)));
+}

@@ -3,8 +3,9 @@
 //!
 //! `Config::default()` models the Release-99 interactive/background PS
 //! bearer of the wcdma-profile study: 336-bit transport blocks, SDU discard
-//! after MaxDAT with explicit signalling, polling on the last PDU in the
-//! buffer and on a poll timer, STATUS on polls and on detected gaps.
+//! after MaxDAT with explicit signalling, polling on the last segment of
+//! every SDU, on the last PDU in the buffer and the retransmission buffer and
+//! on a poll timer, STATUS on polls and on detected gaps.
 
 use core::fmt;
 
@@ -50,15 +51,35 @@ pub struct Config {
     /// Poll_PDU (TS 25.322 §9.6 b): poll every Poll_PDU PDUs sent (new or
     /// retransmitted). `None` (the default) does not configure it.
     pub poll_pdu: Option<u32>,
-    /// Poll_Window in percent (TS 25.322 §9.6 d): poll on a new PDU when
-    /// the window is at least this full. Default 80 (TS 25.331 §10.3.4.4 allows
-    /// 50, 60, 70, 80, 85, 90, 95, 99). Independently of this setting, the PDU
-    /// that fills the window always polls (a Tern safeguard against a
-    /// stalled window).
+    /// Poll_SDU (TS 25.322 §9.6 c, §9.7.1 "Every Poll_SDU SDU"): poll in the
+    /// PDU that holds the last segment of every Poll_SDU-th SDU (VT(SDU),
+    /// §9.4). Default 1, with the two "last PDU" polls and no window-based
+    /// polling, as in the interactive/background PS radio bearer of a
+    /// RADIO BEARER SETUP captured from a W-CDMA network
+    /// (sharetechnote.com, "RLC for DRB": poll-SDU sdu1,
+    /// lastTransmissionPDU-Poll and lastRetransmissionPDU-Poll TRUE,
+    /// pollWindow and timerPollProhibit omitted). TS 25.331 §10.3.4.4 allows
+    /// 1, 4, 16, 64 (its ASN.1 `Poll-SDU`); `None` does not configure it.
+    pub poll_sdu: Option<u32>,
+    /// Poll_Window in percent (TS 25.322 §9.6 d): poll on every new PDU sent
+    /// while J = (VT(S) - VT(A)) / Configured_Tx_Window_Size x 100 ≥
+    /// Poll_Window, VT(S) taken before the PDU is submitted. Default `None`
+    /// (not configured, see `poll_sdu`); TS 25.331 §10.3.4.4 allows 50, 60,
+    /// 70, 80, 85, 90, 95, 99. A window-based poll comes back as a STATUS one
+    /// RLC round trip later, so a Poll_Window whose headroom,
+    /// (100 - Poll_Window) % of the window, is sent in less than that round
+    /// trip stalls the window once per cycle when nothing else polls.
+    /// Independently of this setting, the PDU that fills the window always
+    /// polls (a Tern safeguard against a stalled window).
     pub poll_window: Option<u8>,
     /// "Last transmission PDU poll" (TS 25.322 §9.7.1): poll on the last new
     /// PDU when the buffer holds nothing more. Default on.
     pub poll_last_transmission: bool,
+    /// Timer_Poll_Prohibit (TS 25.322 §9.5 b): after a poll is submitted, no
+    /// other poll is sent until it expires; polls triggered meanwhile are
+    /// delayed to its expiry and sent as one (§9.7.1). `None` (the default,
+    /// omitted in the configuration `poll_sdu` cites) does not configure it.
+    pub timer_poll_prohibit: Option<SimTime>,
     /// "Last retransmission PDU poll" (TS 25.322 §9.7.1): poll on the last
     /// PDU of the retransmission buffer. Default on.
     pub poll_last_retransmission: bool,
@@ -99,8 +120,10 @@ impl Default for Config {
             max_dat: 15,
             timer_poll: Some(SimTime::from_millis(200)),
             poll_pdu: None,
-            poll_window: Some(80),
+            poll_sdu: Some(1),
+            poll_window: None,
             poll_last_transmission: true,
+            timer_poll_prohibit: None,
             poll_last_retransmission: true,
             timer_status_prohibit: Some(SimTime::from_millis(100)),
             missing_pdu_indicator: true,
@@ -152,11 +175,17 @@ impl Config {
         if self.poll_pdu == Some(0) {
             return err("poll_pdu", "at least 1 PDU");
         }
+        if self.poll_sdu == Some(0) {
+            return err("poll_sdu", "at least 1 SDU");
+        }
         if self.poll_window.is_some_and(|w| w == 0 || w > 100) {
             return err("poll_window", "1..=100 percent");
         }
         if self.timer_poll == Some(SimTime::ZERO) {
             return err("timer_poll", "a positive duration");
+        }
+        if self.timer_poll_prohibit == Some(SimTime::ZERO) {
+            return err("timer_poll_prohibit", "a positive duration");
         }
         if self.timer_mrw == SimTime::ZERO {
             return err("timer_mrw", "a positive duration");

@@ -28,7 +28,8 @@
 //! - State variables of §9.4: VT(S), VT(A), VT(MS), VT(DAT) (per PDU),
 //!   VT(PDU), VR(R), VR(H), VR(MR).
 //! - Polling (§9.7.1): last PDU in the transmission buffer, last PDU in the
-//!   retransmission buffer, every Poll_PDU PDUs, window-based, Timer_Poll.
+//!   retransmission buffer, every Poll_PDU PDUs, every Poll_SDU SDUs,
+//!   window-based, Timer_Poll; Timer_Poll_Prohibit (§9.5 b).
 //! - STATUS (§9.7.2, §11.5): on a poll and on a detected gap ("Missing PDU
 //!   Indicator"), rate-limited by Timer_Status_Prohibit; LIST or BITMAP
 //!   SUFIs (whichever reports more, then whichever is shorter) and an ACK
@@ -43,8 +44,8 @@
 //!
 //! - No RESET procedure (§11.4), so MaxRST / MaxMRW / "No_discard after
 //!   MaxDAT" are not modelled; the MRW is resent until acknowledged.
-//! - No piggybacked STATUS, WINDOW, RLIST or POLL SUFIs, Timer_Poll_Prohibit,
-//!   Timer_Poll_Periodic, Timer_Status_Periodic, Timer_EPC, Poll_SDU or
+//! - No piggybacked STATUS, WINDOW, RLIST or POLL SUFIs, Timer_Poll_Periodic
+//!   ("Timer based" polling), Timer_Status_Periodic, Timer_EPC or
 //!   timer-based SDU discard; no ciphering; no 15-bit LIs (PDU size ≤ 126
 //!   octets).
 //! - One STATUS PDU per report (no multi-PDU status report).
@@ -258,7 +259,7 @@ impl RlcAm {
                 out.push(Pdu::Data(p));
                 continue;
             }
-            if self.tx.poll_pending && self.tx_schedule_poll_carrier() {
+            if self.tx_poll_sendable(now) && self.tx_schedule_poll_carrier() {
                 continue;
             }
             // A discard just triggered by the poll carrier queues an MRW.
@@ -275,11 +276,12 @@ impl RlcAm {
         self.control_due(self.now)
             || !self.tx.retx.is_empty()
             || self.tx_new_pdu_allowed()
-            || (self.tx.poll_pending && self.tx_has_live_outstanding())
+            || (self.tx_poll_sendable(self.now) && self.tx_has_live_outstanding())
     }
 
     /// Earliest pending timer: Timer_Poll, Timer_MRW, and
-    /// Timer_Status_Prohibit while a report waits for it.
+    /// Timer_Status_Prohibit and Timer_Poll_Prohibit while a report or a poll
+    /// waits for them.
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let prohibit = if self.rx.status_pending {
             self.rx.prohibit_until
@@ -287,7 +289,12 @@ impl RlcAm {
             None
         };
         let mrw = self.tx.mrw.as_ref().and_then(|m| m.deadline);
-        [self.tx.poll_deadline, mrw, prohibit]
+        let poll_prohibit = if self.tx.poll_pending {
+            self.tx.poll_prohibit_until
+        } else {
+            None
+        };
+        [self.tx.poll_deadline, mrw, prohibit, poll_prohibit]
             .into_iter()
             .flatten()
             .min()

@@ -1,5 +1,6 @@
 //! Transmitting side: segmentation and concatenation (TS 25.322 §11.3.2),
-//! polling (§9.7.1), selective-repeat retransmission on STATUS reports
+//! polling (§9.7.1, with Timer_Poll and Timer_Poll_Prohibit of §9.5 a-b),
+//! selective-repeat retransmission on STATUS reports
 //! (§11.5), and SDU discard after MaxDAT with explicit signalling (§9.7.3,
 //! §11.6).
 //!
@@ -99,8 +100,13 @@ pub(super) struct TxState {
     pub li0_owner: Option<u64>,
     /// VT(PDU) (§9.4): PDUs sent since the last Poll_PDU poll.
     pub vt_pdu: u32,
-    /// A poll is due on the next PDU sent.
+    /// VT(SDU) (§9.4): SDUs whose last segment was sent since the last
+    /// Poll_SDU poll.
+    pub vt_sdu: u32,
+    /// A poll is due on the next PDU sent (once Timer_Poll_Prohibit allows).
     pub poll_pending: bool,
+    /// Timer_Poll_Prohibit (§9.5 b): no poll is sent before this time.
+    pub poll_prohibit_until: Option<SimTime>,
     /// Timer_Poll.
     pub poll_deadline: Option<SimTime>,
     /// VT(S) when the last poll was sent: Timer_Poll stops once every PDU
@@ -171,14 +177,18 @@ impl RlcAm {
     /// end; an SDU that exactly fills the rest ends without LI (HE = 2 if
     /// configured and there is no LI, else LI = 0 in the next PDU); room
     /// left when the queue runs dry becomes a padding LI and padding.
-    fn tx_build(&mut self) -> AmdPdu {
+    /// Also returns how many SDUs end in this PDU: whose end it signals (an
+    /// LI, LI = 0 or HE = 2), so that the receiver can deliver them with it.
+    fn tx_build(&mut self) -> (AmdPdu, u32) {
         let abs = self.tx.vt_s;
         let mut space = self.cfg.payload_size();
         let mut lis = Vec::new();
         let mut data = Vec::new();
         let mut pos = 0u32;
         let mut special = false;
+        let mut ended = 0;
         if let Some(owner) = self.tx.li0_owner.take() {
+            ended += 1;
             lis.push(Li::PreviousPduEnded);
             space -= 1;
             // The owner may already be gone if it was discarded.
@@ -228,6 +238,7 @@ impl RlcAm {
             self.tx.unsent_bytes -= u64::from(take);
             if done {
                 self.tx.seg_seq += 1;
+                ended += u32::from(!li0);
             }
             if li0 {
                 self.tx.li0_owner = Some(seq);
@@ -246,19 +257,27 @@ impl RlcAm {
             size: self.cfg.pdu_size,
         };
         debug_assert!(pdu.header_len() + pdu.data_len() <= pdu.size);
-        pdu
+        (pdu, ended)
     }
 
     /// Sends PDU VT(S) for the first time, with a poll if it is the last PDU
-    /// in the buffer or the window is at least Poll_Window % full (§9.6 d,
-    /// J computed with VT(S) before the PDU is submitted, §9.7.1).
+    /// in the buffer, if it ends the Poll_SDU-th SDU (VT(SDU), §9.6 c; an
+    /// SDU that exactly fills a PDU ends with the LI = 0 of the next), or if the window is at least Poll_Window % full
+    /// (§9.6 d, J computed with VT(S) before the PDU is submitted, §9.7.1).
     pub(super) fn tx_next_new(&mut self, now: SimTime) -> AmdPdu {
-        let mut pdu = self.tx_build();
+        let (mut pdu, ended) = self.tx_build();
         let window = u64::from(self.cfg.tx_window);
         let used = self.tx.vt_s - self.tx.vt_a;
         let mut poll = self.cfg.poll_last_transmission && !self.tx.has_new_data();
         if let Some(pw) = self.cfg.poll_window {
             poll |= used * 100 >= u64::from(pw) * window;
+        }
+        if let Some(n) = self.cfg.poll_sdu {
+            self.tx.vt_sdu += ended;
+            if self.tx.vt_sdu >= n {
+                poll = true;
+                self.tx.vt_sdu = 0;
+            }
         }
         // Safeguard: the PDU that closes the window always polls.
         poll |= used >= window;
@@ -296,7 +315,9 @@ impl RlcAm {
     }
 
     /// Common to every AMD PDU sent: Poll_PDU counting (VT(PDU)), a pending
-    /// poll, and Timer_Poll (§9.5 a) started with VT(S) recorded.
+    /// poll, Timer_Poll (§9.5 a) started with VT(S) recorded, and
+    /// Timer_Poll_Prohibit (§9.5 b): a poll triggered while it runs is kept
+    /// pending and sent, once, on the first PDU after it expires (§9.7.1).
     fn tx_finish(&mut self, now: SimTime, pdu: &mut AmdPdu, mut poll: bool) {
         self.tx.vt_pdu += 1;
         if let Some(n) = self.cfg.poll_pdu {
@@ -306,13 +327,28 @@ impl RlcAm {
             }
         }
         poll |= self.tx.poll_pending;
+        if poll && self.tx_poll_prohibited(now) {
+            self.tx.poll_pending = true;
+            poll = false;
+        }
         pdu.poll = poll;
         if poll {
             self.tx.poll_pending = false;
             self.tx.poll_sn = self.tx.vt_s;
             self.tx.poll_deadline = self.cfg.timer_poll.map(|t| now + t);
+            self.tx.poll_prohibit_until = self.cfg.timer_poll_prohibit.map(|t| now + t);
             self.stats.polls_sent += 1;
         }
+    }
+
+    /// Timer_Poll_Prohibit is running (§9.5 b).
+    pub(super) fn tx_poll_prohibited(&self, now: SimTime) -> bool {
+        self.tx.poll_prohibit_until.is_some_and(|d| now < d)
+    }
+
+    /// A pending poll may be sent now (it waits for no Timer_Poll_Prohibit).
+    pub(super) fn tx_poll_sendable(&self, now: SimTime) -> bool {
+        self.tx.poll_pending && !self.tx_poll_prohibited(now)
     }
 
     /// A poll is due but nothing is scheduled: schedule the highest
@@ -560,8 +596,12 @@ impl RlcAm {
         }
     }
 
-    /// Timer_Poll (§9.5 a) and Timer_MRW expiries.
+    /// Timer_Poll (§9.5 a), Timer_Poll_Prohibit (§9.5 b) and Timer_MRW
+    /// expiries.
     pub(super) fn tx_on_timeout(&mut self, now: SimTime) {
+        if self.tx.poll_prohibit_until.is_some_and(|d| d <= now) {
+            self.tx.poll_prohibit_until = None;
+        }
         if self.tx.poll_deadline.is_some_and(|d| d <= now) {
             self.tx.poll_deadline = None;
             self.tx.poll_pending = true;

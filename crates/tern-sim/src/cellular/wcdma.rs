@@ -86,6 +86,9 @@ pub fn config(spec: &RlcSpec) -> rlc::Config {
         max_dat: spec.max_dat,
         timer_poll: Some(spec.timer_poll.0),
         poll_pdu: spec.poll_pdu,
+        poll_sdu: (spec.poll_sdu > 0).then_some(spec.poll_sdu),
+        poll_window: spec.poll_window,
+        timer_poll_prohibit: spec.timer_poll_prohibit.map(|d| d.0),
         timer_status_prohibit: Some(spec.timer_status_prohibit.0),
         tx_buffer_bytes: spec.buffer.map(|b| b.0),
         ..rlc::Config::default()

@@ -242,6 +242,22 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
         }
         check_loss(src, sub("pdu_loss"), loss)?;
     }
+    // The values TS 25.331 §10.3.4.4 ("Polling info") can signal.
+    if ![0, 1, 4, 16, 64].contains(&rlc.poll_sdu) {
+        return Err(src.error(
+            &sub("poll_sdu"),
+            "expected 1, 4, 16 or 64 SDUs (TS 25.331 §10.3.4.4), or 0 (not configured)",
+        ));
+    }
+    if rlc
+        .poll_window
+        .is_some_and(|w| ![50, 60, 70, 80, 85, 90, 95, 99].contains(&w))
+    {
+        return Err(src.error(
+            &sub("poll_window"),
+            "expected 50, 60, 70, 80, 85, 90, 95 or 99 percent (TS 25.331 §10.3.4.4)",
+        ));
+    }
     // The scenario's `window` sets both RLC windows; name it as the file does.
     if !(1..=2046).contains(&rlc.window) {
         return Err(src.error(&sub("window"), "expected 1 to 2046 PDUs (TS 25.322 §9.6)"));

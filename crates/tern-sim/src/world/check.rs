@@ -34,6 +34,11 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                     "max_dat" => ("max_dat", rlc.max_dat.to_string()),
                     "poll_pdu" => ("poll_pdu", rlc.poll_pdu.unwrap_or(0).to_string()),
                     "timer_poll" => ("timer_poll", rlc.timer_poll.to_string()),
+                    "timer_poll_prohibit" => (
+                        "timer_poll_prohibit",
+                        rlc.timer_poll_prohibit
+                            .map_or_else(String::new, |d| d.to_string()),
+                    ),
                     other => (other, String::from("a value out of range")),
                 };
                 return Err(src.error(

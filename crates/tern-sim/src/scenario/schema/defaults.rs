@@ -57,6 +57,10 @@ pub(super) fn ms10() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(10))
 }
 
+pub(super) fn sdu1() -> u32 {
+    1
+}
+
 pub(super) fn window512() -> u16 {
     512
 }

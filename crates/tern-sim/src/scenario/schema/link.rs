@@ -88,6 +88,19 @@ pub struct RlcSpec {
     /// Poll every this many PDUs (default: not configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_pdu: Option<u32>,
+    /// Poll in the PDU that ends every this many SDUs (TS 25.322 §9.7.1; 1, 4, 16 or 64,
+    /// TS 25.331 §10.3.4.4); 0: not configured. Default 1, as a W-CDMA network's PS bearer
+    /// (see `tern_proto::rlc::Config::poll_sdu`).
+    #[serde(default = "sdu1")]
+    pub poll_sdu: u32,
+    /// Window-based polling: poll on every new PDU while the window is at least this many
+    /// percent full (50, 60, 70, 80, 85, 90, 95 or 99, TS 25.331 §10.3.4.4; default: not
+    /// configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_window: Option<u8>,
+    /// Timer_Poll_Prohibit: the shortest interval between polls (default: not configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_poll_prohibit: Option<Duration>,
     /// Timer_Status_Prohibit.
     #[serde(default = "ms100")]
     pub timer_status_prohibit: Duration,
