@@ -17,19 +17,7 @@ fn two_paths(access: &str, size: &str, paths: &str, duration: &str) -> String {
 fn two_links(links: [&str; 2], record: &str, size: &str, paths: &str, duration: &str) -> String {
     let core =
         "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"1000pkt\" }";
-    two_homed(
-        duration,
-        record,
-        [links[0], links[1], core],
-        &format!(
-            r#"[[flows]]
-name = "get"
-from = "ue"
-to = "server"
-app = {{ kind = "file", size = "{size}" }}
-transport = {{ kind = "quic", paths = [{paths}] }}"#
-        ),
-    )
+    two_homed_get(duration, record, [links[0], links[1], core], size, paths)
 }
 
 /// 10 Mbit/s, 10 ms, a queue of 50 packets: more than the bandwidth-delay product of a

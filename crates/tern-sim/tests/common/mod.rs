@@ -166,6 +166,30 @@ ends = ["router", "server"]
     )
 }
 
+/// [`two_homed`] with one flow, `get`: `ue` downloads a file of `size` (an HTTP/3 GET) from
+/// `server` over the QUIC paths `paths` (TOML, e.g. `{ via = "wlan" }, { via = "cell" }`).
+pub fn two_homed_get(
+    duration: &str,
+    record: &str,
+    links: [&str; 3],
+    size: &str,
+    paths: &str,
+) -> String {
+    two_homed(
+        duration,
+        record,
+        links,
+        &format!(
+            r#"[[flows]]
+name = "get"
+from = "ue"
+to = "server"
+app = {{ kind = "file", size = "{size}" }}
+transport = {{ kind = "quic", paths = [{paths}] }}"#
+        ),
+    )
+}
+
 pub fn texts(t: &Table, col: &str) -> Vec<String> {
     match &column(t, col).data {
         ColumnData::Text { labels, codes } => {

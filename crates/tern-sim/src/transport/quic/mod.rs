@@ -16,7 +16,7 @@ mod config;
 mod h3;
 mod paths;
 mod qlog;
-mod qvis;
+pub mod qvis;
 mod streams;
 mod tls;
 
