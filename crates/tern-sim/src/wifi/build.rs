@@ -239,7 +239,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
                         }
                         RateControlSpec::Ideal => RateControl::ideal(set),
                         RateControlSpec::Minstrel => {
-                            RateControl::minstrel(MinstrelConfig::new(set, band), rng)
+                            RateControl::minstrel(MinstrelConfig::linux_3(set, band), rng)
                         }
                     })
                 }

@@ -535,11 +535,14 @@ impl Bss {
                 // The SNR per stream depends on the MCS's streams with receive diversity
                 // (radio/fading.rs): the oracle rate control sees it for each candidate.
                 let radio = &mut self.radio;
-                let mcs = self.entities[i].rates[peer]
-                    .as_mut()
-                    .expect("HT peer")
-                    .ht()
-                    .select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                let rc = self.entities[i].rates[peer].as_mut().expect("HT peer").ht();
+                let mcs =
+                    rc.select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
+                // `ath_tx_form_aggr`): an A-MPDU is sized to 4 ms at the slowest rate of the
+                // frame's rate series, and a rate-control probe is not aggregated.
+                let probe = rc.last_choice().is_some_and(|c| c.sample);
+                let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
                 let snr_db = self.radio.snr_db_streams(i, peer, now, mcs.n_ss());
                 let e = &mut self.entities[i];
                 let tx = HtTxVector::new(mcs, width, gi);
@@ -559,7 +562,8 @@ impl Bss {
                         continue;
                     }
                     if capacity.0 != f.bytes {
-                        capacity = (f.bytes, ampdu_capacity(f.bytes, tx, band, &limits).max(1));
+                        let fit = ampdu_capacity(f.bytes, sizing, band, &limits).max(1);
+                        capacity = (f.bytes, if probe { 1 } else { fit });
                     }
                     let fit = capacity.1;
                     if orig.queued() >= fit as usize {
@@ -571,11 +575,12 @@ impl Bss {
                 }
                 let held = &e.held;
                 let mut lens: Vec<u32> = Vec::new();
-                let mpdus = orig.next_batch(limits.mpdus as usize, |uid| {
+                let max_mpdus = if probe { 1 } else { limits.mpdus as usize };
+                let mpdus = orig.next_batch(max_mpdus, |uid| {
                     lens.push(mpdu_len(held[&uid].bytes));
                     let psdu = ampdu_len(&lens);
                     let fits = lens.len() == 1
-                        || (psdu <= limits.bytes && tx.txtime(psdu, band) <= limits.ppdu);
+                        || (psdu <= limits.bytes && sizing.txtime(psdu, band) <= limits.ppdu);
                     if !fits {
                         lens.pop();
                     }
