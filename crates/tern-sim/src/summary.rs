@@ -48,15 +48,17 @@ pub struct FlowSummary {
     pub to: String,
     pub messages_sent: u64,
     pub messages_delivered: u64,
-    /// Sent, not delivered, and no longer in the network at the end.
+    /// Sent and not delivered by the end of the run: messages_sent − messages_delivered.
     pub messages_lost: u64,
-    /// Still queued or propagating when the run ended.
+    /// Of the lost messages, those still somewhere in the network when the run ended
+    /// (queued, held in a reordering buffer, propagating; over a reliable stream, every
+    /// message not delivered).
     pub messages_in_flight: u64,
     pub bytes_sent: u64,
     pub bytes_delivered: u64,
     /// Application bytes delivered × 8 / (end of run − flow start).
     pub goodput_bps: f64,
-    /// messages_lost / (messages_sent − messages_in_flight).
+    /// messages_lost / messages_sent.
     pub loss_rate: f64,
     /// One-way delay of delivered messages (data flows), in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]

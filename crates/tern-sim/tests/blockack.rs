@@ -4,6 +4,7 @@
 //! ([`Recipient::give_up`]), which is also unit-tested here.
 
 use proptest::prelude::*;
+use tern_sim::engine::SimTime;
 use tern_sim::wifi::blockack::{sn_add, sn_offset, Originator, Recipient};
 
 /// SplitMix64: the channel's loss draws, reproducible from the proptest-chosen seed.
@@ -83,8 +84,8 @@ fn give_ups() -> impl Strategy<Value = GiveUps> {
 struct Run {
     delivered: Vec<u64>,
     dropped: Vec<u64>,
-    /// Ids whose SN the window moved past through [`Recipient::give_up`] without passing
-    /// them up (the given-up SNs and the gaps before them), in order.
+    /// Ids the driver declared lost ([`Recipient::give_up`] while nothing had arrived for
+    /// them and their SN was in the reordering window), in order.
     given_up: Vec<u64>,
     /// The recipient's `ignored()` and `duplicates()` at the end, and those of its twin
     /// that never gives up.
@@ -108,9 +109,12 @@ fn run(l: &Link, retry_limit: u32, give_ups: Option<GiveUps>) -> Run {
     let mut r = Recipient::new(l.ssn);
     let mut twin = Recipient::new(l.ssn);
     let (mut delivered, mut dropped) = (Vec::new(), Vec::new());
-    let (mut given_up, mut twin_delivered) = (Vec::new(), Vec::new());
-    // Bad-FCS receptions per id.
+    let mut twin_delivered = Vec::new();
+    // Bad-FCS receptions per id; whether an intact copy reached the recipient; whether the
+    // driver declared it lost.
     let mut corrupted = vec![0u32; l.mpdus as usize];
+    let mut intact = vec![false; l.mpdus as usize];
+    let mut declared = vec![false; l.mpdus as usize];
     // The id whose SN is WinStartB, and how far WinStartB moved from there.
     let mut win_start_id = 0u64;
     let advance = |win_start_id: u64, r: &Recipient| {
@@ -130,7 +134,7 @@ fn run(l: &Link, retry_limit: u32, give_ups: Option<GiveUps>) -> Run {
             return Run {
                 delivered,
                 dropped,
-                given_up,
+                given_up: (0..l.mpdus).filter(|&i| declared[i as usize]).collect(),
                 ignored: r.ignored(),
                 duplicates: r.duplicates(),
                 twin_delivered,
@@ -159,6 +163,7 @@ fn run(l: &Link, retry_limit: u32, give_ups: Option<GiveUps>) -> Run {
         for &(sn, id) in &batch {
             let lost = draws.chance(l.mpdu_loss);
             if !lost {
+                intact[id as usize] = true;
                 delivered.extend(r.on_mpdu(sn, id));
                 twin_delivered.extend(twin.on_mpdu(sn, id));
                 win_start_id += advance(win_start_id, &r);
@@ -168,19 +173,26 @@ fn run(l: &Link, retry_limit: u32, give_ups: Option<GiveUps>) -> Run {
                 corrupted[id as usize] += 1;
             }
             if corrupted[id as usize] > g.after || draws.chance(g.random) {
+                // Effective only for an SN in the window with nothing received for it.
                 let from = win_start_id;
+                let effective = (from..from + 64).contains(&id)
+                    && !intact[id as usize]
+                    && !declared[id as usize];
                 let up = r.give_up(sn);
-                // WinStartB moves at most to WinEndB + 1.
                 let moved = advance(win_start_id, &r);
-                assert!(moved <= 64);
                 win_start_id += moved;
-                if moved > 0 {
-                    // Effective only for an SN in the window: WinStartB is now past it.
-                    assert!(from <= id && id < win_start_id);
+                if effective {
+                    declared[id as usize] = true;
+                    // The window moves only if the declared SN was WinStartB: never past
+                    // an earlier gap.
+                    assert_eq!(
+                        moved > 0,
+                        id == from,
+                        "give_up({sn}) moved WinStartB by {moved}"
+                    );
                     assert!(!up.contains(&id), "given-up id {id} passed up");
-                    given_up.extend((from..win_start_id).filter(|i| !up.contains(i)));
                 } else {
-                    assert!(up.is_empty());
+                    assert_eq!((moved, up.len()), (0, 0), "give_up({sn}) had an effect");
                 }
                 delivered.extend(up);
             }
@@ -252,9 +264,10 @@ proptest! {
     /// random) while retries never run out. The chip's scoreboard does not see it, so the
     /// originator gets the bitmaps of a recipient that never gives up and behaves the same:
     /// the twin gets everything in order. The recipient passes up each packet at most once,
-    /// in order, and never one it gave up on (the SN or a gap before it); every packet is
-    /// either passed up or given up on. Each given-up MPDU is retransmitted until it arrives
-    /// intact and the chip acknowledges it, so it is ignored exactly once.
+    /// in order, and never one it declared lost; every packet is either passed up or
+    /// declared lost, so a missing MPDU before a declared one is never skipped with it.
+    /// Each declared MPDU is retransmitted until it arrives intact and the chip
+    /// acknowledges it, so it is ignored exactly once.
     #[test]
     fn give_up_skips_packets_the_chip_still_acknowledges(l in link(), g in give_ups()) {
         let out = run(&l, u32::MAX, Some(g));
@@ -270,8 +283,8 @@ proptest! {
         prop_assert_eq!(out.duplicates, out.twin_duplicates);
     }
 
-    /// Give-ups with few retries: passed-up packets still increase, a given-up packet is
-    /// never passed up, and every packet is passed up, dropped or given up. The scoreboard
+    /// Give-ups with few retries: passed-up packets still increase, a declared packet is
+    /// never passed up, and every packet is passed up, dropped or declared lost. The scoreboard
     /// records the same MPDUs as the twin's: those the twin buffers, the recipient buffers
     /// (and passes up) or ignores, and both discard the same duplicates.
     #[test]
@@ -307,56 +320,137 @@ proptest! {
 // Recipient::give_up, by hand
 // ---------------------------------------------------------------------------------------
 
-/// Giving up on an SN in the window passes up the MPDUs buffered before it (across the gap
-/// at SN 0), moves WinStartB past it and passes up the in-order run behind it. The bitmap
-/// does not change: the chip's scoreboard still waits for SNs 0 and 2.
+/// Giving up on WinStartB moves the window past it and passes up the in-order run behind
+/// it. The bitmap does not change: the chip's scoreboard still waits for SNs 0 and 3.
 #[test]
-fn give_up_releases_the_mpdus_buffered_behind_it() {
+fn give_up_at_the_window_start_releases_the_run_behind_it() {
     let mut r = Recipient::new(0);
-    for (sn, id) in [(1, 11), (3, 13), (4, 14), (6, 16)] {
+    for (sn, id) in [(1, 11), (2, 12), (4, 14)] {
         assert!(r.on_mpdu(sn, id).is_empty());
     }
-    assert_eq!(r.block_ack(0), 0b101_1010);
-    assert_eq!(r.give_up(2), [11, 13, 14]);
-    assert_eq!((r.win_start(), r.buffered()), (5, 1));
-    assert_eq!(r.block_ack(0), 0b101_1010);
-    // SN 5 at WinStartB: nothing before it, SN 6 behind it.
-    assert_eq!(r.give_up(5), [16]);
-    assert_eq!((r.win_start(), r.buffered()), (7, 0));
-    assert_eq!(r.block_ack(0), 0b101_1010);
+    assert_eq!(r.block_ack(0), 0b1_0110);
+    assert_eq!(r.give_up(0), [11, 12]);
+    assert_eq!((r.win_start(), r.buffered()), (3, 1));
+    assert_eq!(r.give_up(3), [14]);
+    assert_eq!((r.win_start(), r.buffered()), (5, 0));
+    assert_eq!(r.block_ack(0), 0b1_0110);
     assert_eq!((r.duplicates(), r.ignored()), (0, 0));
 }
 
-/// A given-up SN (or a gap given up with it) arriving intact later is not passed up, but
-/// the chip records it: its bit is set, and WinStartR moves over the in-order run so that a
-/// later BlockAck still reports it.
+fn ms(x: u64) -> SimTime {
+    SimTime::from_millis(x)
+}
+
+/// The reordering buffer of the wlan-bufferbloat case: SN 0 is a ping's MPDU not received
+/// yet, SN 1 an MPDU carrying TCP that the driver declares lost, SNs 2 and 3 arrived (at
+/// 0 and 1 ms). Declaring SN 1 lost skips SN 1 alone: the window still waits for SN 0.
+fn ping_gap_then_declared_tcp() -> Recipient {
+    let mut r = Recipient::new(0).with_reorder_timeout(Some(ms(100)));
+    assert!(r.on_mpdu_at(ms(0), 2, 12).is_empty());
+    assert!(r.on_mpdu_at(ms(1), 3, 13).is_empty());
+    assert!(r.give_up(1).is_empty());
+    assert_eq!((r.win_start(), r.buffered()), (0, 2));
+    // The chip's scoreboard knows nothing of the declaration.
+    assert_eq!(r.block_ack(0), 0b1100);
+    r
+}
+
+/// Each of the reordering buffer's own rules releases the ping's gap (IEEE 802.11-2020
+/// §10.25.6.6, and mac80211's reorder-release timeout); the declared SN goes with it,
+/// passed up by none.
+#[test]
+fn a_declared_mpdu_behind_a_gap_is_skipped_alone() {
+    // The ping's MPDU arrives: it goes up first, then what waited behind the declared SN.
+    let mut r = ping_gap_then_declared_tcp();
+    assert_eq!(r.on_mpdu_at(ms(5), 0, 10), [10, 12, 13]);
+    assert_eq!((r.win_start(), r.buffered()), (4, 0));
+    // The declared MPDU's late copy is acknowledged, not passed up.
+    assert!(r.on_mpdu_at(ms(6), 1, 11).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
+    assert_eq!(r.block_ack(0), 0b1111);
+
+    // The station gives the ping up after its retry limit: its BlockAckReq (SSN 1).
+    let mut r = ping_gap_then_declared_tcp();
+    assert_eq!(r.on_bar(1), [12, 13]);
+    assert_eq!(r.win_start(), 4);
+
+    // No BlockAckReq: SN 2 has waited 100 ms behind the gap (mac80211's timer).
+    let mut r = ping_gap_then_declared_tcp();
+    assert_eq!(r.poll_timeout(), Some(ms(100)));
+    assert!(r.handle_timeout(ms(99)).is_empty());
+    assert_eq!(r.win_start(), 0);
+    assert_eq!(r.handle_timeout(ms(100)), [12, 13]);
+    assert_eq!((r.win_start(), r.poll_timeout()), (4, None));
+    // The ping's copy after that is acknowledged by the chip and dropped by the driver.
+    assert!(r.on_mpdu_at(ms(120), 0, 10).is_empty());
+    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
+
+    // An MPDU a window ahead (SN 64) moves WinStartB to 1, past the ping's gap.
+    let mut r = ping_gap_then_declared_tcp();
+    assert_eq!(r.on_mpdu_at(ms(5), 64, 164), [12, 13]);
+    assert_eq!((r.win_start(), r.buffered()), (4, 1));
+}
+
+/// mac80211's reorder release (net/mac80211/rx.c, `ieee80211_sta_reorder_release`): a held
+/// MPDU behind a gap goes up once it has waited the timeout, with the gaps before it; the
+/// walk stops at the first held MPDU behind a gap that has not, even if MPDUs after that
+/// one have.
+#[test]
+fn reorder_timeout_releases_gaps_in_order() {
+    let mut r = Recipient::new(0).with_reorder_timeout(Some(ms(100)));
+    assert!(r.on_mpdu_at(ms(0), 1, 11).is_empty());
+    assert!(r.on_mpdu_at(ms(0), 4, 14).is_empty());
+    assert!(r.on_mpdu_at(ms(50), 3, 13).is_empty());
+    assert!(r.on_mpdu_at(ms(60), 7, 17).is_empty());
+    assert!(r.give_up(6).is_empty());
+    // The first held MPDU after WinStartB (SN 1) sets the timer.
+    assert_eq!(r.poll_timeout(), Some(ms(100)));
+    // SN 1 goes up; SN 3 (50 ms) is behind the gap at SN 2 and has waited 50 ms only:
+    // SN 4, which has waited 100 ms too, waits with it.
+    assert_eq!(r.handle_timeout(ms(100)), [11]);
+    assert_eq!((r.win_start(), r.poll_timeout()), (2, Some(ms(150))));
+    // SNs 3 and 4 in order, then the gap at SN 5 stops the run. SN 6 is declared: it
+    // does not open a gap, so SN 7 (60 ms) goes up behind SN 5's gap at 160 ms.
+    assert_eq!(r.handle_timeout(ms(150)), [13, 14]);
+    assert_eq!((r.win_start(), r.poll_timeout()), (5, Some(ms(160))));
+    assert_eq!(r.handle_timeout(ms(160)), [17]);
+    assert_eq!(
+        (r.win_start(), r.buffered(), r.poll_timeout()),
+        (8, 0, None)
+    );
+    // Without a timeout the buffer waits.
+    let mut r = Recipient::new(0);
+    assert!(r.on_mpdu_at(ms(0), 1, 11).is_empty());
+    assert_eq!(r.poll_timeout(), None);
+    assert!(r.handle_timeout(ms(1000)).is_empty());
+}
+
+/// A declared SN (or a gap released by a later rule) arriving intact later is not passed
+/// up, but the chip records it: its bit is set, and WinStartR moves over the in-order run
+/// so that a later BlockAck still reports it.
 #[test]
 fn given_up_mpdu_arriving_intact_is_ignored_but_acknowledged() {
     let mut r = Recipient::new(0);
-    for (sn, id) in [(1, 11), (3, 13), (4, 14), (6, 16)] {
+    for (sn, id) in [(1, 11), (3, 13)] {
         r.on_mpdu(sn, id);
     }
-    assert_eq!(r.give_up(2), [11, 13, 14]);
-    assert_eq!(r.give_up(5), [16]);
-    // SN 2, given up on.
+    assert_eq!(r.give_up(0), [11]);
+    assert_eq!(r.give_up(2), [13]);
+    assert_eq!(r.win_start(), 4);
+    // SN 2, declared lost.
     assert!(r.on_mpdu(2, 12).is_empty());
     assert_eq!((r.duplicates(), r.ignored()), (0, 1));
-    assert_eq!(r.block_ack(0), 0b101_1110);
-    // SN 0, a gap given up with SN 2.
+    assert_eq!(r.block_ack(0), 0b1110);
+    // SN 0, declared lost.
     assert!(r.on_mpdu(0, 10).is_empty());
     assert_eq!((r.duplicates(), r.ignored()), (0, 2));
-    assert_eq!(r.block_ack(0), 0b101_1111);
+    assert_eq!(r.block_ack(0), 0b1111);
     // A second copy of SN 2 is a duplicate.
     assert!(r.on_mpdu(2, 12).is_empty());
     assert_eq!((r.duplicates(), r.ignored()), (1, 2));
-    // SN 5, given up on at WinStartB.
-    assert!(r.on_mpdu(5, 15).is_empty());
-    assert_eq!((r.duplicates(), r.ignored()), (1, 3));
-    assert_eq!(r.block_ack(0), 0b111_1111);
-    assert_eq!(r.win_start(), 7);
-    assert_eq!(r.on_mpdu(7, 17), [17]);
-    assert_eq!(r.block_ack(0), 0b1111_1111);
-    assert_eq!(r.block_ack(5), 0b111);
+    assert_eq!(r.on_mpdu(4, 14), [14]);
+    assert_eq!(r.block_ack(0), 0b1_1111);
+    assert_eq!(r.block_ack(2), 0b111);
 }
 
 /// Before the window, already buffered, or beyond WinEndB: nothing changes.
@@ -372,15 +466,15 @@ fn give_up_outside_the_window_or_of_a_buffered_mpdu_changes_nothing() {
         assert_eq!(r.block_ack(0), 0b101);
     }
     assert_eq!((r.duplicates(), r.ignored()), (0, 0));
-    // WinEndB itself is in the window: SN 2 goes up, WinStartB = 65.
-    assert_eq!(r.give_up(64), [12]);
-    assert_eq!((r.win_start(), r.buffered()), (65, 0));
-    // SN 1 was given up as a gap before SN 64: ignored, but acknowledged.
-    assert!(r.on_mpdu(1, 11).is_empty());
-    assert_eq!((r.duplicates(), r.ignored()), (0, 1));
-    assert_eq!(r.block_ack(0), 0b111);
-    // SN 64 was given up; the chip still waits for it.
+    // WinEndB itself is in the window, but SN 1 is missing before it: nothing moves.
+    assert!(r.give_up(64).is_empty());
+    assert_eq!((r.win_start(), r.buffered()), (1, 1));
+    // SN 1 arrives: it goes up with SN 2; the window stops at SN 3.
+    assert_eq!(r.on_mpdu(1, 11), [11, 12]);
+    assert_eq!(r.win_start(), 3);
+    // SN 64 was declared; the chip still waits for it.
     assert_eq!(r.block_ack(64), 0);
+    assert_eq!((r.duplicates(), r.ignored()), (0, 0));
 
     // An SN a BlockAckReq moved both windows past is no longer recorded: giving up on it
     // does nothing, and a late copy is a duplicate with its bit clear.
@@ -420,7 +514,8 @@ fn scoreboard_passes_a_given_up_mpdu_after_64_later_ones() {
 fn block_ack_req_behind_the_reordering_window_moves_the_scoreboard() {
     let mut r = Recipient::new(0);
     assert!(r.on_mpdu(2, 12).is_empty());
-    assert_eq!(r.give_up(1), [12]);
+    assert!(r.give_up(1).is_empty());
+    assert_eq!(r.give_up(0), [12]);
     assert_eq!(r.win_start(), 3);
     assert_eq!(r.block_ack(0), 0b100);
     // WinStartR 0 → 1; WinStartB stays 3.

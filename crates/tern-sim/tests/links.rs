@@ -283,3 +283,70 @@ app = { kind = "cbr", rate = "10.9Mbps", size = "1472B" }
     assert!(codel.summary.links["l"]["forward"].drops.aqm > 0);
     assert!(d > 10.0 * c, "DropTail {d} s vs CoDel {c} s");
 }
+
+/// A message not delivered by the end of the run counts as lost in the summary, whatever
+/// kept it (a loss model, or the network still carrying it): `messages_lost` = sent −
+/// delivered for ping, periodic and CBR, and `messages_in_flight` says how many of them were
+/// still on their way.
+#[test]
+fn messages_not_delivered_by_the_end_count_as_lost() {
+    let scenario = |loss: &str| {
+        format!(
+            r#"
+[sim]
+duration = "10s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "200ms"
+{loss}
+[[flows]]
+name = "ping"
+from = "a"
+to = "b"
+app = {{ kind = "ping", size = "56B", interval = "100ms" }}
+[[flows]]
+name = "periodic"
+from = "a"
+to = "b"
+app = {{ kind = "periodic", size = "1000B", interval = "100ms" }}
+[[flows]]
+name = "cbr"
+from = "a"
+to = "b"
+app = {{ kind = "cbr", rate = "80kbps", size = "1000B" }}
+"#
+        )
+    };
+    // No loss. One way takes 200 ms plus under 1 ms of serialization, so the messages sent
+    // at 9.8 and 9.9 s (periodic; CBR's 1000 B at 80 kbit/s is one every 100 ms too) are
+    // still on the link at 10 s; a ping needs 400 ms there and back: those of 9.6-9.9 s.
+    let out = run(&scenario(""));
+    for (flow, in_flight) in [("ping", 4), ("periodic", 2), ("cbr", 2)] {
+        let f = &out.summary.flows[flow];
+        assert_eq!(f.messages_sent, 100, "{flow}");
+        assert_eq!(
+            (f.messages_lost, f.messages_in_flight),
+            (in_flight, in_flight),
+            "{flow}"
+        );
+        assert_eq!(f.messages_delivered, 100 - in_flight, "{flow}");
+        assert_eq!(f.loss_rate, in_flight as f64 / 100.0, "{flow}");
+    }
+    // With losses on the link too, both kinds add up.
+    let out = run(&scenario(r#"loss = { kind = "bernoulli", p = 0.2 }"#));
+    for flow in ["ping", "periodic", "cbr"] {
+        let f = &out.summary.flows[flow];
+        assert_eq!(
+            f.messages_lost,
+            f.messages_sent - f.messages_delivered,
+            "{flow}"
+        );
+        assert!(f.messages_lost > f.messages_in_flight, "{flow}");
+    }
+}

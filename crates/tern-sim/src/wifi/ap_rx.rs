@@ -3,8 +3,9 @@
 //! acknowledged an A-MPDU and the reordering buffer has taken its intact MPDUs, a strategy
 //! sees every MPDU of it (intact or with a bad FCS, [`super::bss::RxAmpdu`]) and may declare
 //! some lost. The device then gives each up ([`super::bss::Bss::give_up`]): the reordering
-//! window moves past it and what was held behind it goes up at once. Without a strategy the
-//! AP is the standard receiver.
+//! buffer stops waiting for it, and what was held behind it goes up at once unless another
+//! missing MPDU before it still holds the window. Without a strategy the AP is the standard
+//! receiver.
 
 /// One MPDU of a received A-MPDU, as the AP's driver sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -156,6 +156,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
         },
         mpdu_error: spec.mpdu_error,
         lifetime: Some(spec.lifetime.0).filter(|d| d.as_nanos() > 0),
+        reorder_timeout: Some(spec.reorder_timeout.0).filter(|d| d.as_nanos() > 0),
         phy: phy.clone(),
     };
     let node = |name: &str| nodes.iter().find(|n| n.name == name).expect("validated");
@@ -238,7 +239,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
                         }
                         RateControlSpec::Ideal => RateControl::ideal(set),
                         RateControlSpec::Minstrel => {
-                            RateControl::minstrel(MinstrelConfig::new(set, band), rng)
+                            RateControl::minstrel(MinstrelConfig::linux_3(set, band), rng)
                         }
                     })
                 }

@@ -45,6 +45,7 @@ use std::fmt::Debug;
 mod ht;
 mod legacy;
 pub mod minstrel;
+pub mod sampling;
 
 pub use ht::HtRateSet;
 pub use legacy::LegacyRateSet;
@@ -52,6 +53,7 @@ pub use minstrel::{
     Minstrel, MinstrelConfig, MinstrelHt, MINSTREL_MAX_PROB_THRESHOLD, MINSTREL_MIN_PROB,
     MINSTREL_PROB_CAP, MINSTREL_SAMPLE_MAX_SLOWDOWN,
 };
+pub use sampling::Sampling;
 
 /// The rates a link may use and what the rate controllers need to know of each: kept sorted
 /// by PHY data rate, slowest first.
@@ -193,6 +195,17 @@ impl<S: RateSet> RateControl<S> {
         if let Algorithm::Minstrel(minstrel) = &mut self.algorithm {
             minstrel.report(now, rate, attempted, succeeded);
         }
+    }
+
+    /// The rate an A-MPDU of the last decision is sized for: the slowest rate of the rate
+    /// table Minstrel hands the driver ([`Minstrel::slowest_of_table`], as ath9k sizes
+    /// it), the chosen rate otherwise.
+    pub fn sizing_rate(&self) -> Option<S::Rate> {
+        let last = self.last?;
+        Some(match &self.algorithm {
+            Algorithm::Minstrel(m) => m.slowest_of_table(),
+            _ => last.rate,
+        })
     }
 
     /// The last decision of [`RateControl::select`], `None` before the first.

@@ -18,16 +18,20 @@
 //!   retransmissions and whole-A-MPDU timeouts (§3.2 (3));
 //! * when an MPDU carrying TCP has failed more times than the index in force (§3.2 (2):
 //!   estimated retransmissions above the index; Fig. 3: the third failed reception with
-//!   index 2), it is declared lost ([`Declared`]): the device moves the reordering window
-//!   past it and passes up what was held behind it, and an intact copy arriving later is
-//!   acknowledged by the chip but ignored by the driver (§3.2 (4);
-//!   [`super::blockack::Recipient::give_up`]). Other MPDUs follow the standard rules.
+//!   index 2), it is declared lost ([`Declared`]): the device stops waiting for it ("moves on
+//!   to the next MPDU", §3.2 (2)), passes up what was held behind it, and an intact copy
+//!   arriving later is acknowledged by the chip but ignored by the driver (§3.2 (4);
+//!   [`super::blockack::Recipient::give_up`]). Other MPDUs follow the standard rules: a
+//!   missing MPDU that does not carry TCP (a ping) before a declared one is not skipped
+//!   with it, it keeps holding the reordering window until it arrives, a BlockAckReq
+//!   passes it or the reorder-release timeout gives it up.
 //!
-//! The count of an SN is forgotten once it arrives intact or the window moves past it.
+//! The count of an SN is forgotten once it arrives intact or the window moves past it; a
+//! declared SN is not counted again while the window still holds it (behind a gap).
 
 use super::ap_rx::{ApAmpdu, ApRxStrategy, Declared};
 use super::blockack::{sn_offset, RECIPIENT_WIN_SIZE};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// EWMA weight of a new A-MPDU's data rate (§3.2 (1): smoothing coefficient 0.25).
 pub const PAPER_WEIGHT: f64 = 0.25;
@@ -109,6 +113,8 @@ struct Station {
     ewma_bps: Option<f64>,
     /// Receptions with a bad FCS, per SN in the reordering window.
     failures: BTreeMap<u16, u32>,
+    /// SNs declared lost that the window has not passed yet.
+    declared: BTreeSet<u16>,
 }
 
 /// The retry-out index of an AP, for all its stations. Sans-IO: fed what the driver sees
@@ -153,8 +159,12 @@ impl ApRxStrategy for RetryOutIndex {
         let in_window = |sn: u16| sn_offset(win_start, sn) < RECIPIENT_WIN_SIZE;
         // SNs the window has moved past are done with (passed up, skipped or given up).
         st.failures.retain(|&sn, _| in_window(sn));
+        st.declared.retain(|&sn| in_window(sn));
         let mut candidates = Vec::new();
         for m in a.mpdus {
+            if st.declared.contains(&m.sn) {
+                continue;
+            }
             if m.fcs_ok {
                 st.failures.remove(&m.sn);
             } else if in_window(m.sn) {
@@ -174,6 +184,7 @@ impl ApRxStrategy for RetryOutIndex {
             let failures = st.failures[&sn];
             if failures > index {
                 st.failures.remove(&sn);
+                st.declared.insert(sn);
                 declared.push(Declared {
                     sn,
                     failures,

@@ -11,13 +11,11 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     let active = end.saturating_sub(f.start).as_secs_f64();
     let r = f.transport.report(f.start);
     let (sent, delivered) = (r.messages_sent, r.sink.received);
-    // Over a reliable stream a message is never lost: what is not delivered is still on
-    // its way.
-    let (lost, flying) = if r.reliable {
-        (0, sent - delivered)
-    } else {
-        (sent.saturating_sub(delivered + flying), flying)
-    };
+    // A message not delivered by the end never arrived: it counts as lost, wherever it
+    // is (dropped, held in a queue or a reordering buffer, or, over a reliable stream,
+    // still to be delivered). `flying` says how many of them were still on their way.
+    let lost = sent.saturating_sub(delivered);
+    let flying = if r.reliable { lost } else { flying.min(lost) };
     let echo = f.app == "ping";
     let dist = Distribution::of_nanos(&r.sink.delays);
     FlowSummary {
@@ -36,8 +34,8 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         } else {
             0.0
         },
-        loss_rate: if sent > flying {
-            lost as f64 / (sent - flying) as f64
+        loss_rate: if sent > 0 {
+            lost as f64 / sent as f64
         } else {
             0.0
         },

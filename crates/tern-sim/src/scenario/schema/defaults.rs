@@ -11,6 +11,11 @@ pub(super) fn msdu_lifetime() -> Duration {
     Duration(tern_proto::time::SimTime::from_micros(500 * 1024))
 }
 
+/// Linux mac80211's reorder-release timeout, HT_RX_REORDER_BUF_TIMEOUT = HZ/10: 100 ms.
+pub(super) fn reorder_timeout() -> Duration {
+    Duration(tern_proto::time::SimTime::from_millis(100))
+}
+
 /// The retry-out index's EWMA weight (wlan-bufferbloat paper §3.2 (1)).
 pub(super) fn retry_out_weight() -> f64 {
     crate::wifi::retry_out::PAPER_WEIGHT

@@ -67,6 +67,13 @@ pub struct WifiSpec {
     /// standard's default; ns-3's WifiMacQueue MaxDelay is 500 ms). "0s" turns it off.
     #[serde(default = "msdu_lifetime")]
     pub lifetime: Duration,
+    /// 802.11n only: how long a receiver's reordering buffer holds MPDUs behind a missing
+    /// one before it gives the missing one up and passes them on: Linux mac80211's
+    /// reorder-release timeout (net/mac80211/rx.c, HT_RX_REORDER_BUF_TIMEOUT = HZ/10, default
+    /// 100 ms). "0s" turns it off: a gap then waits for the MPDU, a BlockAckReq or an MPDU
+    /// a window ahead, as IEEE 802.11-2020 §10.25.6.6 alone has it (ns-3's recipient).
+    #[serde(default = "reorder_timeout")]
+    pub reorder_timeout: Duration,
     /// 802.11n only: A-MPDU limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ampdu: Option<AmpduSpec>,

@@ -204,6 +204,11 @@ pub struct Config {
     /// MSDU lifetime (dot11EDCATableMSDULifetime, IEEE 802.11-2020 Annex C): a frame still waiting in
     /// the MAC queue this long after it entered is discarded.
     pub lifetime: Option<SimTime>,
+    /// 802.11n: how long a received MPDU may wait in a reordering buffer behind a gap
+    /// before the gap is given up on (Linux mac80211's HT_RX_REORDER_BUF_TIMEOUT,
+    /// [`super::super::blockack::Recipient::with_reorder_timeout`]); `None`: until a
+    /// BlockAckReq, as the standard has it.
+    pub reorder_timeout: Option<SimTime>,
 }
 
 #[cfg(test)]

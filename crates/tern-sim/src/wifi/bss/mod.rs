@@ -86,6 +86,11 @@ pub enum Refused {
     NotAssociated,
 }
 
+/// A Block Ack recipient with the BSS's reorder-release timeout.
+fn new_recipient(cfg: &Config) -> Recipient {
+    Recipient::new(0).with_reorder_timeout(cfg.reorder_timeout)
+}
+
 /// One MAC entity (AP or station) of the BSS.
 struct Entity {
     /// Frames not yet handed to a Block Ack originator (802.11n) or not yet sent (802.11b),
@@ -200,7 +205,7 @@ impl Bss {
                     })
                     .collect(),
                 recipients: (0..n)
-                    .map(|p| (ht && linked(e, p)).then(|| Recipient::new(0)))
+                    .map(|p| (ht && linked(e, p)).then(|| new_recipient(&cfg)))
                     .collect(),
                 rates: (0..n)
                     .map(|p| (cfg.phy.adapts_rate() && linked(e, p)).then(|| rates(e, p)))
@@ -321,7 +326,7 @@ impl Bss {
             if let Some(r) = self.entities[to].recipients[from].as_mut() {
                 // A BlockAckReq a window ahead passes up the whole buffer, in SN order.
                 let released = r.on_bar(sn_add(r.win_start(), RECIPIENT_WIN_SIZE));
-                self.entities[to].recipients[from] = Some(Recipient::new(0));
+                self.entities[to].recipients[from] = Some(new_recipient(&self.cfg));
                 self.pass_up(from, to, released, &mut out);
             }
             if let Some(o) = self.entities[from].originators[to].as_mut() {
@@ -409,15 +414,24 @@ impl Bss {
     }
 
     /// When the BSS next needs [`Bss::wake`]: the end of the transmissions on the air, or
-    /// the earliest time an entity's backoff lets it transmit.
+    /// the earliest time an entity's backoff lets it transmit; or a reordering buffer's
+    /// reorder-release timeout, if earlier.
     pub fn next_wake(&self) -> Option<SimTime> {
-        if let Some(end) = self.on_air.iter().map(|t| t.end).max() {
-            return Some(end);
-        }
-        self.entities
+        let medium = match self.on_air.iter().map(|t| t.end).max() {
+            Some(end) => Some(end),
+            None => self
+                .entities
+                .iter()
+                .filter_map(|e| self.access_time(e))
+                .min(),
+        };
+        let reorder = self
+            .entities
             .iter()
-            .filter_map(|e| self.access_time(e))
-            .min()
+            .flat_map(|e| e.recipients.iter().flatten())
+            .filter_map(Recipient::poll_timeout)
+            .min();
+        medium.into_iter().chain(reorder).min()
     }
 
     fn access_time(&self, e: &Entity) -> Option<SimTime> {
@@ -433,6 +447,7 @@ impl Bss {
     /// or starts the transmissions whose backoff ends now.
     pub fn wake(&mut self, now: SimTime) -> Outcome {
         let mut out = Outcome::default();
+        self.reorder_timeouts(now, &mut out);
         if !self.on_air.is_empty() {
             if self.on_air.iter().map(|t| t.end).max() == Some(now) {
                 self.finish(now, &mut out);
@@ -520,11 +535,14 @@ impl Bss {
                 // The SNR per stream depends on the MCS's streams with receive diversity
                 // (radio/fading.rs): the oracle rate control sees it for each candidate.
                 let radio = &mut self.radio;
-                let mcs = self.entities[i].rates[peer]
-                    .as_mut()
-                    .expect("HT peer")
-                    .ht()
-                    .select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                let rc = self.entities[i].rates[peer].as_mut().expect("HT peer").ht();
+                let mcs =
+                    rc.select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
+                // `ath_tx_form_aggr`): an A-MPDU is sized to 4 ms at the slowest rate of the
+                // frame's rate series, and a rate-control probe is not aggregated.
+                let probe = rc.last_choice().is_some_and(|c| c.sample);
+                let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
                 let snr_db = self.radio.snr_db_streams(i, peer, now, mcs.n_ss());
                 let e = &mut self.entities[i];
                 let tx = HtTxVector::new(mcs, width, gi);
@@ -544,7 +562,8 @@ impl Bss {
                         continue;
                     }
                     if capacity.0 != f.bytes {
-                        capacity = (f.bytes, ampdu_capacity(f.bytes, tx, band, &limits).max(1));
+                        let fit = ampdu_capacity(f.bytes, sizing, band, &limits).max(1);
+                        capacity = (f.bytes, if probe { 1 } else { fit });
                     }
                     let fit = capacity.1;
                     if orig.queued() >= fit as usize {
@@ -556,11 +575,12 @@ impl Bss {
                 }
                 let held = &e.held;
                 let mut lens: Vec<u32> = Vec::new();
-                let mpdus = orig.next_batch(limits.mpdus as usize, |uid| {
+                let max_mpdus = if probe { 1 } else { limits.mpdus as usize };
+                let mpdus = orig.next_batch(max_mpdus, |uid| {
                     lens.push(mpdu_len(held[&uid].bytes));
                     let psdu = ampdu_len(&lens);
                     let fits = lens.len() == 1
-                        || (psdu <= limits.bytes && tx.txtime(psdu, band) <= limits.ppdu);
+                        || (psdu <= limits.bytes && sizing.txtime(psdu, band) <= limits.ppdu);
                     if !fits {
                         lens.pop();
                     }

@@ -7,6 +7,7 @@ use super::super::error_model::ht_success_rate_db;
 use super::super::frames::{dcf_mpdu_len, mpdu_len};
 use super::super::phy::HtTxVector;
 use super::{Bss, Outcome, Payload, Phy, RxAmpdu, RxMpdu, Tx};
+use crate::engine::SimTime;
 use std::collections::BTreeMap;
 
 impl Bss {
@@ -81,7 +82,7 @@ impl Bss {
                     // What the recipient discards (a duplicate, or a copy of an MPDU its
                     // driver gave up on) is not kept for passing up.
                     let discarded = recipient.duplicates() + recipient.ignored();
-                    released.extend(recipient.on_mpdu(sn, uid));
+                    released.extend(recipient.on_mpdu_at(tx.end, sn, uid));
                     if recipient.duplicates() + recipient.ignored() == discarded {
                         kept.push(uid);
                     }
@@ -111,6 +112,22 @@ impl Bss {
             self.pass_up(from, at, released, &mut out);
         }
         out
+    }
+
+    /// Runs the reorder-release timeouts due at `now`: what each reordering buffer then
+    /// releases is passed up.
+    pub(super) fn reorder_timeouts(&mut self, now: SimTime, out: &mut Outcome) {
+        for to in 0..self.entities.len() {
+            for from in 0..self.entities.len() {
+                let Some(r) = self.entities[to].recipients[from].as_mut() else {
+                    continue;
+                };
+                if r.poll_timeout().is_some_and(|t| t <= now) {
+                    let released = r.handle_timeout(now);
+                    self.pass_up(from, to, released, out);
+                }
+            }
+        }
     }
 
     /// WinStartB of entity `at`'s reordering buffer for MPDUs from entity `from`, if the

@@ -1,6 +1,7 @@
 //! Minstrel: Linux mac80211's rate control (`minstrel_ht`), for HT MCSs and legacy rates.
 
 use super::super::phy::Band;
+use super::sampling::{LinuxSampler, Sampling};
 use super::{HtRateSet, RateChoice, RateSet};
 use crate::engine::{RngStream, SimTime};
 
@@ -36,9 +37,13 @@ pub struct MinstrelConfig<S: RateSet = HtRateSet> {
     /// Weight of the old value in the EWMA of the success probability and of the A-MPDU
     /// length. Default 0.75 (classic minstrel's EWMA level 75 %, minstrel_ht's 96/128).
     pub ewma_old_weight: f64,
-    /// Fraction of A-MPDUs, outside the retry chain, that are considered for sampling.
-    /// Default 10 % (classic minstrel's "look-around rate").
-    pub sample_fraction: f64,
+    /// When to probe and which rate. Default [`Sampling::Fraction`] of 10 % (classic
+    /// minstrel's "look-around rate"); [`MinstrelConfig::linux_3`]: Linux 3.x's rules.
+    pub sampling: Sampling,
+    /// Success probability above which the throughput estimate stops growing. Default
+    /// [`MINSTREL_PROB_CAP`] (90 %); Linux 3.10-3.13 computes the capped value but then
+    /// uses the uncapped one (`minstrel_ht_calc_tp`), i.e. 1.
+    pub prob_cap: f64,
     /// A-MPDU length (MPDUs) assumed until the first statistics update measures one.
     /// Default 16 (what Linux assumes for fast rates before it has measured one). Legacy
     /// rates carry one MPDU per PPDU whatever this says ([`RateSet::max_mpdus`]).
@@ -54,8 +59,22 @@ impl<S: RateSet> MinstrelConfig<S> {
             ip_bytes: 1500,
             update_interval: SimTime::from_millis(100),
             ewma_old_weight: 0.75,
-            sample_fraction: 0.10,
+            sampling: Sampling::Fraction(0.10),
+            prob_cap: MINSTREL_PROB_CAP,
             initial_ampdu_mpdus: 16,
+        }
+    }
+
+    /// Linux 3.10-3.13 `minstrel_ht` (the wlan-bufferbloat study's Linux 3.13 station):
+    /// statistics every 50 ms (`minstrel_ht_tx_status` updates after `update_interval / 2`
+    /// of the default 100 ms), [`Sampling::Linux3`] probing, and the uncapped success
+    /// probability in the throughput estimate.
+    pub fn linux_3(rates: S, band: Band) -> MinstrelConfig<S> {
+        MinstrelConfig {
+            update_interval: SimTime::from_millis(50),
+            sampling: Sampling::Linux3,
+            prob_cap: 1.0,
+            ..MinstrelConfig::new(rates, band)
         }
     }
 }
@@ -79,6 +98,8 @@ struct RateStats<R> {
     overhead: SimTime,
     /// Expected throughput (IP bit/s) at the current `prob`.
     tp: f64,
+    /// Statistics intervals in a row without an attempt (`sample_skipped`).
+    skipped: u32,
 }
 
 /// A Minstrel-HT-like rate controller, modelled on the design of Linux mac80211's
@@ -118,8 +139,17 @@ struct RateStats<R> {
 ///   entry; any acknowledgement returns to max_tp. The failure of a sample does not advance
 ///   the chain (the retransmission goes at max_tp, as in Linux where the sample rate heads
 ///   a chain followed by the normal rates). No sampling in the retry chain.
-/// * **Sampling**: each A-MPDU at the head of the chain is, with probability
-///   [`MinstrelConfig::sample_fraction`] (10 %), a sample candidate. The sample rate is drawn
+/// * **Sampling, Linux 3.x** ([`Sampling::Linux3`], [`MinstrelConfig::linux_3`], what an
+///   802.11n station of a scenario uses): the probing counters, sample table and candidate
+///   tests of Linux 3.10-3.13 `minstrel_ht` (see [`super::sampling::LinuxSampler`] and
+///   `Minstrel::linux_accepts`): one probe per 16 + 2 × the average A-MPDU length frames,
+///   at most 8 per MCS group per statistics interval, of the next sample-table rate that is
+///   not in the current rate table, not above 95 % success, and, if slower than max_tp2,
+///   idle for 20 intervals (three such per interval). The MAC sends a probe alone
+///   (ath9k does not aggregate a frame flagged as a rate-control probe).
+/// * **Sampling, fraction** ([`Sampling::Fraction`], the default of
+///   [`MinstrelConfig::new`]): each A-MPDU at the head of the chain is, with probability
+///   10 %, a sample candidate. The sample rate is drawn
 ///   uniformly (one [`RngStream`] draw) from the rates that
 ///   1. are not max_tp, max_tp2 or max_prob (Linux: "don't use sampling for the currently
 ///      used rates"),
@@ -165,8 +195,7 @@ struct RateStats<R> {
 /// "sudden death of spatial multiplexing" downgrade of older versions (a fast switch to fewer
 /// streams when max_tp's delivery collapses; here max_tp follows only at stats updates),
 /// per-rate retry counts within the chain (each chain rate is tried once per A-MPDU here),
-/// RTS/CTS protection of samples, Linux's deterministic sample tables and skip counters
-/// (replaced by the random draw above), and integer fixed-point arithmetic.
+/// RTS/CTS protection of samples, and integer fixed-point arithmetic.
 #[derive(Clone, Debug)]
 pub struct Minstrel<S: RateSet = HtRateSet> {
     config: MinstrelConfig<S>,
@@ -187,6 +216,8 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
     retry_stage: usize,
     /// The rate (index into `rates`) of the last select if it was a sample.
     pending_sample: Option<usize>,
+    /// Linux 3.x's probing state, with [`Sampling::Linux3`].
+    sampler: Option<LinuxSampler>,
 }
 
 /// Minstrel over HT MCSs: Linux's `minstrel_ht` for an HT station.
@@ -197,7 +228,7 @@ const RETRY_CHAIN_LEN: usize = 4;
 impl<S: RateSet> Minstrel<S> {
     /// Panics on an invalid configuration: zero update interval, EWMA weight outside
     /// [0, 1), sample fraction outside [0, 1], zero initial A-MPDU length or IP size.
-    pub fn new(config: MinstrelConfig<S>, rng: RngStream) -> Minstrel<S> {
+    pub fn new(config: MinstrelConfig<S>, mut rng: RngStream) -> Minstrel<S> {
         assert!(
             config.update_interval > SimTime::ZERO,
             "update interval must be positive"
@@ -206,10 +237,12 @@ impl<S: RateSet> Minstrel<S> {
             (0.0..1.0).contains(&config.ewma_old_weight),
             "EWMA weight must be in [0, 1)"
         );
-        assert!(
-            (0.0..=1.0).contains(&config.sample_fraction),
-            "sample fraction must be in [0, 1]"
-        );
+        if let Sampling::Fraction(f) = config.sampling {
+            assert!(
+                (0.0..=1.0).contains(&f),
+                "sample fraction must be in [0, 1]"
+            );
+        }
         assert!(config.initial_ampdu_mpdus > 0 && config.ip_bytes > 0);
         let set = &config.rates;
         let rates = set
@@ -224,8 +257,21 @@ impl<S: RateSet> Minstrel<S> {
                 airtime_ns: 0.0,
                 overhead: set.exchange_overhead(rate, config.band),
                 tp: 0.0,
+                skipped: 0,
             })
             .collect();
+        let sampler = (config.sampling == Sampling::Linux3).then(|| {
+            // minstrel_ht's MCS groups: the rates of one stream count, slowest first.
+            let mut groups: Vec<(u64, Vec<usize>)> = Vec::new();
+            for (i, &rate) in set.rates().iter().enumerate() {
+                let n = set.n_ss(rate);
+                match groups.iter_mut().find(|(k, _)| *k == n) {
+                    Some((_, g)) => g.push(i),
+                    None => groups.push((n, vec![i])),
+                }
+            }
+            LinuxSampler::new(groups.into_iter().map(|(_, g)| g).collect(), &mut rng)
+        });
         let mut m = Minstrel {
             avg_ampdu_mpdus: f64::from(config.initial_ampdu_mpdus),
             config,
@@ -239,6 +285,7 @@ impl<S: RateSet> Minstrel<S> {
             max_prob: 0,
             retry_stage: 0,
             pending_sample: None,
+            sampler,
         };
         m.recompute_rate_set();
         m
@@ -250,13 +297,14 @@ impl<S: RateSet> Minstrel<S> {
         let chain = [self.max_tp, self.max_tp2, self.max_prob, 0];
         let mut index = chain[self.retry_stage];
         let mut sample = false;
-        if self.retry_stage == 0 && self.rng.bernoulli(self.config.sample_fraction) {
-            let candidates = self.sample_candidates();
-            if !candidates.is_empty() {
-                let k = (self.rng.uniform() * candidates.len() as f64) as usize;
-                index = candidates[k.min(candidates.len() - 1)];
-                sample = true;
-            }
+        let probe = match self.config.sampling {
+            _ if self.retry_stage != 0 => None,
+            Sampling::Fraction(f) => self.fraction_sample(f),
+            Sampling::Linux3 => self.linux_sample(),
+        };
+        if let Some(probe) = probe {
+            index = probe;
+            sample = true;
         }
         self.pending_sample = sample.then_some(index);
         RateChoice {
@@ -287,7 +335,23 @@ impl<S: RateSet> Minstrel<S> {
             self.retry_stage = (self.retry_stage + 1).min(RETRY_CHAIN_LEN - 1);
         }
         self.pending_sample = None;
+        let avg = self.avg_ampdu_mpdus;
+        if let Some(s) = self.sampler.as_mut() {
+            s.on_status(attempted, avg);
+        }
         self.maybe_update(now);
+    }
+
+    /// The slowest rate of the rate table minstrel_ht hands the driver (max_tp, max_tp2,
+    /// max_prob): ath9k sizes an A-MPDU for it (`ath_lookup_rate`, drivers/net/wireless/
+    /// ath/ath9k/xmit.c: the smallest 4 ms frame length over the rate series).
+    pub fn slowest_of_table(&self) -> S::Rate {
+        let set = &self.config.rates;
+        [self.max_tp, self.max_tp2, self.max_prob]
+            .into_iter()
+            .map(|i| self.rates[i].rate)
+            .min_by(|&a, &b| set.data_rate_bps(a).total_cmp(&set.data_rate_bps(b)))
+            .expect("three rates")
     }
 
     /// The rate with the best expected throughput.
@@ -345,11 +409,16 @@ impl<S: RateSet> Minstrel<S> {
         }
         self.interval_mpdus = 0;
         self.interval_ampdus = 0;
+        if let Some(s) = self.sampler.as_mut() {
+            s.on_update();
+        }
         for i in 0..self.rates.len() {
-            let r = &self.rates[i];
+            let r = &mut self.rates[i];
             if r.attempts == 0 {
+                r.skipped += 1;
                 continue;
             }
+            r.skipped = 0;
             let current = r.successes as f64 / r.attempts as f64;
             let prob = match r.prob {
                 None => current,
@@ -378,7 +447,7 @@ impl<S: RateSet> Minstrel<S> {
             return 0.0;
         }
         let bits = 8.0 * f64::from(self.config.ip_bytes);
-        prob.min(MINSTREL_PROB_CAP) * bits * 1e9 / self.rates[i].airtime_ns
+        prob.min(self.config.prob_cap) * bits * 1e9 / self.rates[i].airtime_ns
     }
 
     /// Refreshes airtimes and throughputs and picks max_tp, max_tp2 and max_prob.
@@ -415,6 +484,76 @@ impl<S: RateSet> Minstrel<S> {
                 }
             })
         });
+    }
+
+    /// [`Sampling::Fraction`]: with probability `f`, a rate drawn uniformly among the
+    /// candidates.
+    fn fraction_sample(&mut self, f: f64) -> Option<usize> {
+        if !self.rng.bernoulli(f) {
+            return None;
+        }
+        let candidates = self.sample_candidates();
+        if candidates.is_empty() {
+            return None;
+        }
+        let k = (self.rng.uniform() * candidates.len() as f64) as usize;
+        Some(candidates[k.min(candidates.len() - 1)])
+    }
+
+    /// [`Sampling::Linux3`]: once the wait is over and a try armed, the next candidates of
+    /// the sample table until one is acceptable ([`Minstrel::linux_accepts`]), one per
+    /// frame of an average A-MPDU.
+    fn linux_sample(&mut self) -> Option<usize> {
+        if !self.sampler.as_ref()?.armed() {
+            return None;
+        }
+        for _ in 0..LinuxSampler::frames_per_ask(self.avg_ampdu_mpdus) {
+            let sampler = self.sampler.as_mut().expect("checked");
+            let Some(c) = sampler.next_candidate() else {
+                continue;
+            };
+            if self.linux_accepts(c) {
+                self.sampler.as_mut().expect("checked").took();
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// `minstrel_get_sample_rate`'s tests of candidate `c` (Linux 3.10-3.13): not a rate of
+    /// the current table ("sampling might add some overhead ... don't use sampling for the
+    /// currently used rates"); not already above 95 % success; and a rate no faster than
+    /// max_tp2 that uses more streams than max_prob may (one fewer than max_tp's, at least
+    /// one) or is no faster than max_prob ("lower rates get sampled only occasionally") only
+    /// after 20 statistics intervals without an attempt, and at most three such per
+    /// interval. A rate's airtime in the kernel's table falls as its data rate rises, so
+    /// "no faster" stands for its "duration at least".
+    fn linux_accepts(&mut self, c: usize) -> bool {
+        if c == self.max_tp || c == self.max_tp2 || c == self.max_prob {
+            return false;
+        }
+        if self.rates[c].prob.unwrap_or(0.0) > 0.95 {
+            return false;
+        }
+        let set = &self.config.rates;
+        let bps = |i: usize| set.data_rate_bps(self.rates[i].rate);
+        let max_prob_streams = set
+            .n_ss(self.rates[self.max_tp].rate)
+            .saturating_sub(1)
+            .max(1);
+        let slow = bps(c) <= bps(self.max_tp2)
+            && (max_prob_streams < set.n_ss(self.rates[c].rate) || bps(c) <= bps(self.max_prob));
+        if slow {
+            if self.rates[c].skipped < 20 {
+                return false;
+            }
+            let sampler = self.sampler.as_mut().expect("Linux sampling");
+            sampler.slow += 1;
+            if sampler.slow > 3 {
+                return false;
+            }
+        }
+        true
     }
 
     /// Rates worth probing now, slowest first (see the type documentation).

@@ -334,7 +334,7 @@ fn minstrel_statistics_and_retry_chain() {
     );
     let mut mi = MinstrelHt::new(
         MinstrelConfig {
-            sample_fraction: 0.0,
+            sampling: Sampling::Fraction(0.0),
             ..MinstrelConfig::new(set(7), Band::Ghz5)
         },
         RngStream::new(1, "unit"),
@@ -488,7 +488,7 @@ fn minstrel_erp_at_a_rates_failure() {
     let rate = |mbps: u64| ofdm(OfdmRate::from_bps(mbps * 1_000_000).unwrap());
     let mut mi = Minstrel::new(
         MinstrelConfig {
-            sample_fraction: 0.0,
+            sampling: Sampling::Fraction(0.0),
             ..MinstrelConfig::new(LegacyRateSet::erp_ofdm(), Band::Ghz2_4)
         },
         RngStream::new(1, "unit"),
@@ -529,4 +529,41 @@ fn minstrel_erp_at_a_rates_failure() {
     assert!((mi.success_prob(rate(54)).unwrap() - 0.7125).abs() < 1e-12);
     assert_eq!(mi.max_tp(), rate(48));
     assert_eq!(mi.max_prob(), rate(48));
+}
+
+/// Linux 3.x minstrel_ht's probing rate (`minstrel_ht_tx_status`, `minstrel_get_sample_rate`):
+/// after a probe's status the next one waits 16 + 2 × ⌊average A-MPDU length⌋ frames. With
+/// A-MPDUs of 10 MPDUs (the average between 8 and 10 once 1-MPDU probes are counted in) the
+/// wait is 32-36 frames, four A-MPDUs: one probe every fifth PPDU. At most 8 probes per MCS
+/// group (16 with MCS 0-15) per 50 ms interval: with 0.25 ms PPDUs, 200 per interval,
+/// that cap binds at 16/200. The channel delivers every MPDU up to 39 Mbit/s and none
+/// faster, so that some rate is always worth probing.
+#[test]
+fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
+    let set = HtRateSet::up_to(mcs(15), ChannelWidth::Mhz20, GuardInterval::Long);
+    let fraction = |ppdu: SimTime| {
+        let mut rc = RateControl::minstrel(
+            MinstrelConfig::linux_3(set.clone(), Band::Ghz5),
+            RngStream::new(7, "test/rate"),
+        );
+        let (mut samples, mut ppdus) = (0u32, 0u32);
+        let mut now = SimTime::ZERO;
+        while now < SimTime::from_secs(10) {
+            let m = rc.select(now, None);
+            let probe = rc.last_choice().unwrap().sample;
+            let n = if probe { 1 } else { 10 };
+            let ok = if set.data_rate_bps(m) <= 39e6 { n } else { 0 };
+            if now >= SimTime::from_secs(1) {
+                ppdus += 1;
+                samples += u32::from(probe);
+            }
+            now += ppdu;
+            rc.report(now, m, n, ok);
+        }
+        f64::from(samples) / f64::from(ppdus)
+    };
+    let f = fraction(SimTime::from_millis(1));
+    assert!((f - 0.2).abs() < 0.01, "one probe in {:.2} PPDUs", 1.0 / f);
+    let f = fraction(SimTime::from_micros(250));
+    assert!((f - 16.0 / 200.0).abs() < 0.005, "{f}");
 }

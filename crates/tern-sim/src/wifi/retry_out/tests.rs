@@ -51,15 +51,18 @@ impl Ap {
     /// into the reordering buffer, then the strategy, then each declared MPDU given up.
     /// Returns the SNs passed up and those declared lost.
     fn receive(&mut self, rate_bps: f64, mpdus: &[(u16, bool)]) -> (Vec<u64>, Vec<u16>) {
-        let mut up = Vec::new();
-        for &(sn, ok) in mpdus {
-            if ok {
-                up.extend(self.recipient.on_mpdu(sn, u64::from(sn)));
-            }
-        }
         let seen: Vec<SeenMpdu> = mpdus.iter().map(|&(sn, ok)| tcp(sn, ok)).collect();
+        self.receive_seen(rate_bps, &seen)
+    }
+
+    /// [`Ap::receive`] with MPDUs that may not carry TCP.
+    fn receive_seen(&mut self, rate_bps: f64, seen: &[SeenMpdu]) -> (Vec<u64>, Vec<u16>) {
+        let mut up = Vec::new();
+        for m in seen.iter().filter(|m| m.fcs_ok) {
+            up.extend(self.recipient.on_mpdu(m.sn, u64::from(m.sn)));
+        }
         let win = self.recipient.win_start();
-        let declared = feed(&mut self.index, rate_bps, win, &seen);
+        let declared = feed(&mut self.index, rate_bps, win, seen);
         for d in &declared {
             up.extend(self.recipient.give_up(d.sn));
         }
@@ -183,6 +186,37 @@ fn mpdus_without_tcp_are_never_declared_lost() {
     for _ in 0..10 {
         assert!(feed(&mut idx, MCS1, 0, &[ping]).is_empty());
     }
+}
+
+/// The study's ping case: the ping's MPDU (SN 1, no TCP) fails again and again, the TCP
+/// MPDU behind it (SN 2) fails three times and is declared lost. Only SN 2 is skipped: the
+/// window keeps waiting for the ping, SN 2 is not counted or declared again while the window
+/// holds it, and when the ping arrives it goes up with what waited behind SN 2.
+#[test]
+fn a_ping_before_a_declared_tcp_mpdu_is_not_skipped() {
+    let mut ap = Ap::new(RetryOutConfig::paper());
+    let ping = |fcs_ok| SeenMpdu {
+        sn: 1,
+        fcs_ok,
+        tcp: false,
+    };
+    let none: [u16; 0] = [];
+    let (up, lost) = ap.receive_seen(MCS1, &[ping(false), tcp(2, false), tcp(3, true)]);
+    assert_eq!((up, lost), (vec![], none.to_vec()));
+    let (up, lost) = ap.receive_seen(MCS1, &[ping(false), tcp(2, false)]);
+    assert_eq!((up, lost), (vec![], none.to_vec()));
+    let (up, lost) = ap.receive_seen(MCS1, &[ping(false), tcp(2, false)]);
+    assert_eq!((up, lost), (vec![], vec![2]));
+    assert_eq!((ap.recipient.win_start(), ap.recipient.buffered()), (1, 1));
+    for _ in 0..5 {
+        let (up, lost) = ap.receive_seen(MCS1, &[ping(false), tcp(2, false)]);
+        assert_eq!((up, lost), (vec![], none.to_vec()));
+    }
+    assert_eq!(ap.index.failures(1, 1), 8);
+    assert_eq!(ap.index.failures(1, 2), 0);
+    let (up, lost) = ap.receive_seen(MCS1, &[ping(true), tcp(2, false)]);
+    assert_eq!((up, lost), (vec![1, 3], none.to_vec()));
+    assert_eq!(ap.recipient.win_start(), 4);
 }
 
 /// At or above 100 Mbit/s the index does not apply; failures still count, and once the
