@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import P2P
+from conftest import P2P, assert_within_budget
 from tern.reproduce import StudyError, load_study, reproduce
 from tern.reproduce._verdict import (
     CAUSE_SHOWN,
@@ -303,3 +303,14 @@ def test_a_claim_with_condition_columns_is_an_error_not_a_row(study_root, tmp_pa
     g = next(r for r in rep.results if r.claim.id == "goodput")
     assert g.value is None and g.verdict == OPEN
     assert "a claim gives one value" in (g.error or "")
+
+
+def test_a_full_reproduction_fits_the_budget_and_gives_the_recorded_verdicts(tmp_path):
+    # One shipped study's full run (wcdma-profile: 1 096 runs, a minute or two on 2 cores):
+    # under 2 GiB in every process, judging claims and drawing figures at most a fifth of the
+    # simulations' CPU time, and the verdicts its README and full-verdicts.json state.
+    full = reproduce("wcdma-profile", out=tmp_path / "full", jobs=2)
+    assert not full.quick
+    assert_within_budget(full)
+    recorded = json.loads((full.study.folder / "full-verdicts.json").read_text())
+    assert {r.claim.id: r.verdict or r.claim.role for r in full.results} == recorded

@@ -214,10 +214,12 @@ def connect(
     sandbox: bool = False,
     keys: Keys = None,
     materialize: bool = False,
+    prefix: str = "",
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection over a sweep folder (see the module docs); with
     `keys`, over those runs only (a reproduction's claims see one seed's runs at a time);
-    `materialize` reads small traces into memory once (many queries over few runs).
+    `materialize` reads small traces into memory once (many queries over few runs);
+    `prefix` goes before the name of every table and trace (for views of one's own over them).
 
     `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
     the folder's runs and traces, read-only, and no file: reading or writing any file
@@ -232,6 +234,7 @@ def connect(
         ("links", link_summaries(root, keys), "link VARCHAR, direction VARCHAR"),
     )
     for table, frame, names in tables:
+        table = _sql_identifier(prefix + table)
         if frame.is_empty():
             con.execute(f"CREATE TABLE {table} (key VARCHAR, seed BIGINT, {names})")
         else:
@@ -248,8 +251,9 @@ def connect(
             # Read once, now, while files may still be opened; queried many times after.
             paths = ", ".join(_sql_string(p) for p in files)
             try:
+                table = _sql_identifier(prefix + name)
                 con.execute(
-                    f"CREATE TABLE {_sql_identifier(name)} AS SELECT * EXCLUDE (filename), "
+                    f"CREATE TABLE {table} AS SELECT * EXCLUDE (filename), "
                     f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
                     f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
                 )
@@ -260,7 +264,7 @@ def connect(
             schema = _trace_schema(name, files)
             key = pa.schema([("key", pa.string())])
             con.register(
-                name,
+                prefix + name,
                 ds.dataset(
                     files,
                     schema=pa.unify_schemas([schema, key]),
@@ -273,7 +277,7 @@ def connect(
             where = [str(root / "runs" / "*" / f"{name}.parquet")] if keys is None else files
             paths = ", ".join(_sql_string(p) for p in where)
             con.execute(
-                f"CREATE VIEW {_sql_identifier(name)} AS SELECT * EXCLUDE (filename), "
+                f"CREATE VIEW {_sql_identifier(prefix + name)} AS SELECT * EXCLUDE (filename), "
                 f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
                 f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
             )

@@ -90,29 +90,60 @@ def _by_seed(runs: Mapping[str, int]) -> dict[int, list[str]]:
     return dict(sorted(seeds.items()))
 
 
+#: The prefix of the tables a claim's connection holds for every seed; the names a claim
+#: reads (`runs`, `links`, the traces) are views over them, for one seed at a time.
+_ALL = "__every_seed_"
+
+
+def _show_seed(con: duckdb.DuckDBPyConnection, traces: list[str], seed: int | None) -> None:
+    """Points `runs`, `links` and every trace at one seed's runs (all runs for None)."""
+    where = "" if seed is None else f" WHERE seed = {int(seed)}"
+    keys = f'SELECT key FROM "{_ALL}runs"{where}'
+    for table in ("runs", "links"):
+        con.execute(f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM "{_ALL}{table}"{where}')
+    for name in traces:
+        ident = name.replace('"', '""')
+        con.execute(
+            f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM "{_ALL}{ident}" '
+            f"WHERE key IN ({keys})"
+        )
+
+
 def values_per_seed(
     claims: Iterable[Claim], folder: Path, runs: Mapping[str, int]
 ) -> dict[str, tuple[dict[int, object], list[str]]]:
     """Every claim's query over the runs `runs` (key → seed) of one sweep folder: per claim,
-    its value per seed (key 0 for a pooled claim) and the errors met. One connection per
-    seed serves every claim of the folder, and is closed before the next one opens."""
+    its value per seed (key 0 for a pooled claim) and the errors met. One connection holds
+    the folder's runs; the names a claim reads are views over one seed's runs at a time."""
     claims = list(claims)
     out: dict[str, tuple[dict[int, object], list[str]]] = {c.id: ({}, []) for c in claims}
     per_seed = [c for c in claims if not c.pooled]
     pooled = [c for c in claims if c.pooled]
-    jobs = [(seed, keys, per_seed) for seed, keys in _by_seed(runs).items()] if per_seed else []
+    jobs: list[tuple[int | None, list[Claim]]] = []
+    if per_seed:
+        jobs += [(seed, per_seed) for seed in sorted(set(runs.values()))]
     if pooled:
-        jobs.append((0, list(runs), pooled))
-    for seed, keys, chosen in jobs:
-        con = store.connect(folder, sandbox=True, keys=set(keys), materialize=True)
-        try:
+        jobs.append((None, pooled))
+    if not jobs:
+        return out
+    con = store.connect(folder, sandbox=True, keys=set(runs), materialize=True, prefix=_ALL)
+    try:
+        traces = [
+            name.removeprefix(_ALL)
+            for (name,) in con.execute(
+                "SELECT table_name FROM information_schema.tables"
+            ).fetchall()
+            if name.startswith(_ALL) and name not in (f"{_ALL}runs", f"{_ALL}links")
+        ]
+        for seed, chosen in jobs:
+            _show_seed(con, traces, seed)
             for c in chosen:
                 value, error = query_value(c.value, con)
-                out[c.id][0][seed] = value
+                out[c.id][0][0 if seed is None else seed] = value
                 if error and error not in out[c.id][1]:
                     out[c.id][1].append(error)
-        finally:
-            con.close()
+    finally:
+        con.close()
     return out
 
 
