@@ -151,6 +151,118 @@ fn a_train_with_zero_interval_is_rejected_with_its_key() {
     assert!(err.contains("lte.toml:"), "{err}");
 }
 
+#[test]
+fn a_train_granting_nothing_is_rejected_with_its_key() {
+    let text = lte(
+        "[links.cell]\ntrain = { first = \"4s\", every = \"5s\", uplink = { rate = \"0bps\" } }\n",
+    );
+    let err = tern_sim::run_text("lte.toml", &text, &[], None)
+        .err()
+        .expect("rejected")
+        .to_string();
+    assert!(err.contains("links[0].cell.train.uplink.rate"), "{err}");
+}
+
+/// A cell whose uplink grant is `rate`, and one UDP message of 1000 B on the wire (972 B +
+/// IPv4/UDP) every `interval`, `count` of them, from 0 s; 20 ms radio delay; a UE buffer
+/// of 1000 packets (never full here).
+fn granted(rate: &str, interval: &str, count: u32, extra: &str) -> String {
+    format!(
+        r#"
+record = ["delay"]
+[sim]
+duration = "40s"
+[[nodes]]
+name = "ue"
+[[nodes]]
+name = "enb"
+[[links]]
+name = "radio"
+ends = ["ue", "enb"]
+rate = "{rate}"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "1000pkt" }}
+[[flows]]
+name = "up"
+from = "ue"
+to = "enb"
+app = {{ kind = "periodic", size = "972B", interval = "{interval}", count = {count} }}
+{extra}
+"#
+    )
+}
+
+/// A backlog drains at the granted rate: 50 packets of 1000 B offered every 10 ms to an
+/// 80 kbit/s grant (100 ms each). The buffer never empties, so message k (sent at 10k ms)
+/// waits for the k + 1 packets up to and including its own less what 10k ms of service
+/// took away: ((k + 1) · 1000 B − 10k ms · 10 B/ms) · 8 / 80 kbit/s = 100 + 90k ms, then
+/// 20 ms over the air.
+#[test]
+fn a_backlog_drains_at_the_granted_rate() {
+    let out = run(&granted("80kbps", "10ms", 50, "[links.cell]\n"));
+    let got = delays(&out, "up");
+    assert_eq!(got.len(), 50);
+    for (k, (sent, d)) in got.into_iter().enumerate() {
+        let queued_bytes = (k as f64 + 1.0) * 1000.0 - sent * 1000.0 * 10.0;
+        let expected = queued_bytes * 8.0 / 80e3 + 0.020;
+        assert!((sent - k as f64 * 0.010).abs() < 1e-9);
+        assert!(
+            (d - (0.100 + 0.090 * k as f64 + 0.020)).abs() < 1e-6,
+            "k {k}: {d}"
+        );
+        assert!((d - expected).abs() < 1e-6, "k {k}: {d} vs {expected}");
+    }
+}
+
+/// The delay follows a rate schedule as a FIFO server's: 1000 B every 100 ms (80 kbit/s)
+/// into a grant of 40 kbit/s that becomes 160 kbit/s at T = 10.05 s. The buffer is busy
+/// from 0 s, so message k leaves when the cumulative service S(t) reaches its cumulative
+/// arrivals, 8000 (k + 1) bits: S(t) = 40 000 t up to T (402 000 bits), then
+/// 402 000 + 160 000 (t − T). Message 50 is in service at T with 2000 of its 8000 bits
+/// sent: the rest takes 37.5 ms at the new rate (it would take 150 ms at the old one).
+/// The backlog is gone when a departure comes before the next arrival: message 150 leaves
+/// at 15.0875 s, message 151 is sent at 15.1 s and from then on each waits only its own
+/// 50 ms of service.
+#[test]
+fn the_delay_follows_a_rate_schedule() {
+    let expected = |k: usize| {
+        let bits = 8000.0 * (k as f64 + 1.0);
+        let sent = 0.1 * k as f64;
+        let leaves = if k > 150 {
+            sent + 8000.0 / 160e3
+        } else if bits <= 402_000.0 {
+            bits / 40e3
+        } else {
+            10.05 + (bits - 402_000.0) / 160e3
+        };
+        leaves - sent + 0.020
+    };
+    assert!((expected(50) - (10.0875 - 5.0 + 0.020)).abs() < 1e-9);
+    // The change by the link's schedule, and by a handover into a cell granting more
+    // (no burst loss): the same grant, the same delays.
+    for extra in [
+        "[links.cell]\n[[links.schedule]]\nat = \"10.05s\"\nrate = \"160kbps\"\ndirection = \"forward\"\n",
+        "[links.cell]\nhandovers = [{ at = \"10.05s\", burst_loss = \"0s\", uplink = { rate = \"160kbps\" } }]\n",
+    ] {
+        let out = run(&granted("40kbps", "100ms", 300, extra));
+        let got = delays(&out, "up");
+        assert_eq!(got.len(), 300, "{extra}");
+        for (k, (_, d)) in got.into_iter().enumerate() {
+            assert!((d - expected(k)).abs() < 1e-6, "{extra} k {k}: {d} vs {}", expected(k));
+        }
+    }
+}
+
+/// On a wired link a packet keeps the rate it started with (ns-3's point-to-point device):
+/// message 50 of the schedule above takes its whole 200 ms at 40 kbit/s, from 10 s.
+#[test]
+fn a_wired_link_keeps_the_rate_a_packet_started_with() {
+    let extra = "[[links.schedule]]\nat = \"10.05s\"\nrate = \"160kbps\"\n";
+    let out = run(&granted("40kbps", "100ms", 300, extra));
+    let (sent, d) = delays(&out, "up")[50];
+    assert!((sent + d - (10.2 + 0.020)).abs() < 1e-6, "{sent} {d}");
+}
+
 /// A W-CDMA bearer between `ue` and `rnc` with RLC AM, a CBR flood down it.
 fn wcdma(extra_rlc: &str, flood: &str) -> String {
     wcdma_delay("20ms", extra_rlc, flood)

@@ -6,5 +6,6 @@ pub mod p2p;
 pub mod packet;
 pub mod qdisc;
 pub mod route;
+pub mod service;
 pub mod tfrc;
 pub mod udp;

@@ -14,6 +14,7 @@ use super::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueStats};
 use super::loss::LossModel;
 use super::packet::{Packet, PacketRef};
 use super::qdisc::{Qdisc, Queued};
+use super::service::ServiceRate;
 use crate::engine::SimTime;
 use crate::scenario::units::DataRate;
 
@@ -44,6 +45,10 @@ pub struct Transmitter {
     /// decide).
     loss: Vec<LossModel>,
     queue: QueueStats,
+    /// A scheduled bearer's rate over time (an LTE cell's grants): when set, a packet is
+    /// served at the rate of each instant ([`ServiceRate::finish`]) and `rate` is only
+    /// reported.
+    service: Option<Box<ServiceRate>>,
 }
 
 impl Transmitter {
@@ -59,7 +64,16 @@ impl Transmitter {
             qdisc,
             loss,
             queue: QueueStats::default(),
+            service: None,
         }
+    }
+
+    /// The same transmitter, serving at `service`'s rate of each instant: a change of rate
+    /// applies to the rest of the packet being sent (a scheduled radio bearer, see
+    /// [`ServiceRate`]), where a wired link's packet keeps the rate it started with.
+    pub fn with_service(mut self, service: ServiceRate) -> Self {
+        self.service = Some(Box::new(service));
+        self
     }
 
     /// Integrates the queue length up to `now`; called before every change. An empty queue
@@ -88,7 +102,11 @@ impl Transmitter {
     /// Starts serializing `p`: when its last bit (and its framing's) has left.
     fn start(&mut self, now: SimTime, p: PacketRef, size: u32) -> SimTime {
         self.in_service = Some((p, size));
-        now + self.rate.tx_time(u64::from(size) + u64::from(self.framing))
+        let bytes = u64::from(size) + u64::from(self.framing);
+        match &self.service {
+            Some(s) => s.finish(now, bytes),
+            None => now + self.rate.tx_time(bytes),
+        }
     }
 }
 

@@ -274,6 +274,17 @@ fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioErr
                 "expected a handover interval above zero",
             ));
         }
+        for (name, bearer) in [("uplink", &t.uplink), ("downlink", &t.downlink)] {
+            if bearer
+                .as_ref()
+                .is_some_and(|b| b.rate.is_some_and(|r| r.0 == 0))
+            {
+                return Err(src.error(
+                    &sub(&[key("train"), key(name), key("rate")]),
+                    "expected a rate above zero",
+                ));
+            }
+        }
     }
     for (j, h) in cell.handovers.iter().enumerate() {
         if h.burst_loss.0 > h.at.0 {

@@ -13,7 +13,9 @@ use crate::net::loss::LossModel;
 use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
-use crate::scenario::{AppSpec, Direction, LinkSpec, RecordKind, Scenario};
+use crate::net::service::ServiceRate;
+use crate::scenario::units::DataRate;
+use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
 use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
@@ -51,13 +53,46 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
     let queue = reverse
         .and_then(|r| r.queue.as_ref())
         .unwrap_or(&link.queue);
-    Transmitter::new(
+    let tx = Transmitter::new(
         rate,
         delay.0,
         Qdisc::from_spec(queue, link.mtu.0 as u32),
         loss,
     )
-    .with_framing(link.framing.0 as u32)
+    .with_framing(link.framing.0 as u32);
+    match &link.cell {
+        Some(cell) => tx.with_service(granted_rate(link, cell, dir, rate, end)),
+        None => tx,
+    }
+}
+
+/// The rate an LTE cell's scheduler grants one direction of the bearer over time: the
+/// link's rate, its scheduled changes of that direction, and each target cell's bearer rate
+/// from its handover's completion (uplink forward, downlink reverse). See
+/// [`ServiceRate`]: a change applies to the rest of the packet being sent.
+fn granted_rate(
+    link: &LinkSpec,
+    cell: &CellSpec,
+    dir: Dir,
+    initial: DataRate,
+    end: SimTime,
+) -> ServiceRate {
+    let forward = dir == Dir::Forward;
+    let scheduled = link
+        .schedule
+        .iter()
+        .filter(|c| match dir {
+            Dir::Forward => c.direction.covers_forward(),
+            Dir::Reverse => c.direction.covers_reverse(),
+        })
+        .filter_map(|c| Some((c.at.0, c.rate?)));
+    let handovers = cell.all_handovers(end).into_iter().filter_map(|h| {
+        let bearer = if forward { h.uplink } else { h.downlink };
+        Some((h.at.0, bearer?.rate?))
+    });
+    // Scheduled changes first, then handovers: at one instant the target cell's rate wins,
+    // as the world applies the link's changes before the handovers' (build order).
+    ServiceRate::new(initial, scheduled.chain(handovers).collect::<Vec<_>>())
 }
 
 /// The application's name and message source (every app but bulk and file has one).

@@ -124,6 +124,22 @@ pub struct ReverseSpec {
 /// directions is lost) ending when the handover completes; at completion the
 /// new cell's rate and delay take effect and the UE gets a "handover
 /// complete" event (the cell-id change the lte-switch study watches).
+///
+/// Each direction is a scheduled bearer: its queue (`queue`, `reverse.queue`; for the
+/// uplink, the UE's buffer) drains at the rate the cell's scheduler grants — the link's
+/// `rate` (`reverse.rate`), its `schedule` changes, and each target cell's `uplink.rate`
+/// / `downlink.rate` from its handover's completion. A change of rate applies to the rest
+/// of the packet being sent, as a UE fills each subframe's grant from its buffer and
+/// segments a packet across grants (3GPP TS 36.321 §5.4.3.1, TS 36.322 §4.2.1.2): the
+/// buffer is a FIFO server with a time-varying rate, so a packet that finds `Q` bytes
+/// ahead of it waits `Q · 8 / rate` at a constant rate, and a crowded cell's delay builds
+/// while the grant is below what the UE offers and drains when it is above (see
+/// `net/service.rs`). The grant is the UE's share of the cell: the standard leaves the
+/// scheduler to the vendor (TS 36.300 §11), and a proportional-fair one with N backlogged
+/// UEs of similar channel quality gives each about 1/N of the cell's uplink over time
+/// (Jalali, Padovani, Pankaj, VTC 2000). Loss in a handover's burst is decided when a
+/// packet's last byte leaves, so the burst takes the packets that reach the head of the
+/// buffer then, not those sent then.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CellSpec {
@@ -159,8 +175,13 @@ pub struct HandoverSpec {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BearerSpec {
+    /// The rate the new cell grants the bearer (bit/s), from completion on, until a later
+    /// `schedule` change or handover: the rest of a packet being sent goes at it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<DataRate>,
+    /// The new cell's one-way radio delay, for packets that leave from completion on.
+    /// It is the same for every packet: a congested cell's waiting is its queue at a low
+    /// `rate`, which builds and drains, not a larger delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Duration>,
 }
@@ -318,7 +339,9 @@ pub struct OutageWindow {
 }
 
 /// A change of a link's rate and/or delay at time `at`. A packet already being
-/// serialized or propagated keeps the old values.
+/// serialized or propagated keeps the old values (as ns-3's point-to-point device), except
+/// on an LTE cell (`cell`), where a new rate is the scheduler's new grant and applies to
+/// the rest of the packet being sent.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkChange {
