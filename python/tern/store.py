@@ -203,6 +203,26 @@ def _trace_schema(name: str, files: list[str]) -> pa.Schema:
         ) from None
 
 
+def register_trace(
+    con: duckdb.DuckDBPyConnection, view: str, name: str, files: list[str], root: Path
+) -> None:
+    """The trace `name` of the runs whose `files` are given, as `view` on `con`, scanned by
+    Arrow rather than by DuckDB's file system (which a sandboxed connection has turned off),
+    with the run's `key` as a column."""
+    schema = _trace_schema(name, files)
+    key = pa.schema([("key", pa.string())])
+    con.register(
+        view,
+        ds.dataset(
+            files,
+            schema=pa.unify_schemas([schema, key]),
+            format="parquet",
+            partitioning=ds.DirectoryPartitioning(key),
+            partition_base_dir=str(root / "runs"),
+        ),
+    )
+
+
 #: Traces of at most this many bytes on disk are read into memory by a connection made with
 #: `materialize=True` (a claim's, over one seed's runs), larger ones are scanned per query.
 MATERIALIZE_LIMIT_BYTES = 32 * 1024 * 1024
@@ -260,19 +280,7 @@ def connect(
             except duckdb.Error as e:
                 raise ResultsError(f"{root}: its '{name}' traces cannot be read ({e})") from None
         elif sandbox:
-            # Scanned by Arrow, not by DuckDB's file system, which is turned off below.
-            schema = _trace_schema(name, files)
-            key = pa.schema([("key", pa.string())])
-            con.register(
-                prefix + name,
-                ds.dataset(
-                    files,
-                    schema=pa.unify_schemas([schema, key]),
-                    format="parquet",
-                    partitioning=ds.DirectoryPartitioning(key),
-                    partition_base_dir=str(root / "runs"),
-                ),
-            )
+            register_trace(con, prefix + name, name, files, root)
         else:
             where = [str(root / "runs" / "*" / f"{name}.parquet")] if keys is None else files
             paths = ", ".join(_sql_string(p) for p in where)

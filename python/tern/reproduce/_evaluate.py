@@ -95,18 +95,37 @@ def _by_seed(runs: Mapping[str, int]) -> dict[int, list[str]]:
 _ALL = "__every_seed_"
 
 
-def _show_seed(con: duckdb.DuckDBPyConnection, traces: list[str], seed: int | None) -> None:
-    """Points `runs`, `links` and every trace at one seed's runs (all runs for None)."""
+def _show_seed(
+    con: duckdb.DuckDBPyConnection,
+    traces: dict[str, bool],
+    seed: int | None,
+    folder: Path,
+    keys: list[str],
+) -> None:
+    """Points `runs`, `links` and every trace at one seed's runs `keys` (all runs for seed
+    None). A trace held in memory (`traces[name]` true) is filtered by key; a large one,
+    scanned from its files, gets a view over that seed's files only."""
     where = "" if seed is None else f" WHERE seed = {int(seed)}"
-    keys = f'SELECT key FROM "{_ALL}runs"{where}'
     for table in ("runs", "links"):
         con.execute(f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM "{_ALL}{table}"{where}')
-    for name in traces:
+    for name, in_memory in traces.items():
         ident = name.replace('"', '""')
-        con.execute(
-            f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM "{_ALL}{ident}" '
-            f"WHERE key IN ({keys})"
-        )
+        if in_memory or seed is None:
+            source = f'"{_ALL}{ident}"'
+            if seed is not None:
+                source += f' WHERE key IN (SELECT key FROM "{_ALL}runs"{where})'
+        else:
+            files = [str(folder / "runs" / k / f"{name}.parquet") for k in keys]
+            files = [f for f in files if Path(f).is_file()]
+            if not files:
+                con.execute(
+                    f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM "{_ALL}{ident}" LIMIT 0'
+                )
+                continue
+            seed_view = f"{_ALL}{int(seed)}_{name}"
+            store.register_trace(con, seed_view, name, files, folder)
+            source = '"' + seed_view.replace('"', '""') + '"'
+        con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM {source}')
 
 
 def values_per_seed(
@@ -119,24 +138,26 @@ def values_per_seed(
     out: dict[str, tuple[dict[int, object], list[str]]] = {c.id: ({}, []) for c in claims}
     per_seed = [c for c in claims if not c.pooled]
     pooled = [c for c in claims if c.pooled]
-    jobs: list[tuple[int | None, list[Claim]]] = []
+    by_seed: dict[int, list[str]] = {}
+    for key, seed in sorted(runs.items()):
+        by_seed.setdefault(seed, []).append(key)
+    jobs: list[tuple[int | None, list[str], list[Claim]]] = []
     if per_seed:
-        jobs += [(seed, per_seed) for seed in sorted(set(runs.values()))]
+        jobs += [(seed, keys, per_seed) for seed, keys in sorted(by_seed.items())]
     if pooled:
-        jobs.append((None, pooled))
+        jobs.append((None, sorted(runs), pooled))
     if not jobs:
         return out
     con = store.connect(folder, sandbox=True, keys=set(runs), materialize=True, prefix=_ALL)
     try:
-        traces = [
-            name.removeprefix(_ALL)
-            for (name,) in con.execute(
-                "SELECT table_name FROM information_schema.tables"
-            ).fetchall()
+        names = con.execute("SELECT table_name, table_type FROM information_schema.tables")
+        traces = {
+            name.removeprefix(_ALL): kind == "BASE TABLE"
+            for name, kind in names.fetchall()
             if name.startswith(_ALL) and name not in (f"{_ALL}runs", f"{_ALL}links")
-        ]
-        for seed, chosen in jobs:
-            _show_seed(con, traces, seed)
+        }
+        for seed, keys, chosen in jobs:
+            _show_seed(con, traces, seed, folder, keys)
             for c in chosen:
                 value, error = query_value(c.value, con)
                 out[c.id][0][0 if seed is None else seed] = value
