@@ -540,3 +540,24 @@ def test_a_scenario_that_would_stall_simulated_time_is_refused_quickly(tmp_path)
     assert res.returncode == 2, res.stderr
     assert "flows[0].app.rate" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", str(EXAMPLES / "p2p-udp.toml")],
+        ["sweep", str(EXAMPLES / "p2p-udp.toml"), "--grid", "sim.duration=1s"],
+        ["reproduce", "lte-switch", "--quick"],
+    ],
+)
+def test_an_out_folder_the_file_system_refuses_is_a_clean_error(args):
+    # /proc passes access() for root but refuses new folders.
+    res = tern_cli(*args, "--out", "/proc/tern-nope/x")
+    assert res.returncode == 2, res.stderr
+    assert "--out /proc/tern-nope/x: cannot be made" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_checking_an_out_folder_leaves_nothing_behind(tmp_path):
+    res = tern_cli("reproduce", "no-such-study", "--out", str(tmp_path / "a" / "b"))
+    assert res.returncode == 2 and not (tmp_path / "a").exists()

@@ -116,13 +116,24 @@ def _read(path: Path) -> None:
 
 def _check_out(folder: Path, flag: str = "--out") -> None:
     """Fails, before anything runs, unless `folder` is a folder Tern can write into or create."""
-    for p in (folder, *folder.absolute().parents):
+    missing = []
+    for p in (folder.absolute(), *folder.absolute().parents):
         if p.exists():
             if not p.is_dir():
                 raise _fail(f"{flag} {folder}: {p} is a file, not a folder")
             if not os.access(p, os.W_OK | os.X_OK):
                 raise _fail(f"{flag} {folder}: cannot write into {p} (permission denied)")
-            return
+            break
+        missing.append(p)
+    # Some file systems refuse what access() allows (/proc, /sys, a read-only mount): make
+    # the folders, then take back the ones this check made.
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _fail(f"{flag} {folder}: cannot be made ({e.strerror or e})") from None
+    for p in missing:
+        with contextlib.suppress(OSError):
+            p.rmdir()
 
 
 def ray_install_hint() -> str:
