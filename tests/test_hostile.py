@@ -561,3 +561,31 @@ def test_an_out_folder_the_file_system_refuses_is_a_clean_error(args):
 def test_checking_an_out_folder_leaves_nothing_behind(tmp_path):
     res = tern_cli("reproduce", "no-such-study", "--out", str(tmp_path / "a" / "b"))
     assert res.returncode == 2 and not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("after_s", [0.05, 0.15, 0.3, 0.6])
+def test_ctrl_c_at_any_moment_of_tern_run_is_one_line(after_s, tmp_path):
+    # Early on, Ctrl-C lands while Python loads polars, DuckDB and the core; later, in the run.
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tern",
+            "run",
+            str(EXAMPLES / "p2p-bulk.toml"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(after_s)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    # -2: the signal came before Python had set its handlers (nothing printed at all); 0: on
+    # a fast machine the run was over before it.
+    assert proc.returncode in (130, -signal.SIGINT, 0), (proc.returncode, stderr)
+    assert "Traceback" not in stderr, stderr
+    if proc.returncode == 130:
+        assert len(stderr.strip().splitlines()) <= 1, stderr

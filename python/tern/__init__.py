@@ -7,11 +7,26 @@ over mobile and wireless networks.
 >>> r.series("delay")   # a polars DataFrame
 """
 
-from tern._core import EmulationError, ScenarioError, TernBug, TraceError, __version__
-from tern.emulation import emulate
-from tern.runner import Run, load_run, run, schema, validate
-from tern.store import connect, open_results
-from tern.sweeps import sweep
+import os as _os
+import signal as _signal
+import sys as _sys
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    _sys.stderr.write("interrupted\n")
+    _os._exit(130)
+
+
+# The `tern` command: a Ctrl-C while the libraries load ends it with one line and the exit code
+# of SIGINT, not a traceback from inside an import; `tern.cli.main` restores Python's handler.
+if _os.path.basename(_sys.argv[0]) == "tern" or _sys.orig_argv[1:3] == ["-m", "tern"]:
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+from tern._core import EmulationError, ScenarioError, TernBug, TraceError, __version__  # noqa: E402
+from tern.emulation import emulate  # noqa: E402
+from tern.runner import Run, load_run, run, schema, validate  # noqa: E402
+from tern.store import connect, open_results  # noqa: E402
+from tern.sweeps import sweep  # noqa: E402
 
 __all__ = [
     "EmulationError",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -572,6 +573,9 @@ def version() -> None:
 
 
 def main() -> None:
+    # Everything is loaded: Ctrl-C is Python's KeyboardInterrupt again, which every command
+    # turns into one line (tern/__init__.py handles it while the libraries load).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     app()
 
 
