@@ -62,7 +62,7 @@ def test_lte_switch_quick_reproduces_the_switch_and_writes_reports(quick):
     # connection's note and the written conclusion.
     for text in (
         "notice-interval",
-        "survey-target-cell",
+        "survey-constant-cell",
         "Note on #2:",
         "Conclusion. Over ",
     ):
@@ -208,3 +208,28 @@ def test_spare_connection_floor_is_the_target_cells_one_way_delay(quick):
     assert spare.floor == pytest.approx(wire / 5e6 + 0.670 + wire / 1e9 + 0.030, abs=1e-6)
     assert spare.source_floor == pytest.approx(wire / 5e6 + 0.020 + wire / 1e9 + 0.030, abs=1e-6)
     assert spare.max_excess >= 0
+
+
+def test_survey_crowded_cell_is_a_fifo_whose_burst_is_in_departure_time(quick):
+    """The crowded cell's calibration rests on the UE's buffer being FIFO with loss decided at
+    departure: the first UDP message after the send-time gap leaves when the burst ends, the
+    last one before it just before the burst starts, so d_after = burst + d_before - gap
+    (study.toml: burst 19 s), up to one message's serialization at the crowded grant."""
+    study = load_study("lte-switch")
+    burst = lte_switch.seconds(study.experiment("survey").primary[lte_switch.LOSS].value)
+    con = store.connect(quick.out / "survey")
+    rows = con.sql(
+        """WITH u AS (SELECT key, seed, sent, delay,
+                             lag(sent) OVER (PARTITION BY key ORDER BY sent) AS prev_sent,
+                             lag(delay) OVER (PARTITION BY key ORDER BY sent) AS prev_delay
+                      FROM delay JOIN runs USING (key)
+                      WHERE delay.flow = 'udp' AND runs.flow = 'udp')
+           SELECT seed, arg_max(prev_delay, sent - prev_sent), arg_max(delay, sent - prev_sent),
+                  max(sent - prev_sent)
+           FROM u GROUP BY seed ORDER BY seed"""
+    ).fetchall()
+    assert len(rows) == 3
+    for _, before, after, gap in rows:
+        # Fig. 3: UDP about 6 s just before the loss and 23 s just after, a gap of about 2 s.
+        assert 1.5 < gap < 2.5
+        assert after == pytest.approx(burst + before - gap, abs=1052 * 8 / 10_500)

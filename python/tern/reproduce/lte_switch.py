@@ -29,6 +29,8 @@ POLICY = f'"{POLICY_KEY}"'
 LOSS = "links.radio.cell.train.burst_loss"
 PHASE = "links.radio.cell.train.first"
 TARGET = "links.radio.cell.train.uplink.delay"
+TARGET_RATE = "links.radio.cell.train.uplink.rate"
+SCHEDULE = "links.radio.schedule"
 CORE = "links.core.delay"
 RECV = "flows.tcp.switcher.recv_interval"
 SWITCH = "flows.tcp.switcher.switch_window"
@@ -235,14 +237,15 @@ def spare_delay(con: duckdb.DuckDBPyConnection) -> SpareDelay | None:
 
 
 def spare_note(s: SpareDelay | None) -> str:
-    """Why #2 is slower than a lone message for a while after the switch (issue 6, item 6):
-    the timings follow from RFC 6298 with the effect scenario's Linux minimum RTO (200 ms)."""
+    """Why #2 is slower than a lone message for a while after the switch: the timings follow
+    from the UE's TCP (effect.toml: profile "android", Linux's RTO rule and undo)."""
     if s is None:
         return ""
     # The handshake carries no payload: its RTT is the propagation part of the floor, which
     # rounding to 10 ms recovers (the 1000 B message adds under 2 ms of serialization).
     rtt = round(s.source_rtt, 2)
-    rto = max(3 * rtt, 0.2)
+    # Linux's RTO after one sample: SRTT + max(4 RTTVAR, 200 ms), RTTVAR = RTT / 2.
+    rto = rtt + max(2 * rtt, 0.2)
     expiries, waited = 0, 0.0
     while waited + rto * 2**expiries < s.target_rtt:
         waited += rto * 2**expiries
@@ -254,25 +257,15 @@ def spare_note(s: SpareDelay | None) -> str:
         "Cause (found by recording this run's rto, cwnd and retransmits traces): #2's only "
         "RTT sample is its "
         f"handshake in the source cell ({1000 * rtt:.0f} ms), so its RTO is "
-        f"{1000 * rto:.0f} ms (RFC 6298 (2.2): SRTT + 4·RTTVAR = 3·RTT; Linux computes the "
-        f"same), far below the target cell's {s.target_rtt:.1f} s RTT. The RTO expires "
-        f"{times}, spuriously, before the first ACK; F-RTO (RFC 5682) holds cwnd at "
-        "one segment and queues new messages for that RTT, then finds the timeout spurious, "
-        "and the Eifel response (RFC 4015 §2) sets cwnd = FlightSize + min(bytes_acked, IW): "
-        "a few segments, because the spare, idle until the switch, had only a few messages "
-        "in flight. "
-        "ssthresh is restored ('infinity') and the RTO re-initialised from the first new "
-        f"sample to 3 x {s.target_rtt:.1f} s, so no further timeout: the RTO is not what takes "
-        f"time. The stream needs {s.window_needed / 1000:.0f} kB "
-        f"({s.window_needed / MSS_BYTES:.1f} segments) in flight at that RTT, so messages "
-        "queue behind cwnd while slow start (at most one segment per ACK, RFC 5681 eq. 2, one "
-        "ACK per two segments) grows it round by round. This is correct TCP per the RFCs Tern "
-        "implements, not a modelling error. Linux, as on the study's handset, differs: with "
-        "timestamps it finds the timeout spurious at the first ACK (the echoed timestamp is "
-        "older than the retransmission) and undoes to the cwnd before the timeout "
-        "(tcp_try_undo_loss; undo_cwnd = max(cwnd, prior_cwnd), 10 segments with Linux's "
-        "IW10), which carries the stream at once: that is why the study saw #2 stay near "
-        "UDP's delay."
+        f"{1000 * rto:.0f} ms (Linux's rule, the UE's android profile: SRTT + max(4·RTTVAR, "
+        f"200 ms)), below the target cell's {s.target_rtt:.1f} s RTT. The RTO expires "
+        f"{times}, spuriously, before the first ACK, and cwnd falls to one segment, so new "
+        "messages queue behind it. The first ACK, one target-cell RTT after the first "
+        "segments, shows the timeout spurious (with timestamps its echo is older than the "
+        "retransmission) and Linux's undo restores the window before the timeout "
+        "(tcp_try_undo_loss: 10 segments, IW10), which carries the stream at once (it needs "
+        f"{s.window_needed / 1000:.0f} kB, {s.window_needed / MSS_BYTES:.1f} segments, in "
+        "flight at that RTT): the excess is the one-segment window of that first RTT."
     )
 
 
@@ -327,7 +320,8 @@ def survey(con: duckdb.DuckDBPyConnection) -> Figure:
     _mark_handovers(bottom, handovers)
     bottom.set_ylabel("server TCP receive interval (s)")
     bottom.set_xlabel("send time (delay) / receive time (interval) (s)")
-    fig.suptitle("Single TCP connection vs UDP through a 3 s handover burst loss")
+    bottom.set_xlim(10, 90)
+    fig.suptitle("Single TCP connection vs UDP through a handover burst loss in a crowded cell")
     fig.tight_layout()
     return fig
 
@@ -475,9 +469,9 @@ def conclusion(stats: pl.DataFrame, spare: SpareDelay | None) -> str:
     if spare is not None:
         parts.append(
             f"The spare connection itself costs up to {spare.max_excess:.1f} s for about "
-            f"{spare.excess_for:.0f} s after the switch (Tern's RFC 4015 response to the spare's "
-            "spurious timeouts; see the effect figure), so with Linux's undo of a spurious "
-            "timeout the mechanism would likely gain more."
+            f"{spare.excess_for:.0f} s after the switch: its RTO, set from its handshake in the "
+            "source cell, expires spuriously before the first ACK through the target cell and "
+            "holds the window at one segment until that ACK undoes it (see the effect figure)."
         )
     return " ".join(parts)
 
@@ -490,21 +484,24 @@ def figures(results) -> Iterator[tuple[str, Figure, str]]:
     """The study's figures, at the primary condition (`results.primary`); single-run figures
     show the lowest seed."""
     primary = dict(getattr(results, "primary", {}))
+    survey_primary = dict(primary)
     study = getattr(results, "study", None)
     if study is not None:
         primary.update({k: p.value for k, p in study.experiment("effect").primary.items()})
+        survey_primary.update({k: p.value for k, p in study.experiment("survey").primary.items()})
     effect_con = results["effect"]
     survey_con = results["survey"]
     first = survey_con.sql("SELECT DISTINCT seed FROM runs ORDER BY seed LIMIT 1").fetchall()
     seed = first[0][0] if first else None
     common = _condition(primary, LOSS, PHASE, CORE)
+    crowded = _condition(survey_primary, SCHEDULE, LOSS, PHASE, TARGET_RATE, TARGET, CORE)
     yield (
         "survey",
         survey(survey_con),
         "Survey (study Figs. 2-5), seed "
         f"{seed}: uplink TCP and UDP application delay by send time, downlink UDP by arrival, "
         "the handover completion, and the server's TCP receive intervals. Condition: the "
-        f"survey's target cell (uplink 20 s: Figs. 2-3), {common}.",
+        f"survey's crowded cell, fitted on Fig. 3 ({crowded}).",
     )
     spare = spare_delay(effect_con)
     yield (
