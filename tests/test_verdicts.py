@@ -314,3 +314,19 @@ def test_a_full_reproduction_fits_the_budget_and_gives_the_recorded_verdicts(tmp
     assert_within_budget(full)
     recorded = json.loads((full.study.folder / "full-verdicts.json").read_text())
     assert {r.claim.id: r.verdict or r.claim.role for r in full.results} == recorded
+
+
+def test_a_figure_module_that_fails_still_gives_the_verdicts(study_root, tmp_path):
+    module = sys.modules["tern.reproduce.tiny"]
+
+    def figures(results):
+        yield ("x", None, "needs an experiment the study lacks")
+        results["no-such-experiment"]
+
+    module.figures = figures  # type: ignore[attr-defined]
+    rep = reproduce("tiny", root=study_root, out=tmp_path / "out", quick=True, jobs=2)
+    assert "tern.reproduce.tiny.figures failed (KeyError" in rep.figure_error
+    assert "(it has: main)" in rep.figure_error
+    assert rep.results and (tmp_path / "out" / "report.md").is_file()
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert data["figure_error"] == rep.figure_error and data["claims"]

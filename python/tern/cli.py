@@ -543,6 +543,9 @@ def reproduce(
         )
     out.print(table)
     out.print(result.summary(), highlight=False)
+    if result.figure_error:
+        err.print(f"report: {result.out / 'report.html'} and {result.out / 'report.md'}")
+        raise _fail(result.figure_error, code=1)
     err.print(f"report: {result.out / 'report.html'} and {result.out / 'report.md'}")
 
 

@@ -150,6 +150,8 @@ class Reproduction:
     #: (file stem, figure, caption) as drawn by the study's module.
     figures: list[tuple[str, Any, str]] = field(default_factory=list)
     cost: Cost = field(default_factory=Cost)
+    #: Why the study's figures could not be drawn, if they could not.
+    figure_error: str = ""
 
     def summary(self) -> str:
         return summary_line([r.verdict for r in self.results], [r.claim.role for r in self.results])
@@ -245,6 +247,12 @@ def reproduce(
     results = Results(study, done)
     try:
         rep.figures = list(importlib.import_module(module_name(study_id)).figures(results))
+    except Exception as e:  # the study's own code: its verdicts are reported all the same
+        rep.figure_error = (
+            f"{module_name(study_id)}.figures failed ({type(e).__name__}: {e}); does it ask "
+            f"for an experiment that {study.folder / 'study.toml'} does not have "
+            f"(it has: {', '.join(x.name for x in study.experiments)})?"
+        )
     finally:
         results.close()
     rep.cost.evaluation_cpu_s = _cpu(resource.RUSAGE_SELF) - cpu1

@@ -133,6 +133,7 @@ def _json(rep: Reproduction) -> dict[str, Any]:
         "claims": claims,
         "sensitivity": sens,
         "cost": vars(rep.cost),
+        "figure_error": rep.figure_error or None,
     }
 
 
@@ -210,7 +211,9 @@ def write_reports(rep: Reproduction) -> None:
         sections.append(report.Section("Sensitivity", [_sensitivity_table(rep)]))
     sections += [
         report.Section(
-            "Figures", [report.Plot(fig, caption, name) for name, fig, caption in rep.figures]
+            "Figures",
+            [report.Plot(fig, caption, name) for name, fig, caption in rep.figures]
+            + ([f"The figures could not be drawn: {rep.figure_error}"] if rep.figure_error else []),
         ),
         report.Section(
             "Cost",
