@@ -245,7 +245,6 @@ def figures(results) -> Iterator[tuple[str, Figure, str]]:
         "first-loss",
         first_loss(results["first-loss-bound"]),
         f"Cause of sack-first-loss-near-10s ({at}, SACK, seed {SEED}): the first GGSN drop "
-        "by buffer size comes no later than slow start's cwnd reaching the 64 KB window (the "
-        "28-packet buffer drops one packet just after it); a buffer that holds the window's "
-        "excess over the pipe drops nothing.",
+        "by buffer size comes no later than slow start's cwnd reaching the 64 KB window; a "
+        "buffer that holds the window's excess over the pipe drops nothing.",
     )
