@@ -36,14 +36,15 @@ def test_wlan_bufferbloat_quick_checks_every_claim(wlan_quick):
     ordering = by_id["fixed-2-lowest-throughput-above-30mbps"].outcome
     assert ordering.k == ordering.n
     # Compound TCP under a standing queue is Reno: it fills whatever queue there is, so
-    # Windows' ping waits behind 1000 + 123 packets far longer than behind the calibrated
-    # 200 + 123 (the sensitivity's point against the primary condition).
+    # Windows' ping waits behind at most 128 + 123 packets with the sensitivity's short queue,
+    # less than behind the calibrated 800 + 123 (timeouts after the MAC's losses keep either
+    # from filling all the time, so no ratio is implied).
     calibrated = by_id["windows-rtt-below-20mbps"].value
-    longer = next(
+    shorter = next(
         s.values for s in rep.sensitivity
         if s.sensitivity.name == "windows-queue" and s.claim.id == "windows-rtt-below-20mbps"
     )  # fmt: skip
-    assert next(iter(longer.values())) > 1.5 * calibrated
+    assert next(iter(shorter.values())) < calibrated
     # The calibration claim and the findings stay out of the count.
     roles = {r.claim.id: r.claim.role for r in rep.results}
     assert roles["windows-rtt-below-20mbps"] == "calibration"
