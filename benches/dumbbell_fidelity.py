@@ -1,4 +1,4 @@
-"""The 100-flow dumbbell against ns-3 on issue 15's fidelity targets: bottleneck drops within
+"""The 100-flow dumbbell against ns-3 on its fidelity targets: bottleneck drops within
 15 %, aggregate goodput within 3 % and Jain's fairness index within 0.05.
 
 ns-3's numbers are `benches/ns3_dumbbell_100.json`, written by `benches/ns3_dumbbell_runs.py`
@@ -46,7 +46,7 @@ FLOWS = 100
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
-#: Issue 15's targets: Jain's index (absolute), drops and goodput (relative).
+#: The fidelity targets: Jain's index (absolute), drops and goodput (relative).
 TARGETS = {"jain": 0.05, "drops": 0.15, "goodput": 0.03}
 
 

@@ -1,5 +1,5 @@
 """How fast `tern emulate` carries the kernel's TCP: iperf3 through one p2p link model at rising
-rates, with how late the engine ran (issue 21: "sustain >= 100 Mbit/s of iperf3 through a p2p link
+rates, with how late the engine ran ("sustain >= 100 Mbit/s of iperf3 through a p2p link
 model on 2 cores with lateness p99 under 1 ms, or report the ceiling and where the time goes").
 
 For each link rate: 5 s of iperf3 (the kernel's CUBIC, `-C cubic`: a namespace otherwise takes

@@ -1,5 +1,5 @@
 """The kernel's TCP through Tern's link (`tern emulate`, iperf3) against Tern's own TCP with the
-kernel's profile simulated on the same link (issue 21's comparison). Needs root, `ip`, iperf3
+kernel's profile simulated on the same link (the emulation's comparison). Needs root, `ip`, iperf3
 and tshark; prints a Markdown table for benches/RESULTS.md.
 
 Link: 10 Mbit/s, 20 ms each way, DropTail 100 packets (ns-3's default device queue). Cases:

@@ -1,5 +1,5 @@
 """ns-3's own cost per link transmission as the dumbbell grows from 10 to 1 000 flows: the
-reference for issue 15's "cost per packet flat in the number of flows".
+reference for "cost per packet flat in the number of flows".
 
 Runs `../shared/bench/ns3/many_flows.py --flows N --duration D` (seed 1, run 1) for each N, each
 in a process of its own, and prints one JSON line per run with the script's wall time of

@@ -1,5 +1,5 @@
 """The kernel's TCP uploading through Tern's 802.11n MAC (`tern emulate`) beside Tern's own TCP
-with the wlan-bufferbloat study's Linux kinds simulated on the same BSS (issue 21's Wi-Fi side).
+with the wlan-bufferbloat study's Linux kinds simulated on the same BSS.
 Needs root, `ip`, iperf3 and ping; prints a Markdown table for benches/RESULTS.md.
 
 The BSS is `scenarios/wlan-bufferbloat/upload.toml`'s (5 GHz, 20 MHz, long GI, the station's

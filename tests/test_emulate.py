@@ -217,7 +217,7 @@ def test_linux_tcp_fills_a_10_mbit_link_as_terns_tcp_does(tmp_path):
     # the goodput above counts them.)
     # Tern's own TCP with the kernel's profile (CUBIC, SACK, timestamps, IW 10 of RFC 6928,
     # 200 ms minimum RTO, F-RTO), simulated on the same link for the same 5 s: the two
-    # goodputs agree within 5 % (issue 21's bound), both set by the link's payload rate.
+    # goodputs agree within 5 %, both set by the link's payload rate.
     sim = text.replace("real = true\n", "") + (
         '[[flows]]\nname = "bulk"\nfrom = "a"\nto = "b"\napp = { kind = "bulk" }\n'
         'stop = "5s"\ntransport = { kind = "tcp", cc = "cubic", initial_window = 10, '
@@ -242,7 +242,7 @@ def test_linux_tcp_fills_a_10_mbit_link_as_terns_tcp_does(tmp_path):
 @needs_root
 @needs_iperf3
 def test_rto_instants_through_an_outage_match_the_kernels(tmp_path):
-    """Issue 21: the kernel's CUBIC and Tern's TCP with the kernel's profile (its RTO rule,
+    """The kernel's CUBIC and Tern's TCP with the kernel's profile (its RTO rule,
     `rto_rule = "linux"`: `tcp_rtt_estimator` / `__tcp_set_rto`) through the same 3 s outage
     of the forward direction resend the first lost segment at the same instants, within one
     round trip (the smoothed RTT Tern measured just before the outage: both fill the 100-packet
@@ -291,7 +291,7 @@ def test_rto_instants_through_an_outage_match_the_kernels(tmp_path):
 @needs_root
 @needs_iperf3
 def test_the_kernels_tcp_gets_over_100_mbit_s_through_a_link_model(tmp_path):
-    """Issue 21's throughput item: at least 100 Mbit/s of iperf3 through a p2p link model on
+    """At least 100 Mbit/s of iperf3 through a p2p link model on
     this 2-core machine, the engine's lateness p99 under 1 ms. The link (200 Mbit/s, 1 ms, 100
     packets of queue, three times the 33-packet bandwidth-delay product) does not hold the
     kernels' TCP below 100 Mbit/s: its payload rate is 200 x 1448 / 1500 = 193 Mbit/s. A rare
@@ -333,7 +333,7 @@ def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
     assert r.summary["emulation"]["lateness"]["max_us"] < 10_000
 
 
-# Tern's TCP and the kernel's (issue 21, "Interop"): a flow between a Tern node and a real
+# Tern's TCP and the kernel's ("Interop"): a flow between a Tern node and a real
 # node. Whatever either side sends is the stream pattern (byte i = i mod 251, tern.interop);
 # the kernel's end is `tern/interop.py` run as a file (no package import: it listens before
 # Tern's client connects at 1 s).

@@ -1,4 +1,4 @@
-"""Hostile and careless input, and faults during runs and sweeps (issue 14): each case gets a
+"""Hostile and careless input, and faults during runs and sweeps: each case gets a
 clear error of the right class naming the file and key, or is handled, and nothing is written
 outside the output folder."""
 

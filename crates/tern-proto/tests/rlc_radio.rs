@@ -409,7 +409,7 @@ fn arb_scenario(max_dat: BoxedStrategy<u32>, max_loss: f64) -> impl Strategy<Val
 }
 
 proptest! {
-    // At least 10 000 random loss patterns for the exact-delivery property (issue 14).
+    // At least 10 000 random loss patterns for the exact-delivery property.
     #![proptest_config(util::proptest_config(10_000, 25_322))]
 
     /// MaxDAT high enough that no SDU is discarded: every SDU arrives

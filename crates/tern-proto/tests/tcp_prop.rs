@@ -180,7 +180,7 @@ fn arb_wire() -> impl Strategy<Value = Wire> {
 }
 
 proptest! {
-    // Issue 14: every byte exactly once, in order, over at least 10 000 random loss
+    // Every byte exactly once, in order, over at least 10 000 random loss
     // patterns, outages and delay spikes (each case is bounded: see `transfer_with`).
     #![proptest_config(util::proptest_config(10_000, 0x7e51))]
 

@@ -19,7 +19,7 @@
 //! glibc's allocator is kept rather than replaced: it lays out the objects of one flow,
 //! allocated one after the other when the world is built, next to each other, which a
 //! size-class allocator (mimalloc was measured) does not. Measured in benches/RESULTS.md
-//! ("Huge pages for the heap", issue 15, session 12).
+//! ("Huge pages for the heap").
 //!
 //! Only glibc's main heap (the one `brk` grows, which the main thread allocates from) and
 //! large blocks are marked: a thread other than the main one allocates small blocks from

@@ -192,7 +192,7 @@ fn ht_single_station_matches_mac_efficiency() {
 ///   Reno does; ns-3's TcpNewReno grows it per ACK, half as fast under delayed ACKs (ns-3's
 ///   tcp.rst, "Linux Reno"), so in these 20 s its congestion avoidance reaches the 500-packet
 ///   queue's limit later and the queue (and the ping) stays longer at its high end. The ping
-///   is compared with the range of both (benches/RESULTS.md, session 9);
+///   is compared with the range of both (benches/RESULTS.md);
 /// * MCS 1 at 28 m, runs 1–7: goodput 10.330, 10.423, 10.176, 10.186, 10.295, 10.232,
 ///   10.358 Mbit/s; ping median 204.4, 381.4, 202.6, 207.4, 389.9, 209.6, 373.1 ms. The ping
 ///   is bimodal: in 4 of the 7 runs TCP's first fast retransmission waits in the full

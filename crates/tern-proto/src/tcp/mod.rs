@@ -196,7 +196,7 @@ pub struct Stats {
 /// rarely changes. With many flows each segment finds its connection out of the caches,
 /// so the cost of a segment is the number of distinct cache lines it touches; Rust's own
 /// order (by alignment) spread those over all 13 lines of the connection
-/// (benches/RESULTS.md, "A connection's hot fields first", issue 15, session 12).
+/// (benches/RESULTS.md, "A connection's hot fields first").
 #[derive(Debug)]
 #[repr(C)]
 pub struct Connection {

@@ -22,8 +22,7 @@
 //! its way from vector to vector. When nothing then falls in bucket 0, the search for the
 //! first non-empty bucket goes on. Lists keep the move relative to their earliest event:
 //! relative to the floor, the scenarios' short lists (about ten events) needed one more
-//! search each time and cost 0.9-2.2 % more instructions (session 12 of issue 15, in
-//! benches/RESULTS.md).
+//! search each time and cost 0.9-2.2 % more instructions (benches/RESULTS.md).
 //!
 //! Memory layout, two ways by size. While fewer than [`VEC_PENDING`] events are pending, a
 //! bucket is a list threaded through the slots of one slab, where the slot freed last is
@@ -38,7 +37,7 @@
 //! cache and made the queue 31 % of the 10-flow dumbbell's run; lists always made 1 M
 //! pending 20 times slower than 1 k. Both measured in benches/RESULTS.md.
 //!
-//! Digits of 6 bits stay (session 10 of issue 15, in benches/RESULTS.md): on the 10-flow
+//! Digits of 6 bits stay (benches/RESULTS.md): on the 10-flow
 //! dumbbell each event moves down about once (the 10 ms propagation's arrivals come ~11
 //! to a 262 µs bucket). Digits of 8, 9 or 10 bits made `move_list_down` cheaper but saved
 //! at most 0.3 % of the run's instructions (8 bits; 9 and 10 bits added 2-3 %) and missed
@@ -49,7 +48,7 @@
 //! Bucket indices come from a table of the levels by highest differing bit (no division by
 //! [`DIGIT_BITS`]) and are masked to a power-of-two array size, so that filing one needs no
 //! bounds check; bucket 0's test is inlined where events are popped, the search behind it
-//! is not. In session 12 (benches/RESULTS.md), with the vector moves above, these took the
+//! is not. Measured (benches/RESULTS.md) with the vector moves above, these took the
 //! hold benchmark's pop + push from 268 to 257 instructions at 1 000 pending, 625 to 362 at
 //! 100 000 and 498 to 319 at 1 000 000 (callgrind), and the scenarios' instructions down
 //! 0.3-0.7 %. Tried there and not kept: a sorted run of the earliest events filled from small
