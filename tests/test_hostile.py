@@ -589,3 +589,18 @@ def test_ctrl_c_at_any_moment_of_tern_run_is_one_line(after_s, tmp_path):
     assert "Traceback" not in stderr, stderr
     if proc.returncode == 130:
         assert len(stderr.strip().splitlines()) <= 1, stderr
+
+
+def test_a_device_a_folder_or_a_huge_file_is_not_read_as_a_scenario(tmp_path):
+    # /dev/zero would be read until memory runs out; a folder is not a missing file.
+    with pytest.raises(tern.ScenarioError, match=r"/dev/zero: not a regular file"):
+        tern.run("/dev/zero")
+    res = tern_cli("run", "/dev/zero")
+    assert res.returncode == 2 and "/dev/zero: not a regular file" in res.stderr
+    res = tern_cli("validate", str(tmp_path))
+    assert res.returncode == 2 and f"{tmp_path}: is a folder, not a scenario file" in res.stderr
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as f:  # sparse: nothing is written to disk
+        f.truncate(runner.MAX_SCENARIO_BYTES + 1)
+    with pytest.raises(tern.ScenarioError, match=r"huge.toml: larger than 256 MiB"):
+        tern.validate(huge)

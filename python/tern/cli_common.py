@@ -110,8 +110,12 @@ def _parse_sets(sets: list[str] | None) -> dict[str, str]:
 
 
 def _read(path: Path) -> None:
-    if not path.is_file():
+    if path.is_dir():
+        raise _fail(f"{path}: is a folder, not a scenario file")
+    if not path.exists():
         raise _fail(f"{path}: no such scenario file")
+    if not path.is_file():
+        raise _fail(f"{path}: not a regular file (a device, a pipe or a socket)")
 
 
 def _check_out(folder: Path, flag: str = "--out") -> None:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import threading
 import types
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
@@ -39,17 +40,35 @@ def _source(path: str | os.PathLike[str] | None, text: str | None = None) -> tup
     return str(path), _read_scenario(Path(path))
 
 
+#: The largest scenario file read: far above any topology Tern runs, far below what would
+#: exhaust memory (a path such as /dev/zero or a huge file is refused, not read).
+MAX_SCENARIO_BYTES = 256 << 20
+
+
 def _read_scenario(path: Path) -> str:
     """A scenario file's text; `FileNotFoundError` if there is none, `tern.ScenarioError`
     naming the line and byte offset if it is not UTF-8."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise scenario_error(
+                    "not a regular file (a device, a pipe or a socket); scenario files are "
+                    "UTF-8 text files",
+                    file=str(path),
+                )
+            data = f.read(MAX_SCENARIO_BYTES + 1)
     except FileNotFoundError:
         raise FileNotFoundError(
             f"{path}: no such scenario file (to pass TOML text, use text=...)"
         ) from None
     except IsADirectoryError:
         raise IsADirectoryError(f"{path}: is a folder, not a scenario file") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise scenario_error(
+            f"larger than {MAX_SCENARIO_BYTES >> 20} MiB; a scenario file is text a person or "
+            "a script writes (a 100 000-node tree is about 10 MiB)",
+            file=str(path),
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
