@@ -84,8 +84,9 @@ def query_value(sql: str, con: duckdb.DuckDBPyConnection) -> tuple[object, str |
 
 
 def _by_seed(runs: Mapping[str, int]) -> dict[int, list[str]]:
+    """Seed → its runs' keys, both in order."""
     seeds: dict[int, list[str]] = {}
-    for key, seed in runs.items():
+    for key, seed in sorted(runs.items()):
         seeds.setdefault(seed, []).append(key)
     return dict(sorted(seeds.items()))
 
@@ -138,12 +139,9 @@ def values_per_seed(
     out: dict[str, tuple[dict[int, object], list[str]]] = {c.id: ({}, []) for c in claims}
     per_seed = [c for c in claims if not c.pooled]
     pooled = [c for c in claims if c.pooled]
-    by_seed: dict[int, list[str]] = {}
-    for key, seed in sorted(runs.items()):
-        by_seed.setdefault(seed, []).append(key)
     jobs: list[tuple[int | None, list[str], list[Claim]]] = []
     if per_seed:
-        jobs += [(seed, keys, per_seed) for seed, keys in sorted(by_seed.items())]
+        jobs += [(seed, keys, per_seed) for seed, keys in _by_seed(runs).items()]
     if pooled:
         jobs.append((None, sorted(runs), pooled))
     if not jobs:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: Verdicts, as printed.
 REPRODUCED = "reproduced"
@@ -102,7 +102,6 @@ class Outcome:
     #: met is shown as such).
     holds: bool | None = None
     error: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def judge(
