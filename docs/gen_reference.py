@@ -159,7 +159,9 @@ class Reference:
             )
         if nullable and typ != "—":
             typ += " (optional)"
-        default = _value(prop["default"]) if "default" in prop else ("required" if required else "—")
+        default = (
+            _value(prop["default"]) if "default" in prop else ("required" if required else "—")
+        )
         return (
             Row(key, typ, unit, default, allowed, required, description, citations(description)),
             child,
@@ -179,7 +181,7 @@ class Reference:
         if "anyOf" in target and name:
             parts = []
             for p in target["anyOf"]:
-                n, t = self.ref(p)
+                _, t = self.ref(p)
                 if self._consts(t):
                     parts.append(", ".join(f'`"{c}"`' for c, _ in self._consts(t)))
                 elif p.get("type"):

@@ -18,7 +18,6 @@ sys.path.insert(0, str(HERE))
 import gen_reference  # noqa: E402
 
 
-
 def on_files(files, config):
     pages = gen_reference.pages()
     for study in sorted((gen_reference.ROOT / "scenarios").glob("*/study.toml")):

@@ -57,7 +57,11 @@ def test_tutorial_page_runs_as_written(name, tmp_path):
             cmd = [sys.executable, str(script)]
         else:
             pytest.fail(f"block {i} of {name}.md is {lang!r}: the test runs sh, python and toml")
-        res = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-        assert res.returncode == 0, f"{name}.md block {i}:\n{code}\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+        res = subprocess.run(
+            cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert res.returncode == 0, (
+            f"{name}.md block {i}:\n{code}\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+        )
         ran += 1
     assert ran >= 2
