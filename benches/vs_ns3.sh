@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Tern against ns-3 on the rows of issue 15's table, in one sitting: for each row, REPEATS rounds of
-# one ns-3 run (time inside Simulator::Run(), from ../shared/bench/ns3/) then TERN_REPS runs (default
-# 5: Tern's runs are short, so noisier) of each Tern build given (examples/run, wall time of
+# Tern against ns-3 on the rows of the speed table in benches/RESULTS.md, in one sitting: for each
+# row, REPEATS rounds of one ns-3 run (time inside Simulator::Run(), from ../shared/bench/ns3/)
+# then TERN_REPS runs (default 5: Tern's runs are short, so noisier) of each Tern build given (examples/run, wall time of
 # World::run in the process, like Simulator::Run(); building the world, which ns-3's figure leaves
 # out too, is timed apart), interleaved so load on the machine hits all alike. Prints a Markdown
 # table of medians, one line per row and build; the raw lines go to OUT.

@@ -500,7 +500,7 @@ def test_malformed_segments_from_a_kernel_are_dropped_and_counted(tmp_path):
 
 
 def test_the_interop_example_simulates_its_10_mb_transfer():
-    """The README's interop example is a valid scenario; simulated (its `real` ignored), Tern's
+    """The emulation guide's interop example is valid; simulated (its `real` ignored), Tern's
     TCP at both ends delivers its 10 MB (10^7 bytes)."""
     r = tern.run(EXAMPLES / "emulate-tcp-interop.toml")
     assert r.summary["flows"]["bulk"]["bytes_delivered"] == 10_000_000

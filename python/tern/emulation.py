@@ -11,7 +11,7 @@ namespaces, their output kept in `<out>/commands/`. Everything made is removed w
 ends, fails or is stopped (Ctrl-C).
 
 Plumbing: iproute2's `ip` (namespaces, addresses, links) and two system calls in the core
-(`setns` and the `TUNSETIFF` ioctl, through the `nix` crate): see README, "Dependency notes".
+(`setns` and the `TUNSETIFF` ioctl, through the `nix` crate): see docs/design.md.
 """
 
 from __future__ import annotations

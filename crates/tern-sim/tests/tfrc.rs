@@ -72,7 +72,7 @@ fn off(tern: f64, ns2: f64) -> f64 {
     (tern - ns2) / ns2
 }
 
-/// Goodput against ns-2's within 5 % (the bound), alone on a link, after an
+/// Goodput against ns-2's within 5 %, alone on a link, after an
 /// outage, and with 1 % random loss.
 ///
 /// ns-2 (`ns tfrc.tcl …`, received bytes / 1032 B / duration):

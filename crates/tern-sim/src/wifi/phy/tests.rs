@@ -128,7 +128,7 @@ fn ht_rate_table_matches_standard() {
             );
         }
     }
-    // Exact values quoted in the brief and the 3/4-stream corners.
+    // Exact values of the standard's MCS tables and the 3/4-stream corners.
     assert_eq!(HtTxVector::new(mcs(7), Mhz20, Long).data_rate_bps(), 65e6);
     assert_eq!(
         HtTxVector::new(mcs(15), Mhz40, Short).data_rate_bps(),
