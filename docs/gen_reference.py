@@ -125,6 +125,9 @@ class Reference:
         nested: list[tuple[str, str | None, dict]] = []
         for key, prop in sorted(node.get("properties", {}).items()):
             row, child = self.row(key, prop, key in required)
+            named = re.search(rf"`{key}` \(([^)]{{1,12}})\)", node.get("description", ""))
+            if row.unit == "—" and named:
+                row.unit = named.group(1)
             if child is not None:
                 child_path, child_name, child_schema = child(path, key)
                 link = f"[table](#{_anchor(child_path)})"
@@ -388,6 +391,23 @@ COLUMN_UNITS = [
 ]
 
 
+# What the columns that many tables share hold (their record fields carry no doc comment).
+COMMON_COLUMNS = {
+    "time": "Simulated time of the row.",
+    "flow": "The flow's name (`flows[].name`).",
+    "endpoint": '"client" (the flow\'s `from` end) or "server" (its `to` end).',
+    "link": "The link's name (`links[].name`).",
+    "direction": '"forward" (`ends[0]` → `ends[1]`) or "reverse".',
+    "bss": "The BSS's name (`wifi[].name`).",
+    "from": "The sending node.",
+    "to": "The receiving node.",
+    "station": "The station's node.",
+    "uid": "The packet's unique id within the run.",
+    "seq": "The message's or segment's sequence number.",
+    "size": "Bytes of the message or packet.",
+}
+
+
 @dataclass
 class Column:
     name: str
@@ -430,7 +450,8 @@ def trace_tables(text: str | None = None) -> list[Table]:
                         if re.search(pattern, name):
                             unit = label
                             break
-                columns.append(Column(name, kind, unit, nullable, _doc("\n".join(pending))))
+                meaning = _doc("\n".join(pending)) or COMMON_COLUMNS.get(name, "")
+                columns.append(Column(name, kind, unit, nullable, meaning))
                 pending = []
         tables.append(Table(m.group(2), doc, columns))
     return tables

@@ -25,6 +25,7 @@ record! {
         seq: u64,
         /// When the sending application sent it.
         sent: SimTime,
+        /// One-way delay: arrival at the receiving application minus `sent`.
         delay: SimTime,
         size: u32,
         /// The TCP connection that carried it (1 = the first; 0 for UDP).
@@ -38,6 +39,8 @@ record! {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
+        /// Why, e.g. "queue" (the queue was full), "aqm" (CoDel dropped it), "loss" (the
+        /// link's loss model), "rlc-discard" (RLC AM gave the SDU up), "disassociated" (roaming).
         reason: &'a str,
         flow: &'a str,
         uid: u64,
@@ -51,6 +54,7 @@ record! {
         time: SimTime,
         flow: &'a str,
         seq: u64,
+        /// Round-trip time of the echo request.
         rtt: SimTime,
     }
 }
@@ -61,9 +65,11 @@ record! {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
+        /// Congestion window, bytes.
         cwnd: u64,
         /// Null until the first loss sets it (TCP starts with an "infinite" ssthresh).
         ssthresh: Option<u64>,
+        /// Bytes sent and not yet acknowledged.
         in_flight: u64,
     }
 }
@@ -94,8 +100,11 @@ record! {
         time: SimTime,
         flow: &'a str,
         endpoint: &'a str,
+        /// Smoothed RTT (RFC 6298 §2).
         srtt: SimTime,
+        /// RTT variation (RFC 6298 §2).
         rttvar: SimTime,
+        /// The retransmission timeout after the sample.
         rto: SimTime,
     }
 }
@@ -125,9 +134,11 @@ record! {
     HandoverRecord<'a> => "handovers" {
         time: SimTime,
         link: &'a str,
+        /// The UE's node (`ends[0]` of the link).
         ue: &'a str,
         /// 1 for the first handover of the link (the UE starts in cell 0).
         cell: u32,
+        /// Start of the handover's burst-loss period.
         loss_start: SimTime,
     }
 }
@@ -137,6 +148,7 @@ record! {
     SwitcherRecord<'a> => "switcher" {
         time: SimTime,
         flow: &'a str,
+        /// What happened, e.g. "notice_sent" or "switch".
         event: &'a str,
         /// The notice's last-sent time; null for events without a notice.
         last_sent: Option<SimTime>,
@@ -151,8 +163,11 @@ record! {
         time: SimTime,
         link: &'a str,
         direction: &'a str,
+        /// Bytes waiting in the RLC sender's buffer.
         buffer_bytes: u64,
+        /// PDUs sent in the TTI.
         pdus_sent: u64,
+        /// PDUs of those that were retransmissions.
         pdus_retransmitted: u64,
     }
 }
@@ -164,6 +179,7 @@ record! {
         link: &'a str,
         direction: &'a str,
         uid: u64,
+        /// The SDU's delay across the RLC.
         delay: SimTime,
     }
 }
@@ -177,12 +193,17 @@ record! {
         to: &'a str,
         /// "data", "ampdu" or "bar".
         kind: &'a str,
+        /// PHY data rate of the PPDU.
         rate_mbps: f64,
         /// The HT MCS index; null for non-HT PPDUs.
         mcs: Option<f64>,
+        /// MPDUs in the PPDU (1 unless an A-MPDU).
         mpdus: u32,
+        /// MPDUs of those the receiver acknowledged.
         acked: u32,
+        /// Whether it collided with another transmission on the medium.
         collision: bool,
+        /// SNR at the receiver.
         snr_db: f64,
     }
 }
@@ -194,8 +215,11 @@ record! {
         bss: &'a str,
         from: &'a str,
         to: &'a str,
+        /// The MPDU's sequence number.
         sn: u32,
+        /// Whether its FCS was good.
         fcs_ok: bool,
+        /// PHY data rate it was sent at.
         rate_mbps: f64,
     }
 }
@@ -208,6 +232,7 @@ record! {
         time: SimTime,
         bss: &'a str,
         station: &'a str,
+        /// The MPDU's sequence number.
         sn: u32,
         /// Receptions with a bad FCS counted for the MPDU.
         failures: u32,
@@ -223,9 +248,11 @@ record! {
     RoamingRecord<'a> => "roaming" {
         time: SimTime,
         station: &'a str,
+        /// "left" or "joined".
         event: &'a str,
         from_bss: &'a str,
         to_bss: &'a str,
+        /// RSSI of the AP's beacons at the station at the event.
         rssi_dbm: f64,
     }
 }
@@ -236,7 +263,9 @@ record! {
         time: SimTime,
         station: &'a str,
         bss: &'a str,
+        /// RSSI of the beacon at the station.
         rssi_dbm: f64,
+        /// Whether the station is associated with that BSS.
         associated: bool,
     }
 }
@@ -250,7 +279,9 @@ record! {
         flow: &'a str,
         /// "client" or "server".
         endpoint: &'a str,
+        /// The path id (0 for single-path QUIC; with multipath, the index in `paths`).
         path: u64,
+        /// Congestion window, bytes.
         cwnd: u64,
         /// Smoothed RTT (RFC 9002 §5.3).
         srtt: SimTime,
@@ -258,6 +289,7 @@ record! {
         /// multiplied by 2^pto_count), as the stack reports it in its qlog
         /// (`recovery_metrics_updated`); it has no other way to tell.
         pto_count: u64,
+        /// Packets sent so far.
         sent_packets: u64,
         /// Packets declared lost so far (RFC 9002 §6.1).
         lost_packets: u64,
@@ -276,11 +308,17 @@ record! {
         flow: &'a str,
         /// The Wi-Fi interface's RSSI sample (−inf: not associated).
         rssi_dbm: f64,
+        /// The RSSI class before the change.
         old_class: &'a str,
+        /// The RSSI class after it.
         new_class: &'a str,
+        /// The Wi-Fi path's status before the change.
         wifi_old: &'a str,
+        /// The Wi-Fi path's status after it.
         wifi_new: &'a str,
+        /// The cellular path's status before the change.
         cell_old: &'a str,
+        /// The cellular path's status after it.
         cell_new: &'a str,
     }
 }
