@@ -22,8 +22,6 @@ sys.path.insert(0, str(ROOT / "docs"))
 
 import gen_reference  # noqa: E402
 
-mkdocs = pytest.importorskip("mkdocs", reason="the docs extra: pip install -e '.[docs]'")
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
