@@ -1,5 +1,5 @@
 //! The QUIC stack's configuration from a flow's [`QuicSpec`], with every random input the stack
-//! lets a user set taken from the flow's named random streams (README, dependency notes).
+//! lets a user set taken from the flow's named random streams (docs/design.md, dependency notes).
 
 use super::qlog::Qlog;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
