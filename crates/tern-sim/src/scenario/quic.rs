@@ -1,5 +1,5 @@
 //! A QUIC flow's settings (`transport = { kind = "quic", … }`): what the scenario may set on
-//! the QUIC stack Tern drives (noq-proto, see docs/design.md's dependency notes). Both ends use them.
+//! the QUIC stack Tern drives (noq-proto; docs/design.md, dependency notes). Both ends use them.
 
 use super::units::{Bytes, Duration};
 use schemars::JsonSchema;
