@@ -42,11 +42,11 @@ def test_lte_switch_quick_reproduces_the_switch_and_writes_reports(quick):
     # (published 14 s -> 0.7 s, 95 %), judged once over the seeds of the primary condition.
     cut = by_id["switch-cuts-delay"].outcome
     assert cut.n == 3 and all(v is not None and v >= 0.90 for v in cut.per_seed.values())
-    # The calibration: #2's first message crosses the target cell alone, 1052 B on the wire
+    # The input: #2's first message crosses the target cell alone, 1052 B on the wire
     # at 5 Mbit/s + 670 ms, then 1 Gbit/s + 30 ms (effect.toml, study.toml's primary).
     wire = 1052 * 8
     after = by_id["delay-after-switch"]
-    assert after.verdict is None and after.claim.role == "calibration"
+    assert after.verdict is None and after.claim.role == "input"
     assert after.value == pytest.approx(wire / 5e6 + 0.670 + wire / 1e9 + 0.030, abs=1e-6)
     # The mechanism switches after the handover, within T_switch, in every seed.
     assert by_id["switch-detected"].outcome.k == 3
@@ -62,6 +62,7 @@ def test_lte_switch_quick_reproduces_the_switch_and_writes_reports(quick):
     # connection's note and the written conclusion.
     for text in (
         "notice-interval",
+        "source-cell-delay",
         "survey-constant-cell",
         "Note on #2:",
         "Conclusion. Over ",

@@ -509,7 +509,7 @@ def figures(results) -> Iterator[tuple[str, Figure, str]]:
         effect(effect_con),
         "Effect (study Figs. 7-8), lowest seed: delay by send time on TCP #1 and #2 with the "
         "switcher, UDP, and a single TCP connection without switching (dashed). Condition: "
-        f"target-cell uplink {primary.get(TARGET, '670ms')} (calibrated), notices every "
+        f"target-cell uplink {primary.get(TARGET, '670ms')} (an input, Figs. 7-8), notices every "
         f"{primary.get(NOTICE, '100ms')}, {common}. Note on #2: " + spare_note(spare),
     )
     stats = classify(pair_by_policy(run_means(effect_con)), seconds(primary.get(LOSS, "3s")))
