@@ -295,7 +295,8 @@ def connect(
             except duckdb.Error as e:
                 # DuckDB's first line names the file it could not read.
                 first = str(e).strip().splitlines()[0]
-                raise ResultsError(f"{root}: its '{name}' traces cannot be read ({first})") from None
+                message = f"{root}: its '{name}' traces cannot be read ({first})"
+                raise ResultsError(message) from None
     if sandbox:
         # One thread: a claim reads one seed's runs, where DuckDB's worker threads cost more
         # CPU in handing work around than they save.
