@@ -6,6 +6,7 @@ the reason. After every test no namespace with Tern's prefix may remain.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -516,3 +517,130 @@ def test_a_non_tcp_flow_between_a_tern_node_and_a_real_node_is_refused(tmp_path)
     text = text.split("transport =")[0] + 'transport = { kind = "udp" }\n'
     with pytest.raises(tern.EmulationError, match='flow "bulk" joins a real node'):
         tern.emulate(text=text, out=tmp_path, commands={"b": ["sleep 5"]})
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The processes whose arguments contain `marker`'s words as separate arguments (not a
+    shell's or Tern's command line that holds them in one argument)."""
+    words = marker.encode().replace(b" ", b"\0") + b"\0"
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            if words in cmdline and int(entry) != os.getpid():
+                found.append(int(entry))
+    return found
+
+
+@needs_root
+def test_a_command_that_detaches_does_not_outlive_the_run(tmp_path):
+    # `setsid` leaves the command's process group and session; the run still ends it, as a
+    # process in the node's namespace. 777.123 marks it among the machine's processes.
+    tern.emulate(
+        text=TWO_HOSTS.format(duration="1s"),
+        out=tmp_path,
+        commands={"a": ["setsid sleep 777.123 & sleep 0.2"]},
+    )
+    time.sleep(0.2)
+    left = _processes_with("sleep 777.123")
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "a detached command outlived its emulation"
+
+
+@needs_root
+@needs_ping
+def test_cleanup_after_kill_9_ends_the_nodes_commands(tmp_path):
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(TWO_HOSTS.format(duration="60s"))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tern",
+            "emulate",
+            str(scenario),
+            "--out",
+            str(tmp_path / "run"),
+            "--run",
+            "a=ping -n -i 0.2 -W 7.77 {b}",
+            "--run",
+            "a=setsid sleep 777.456",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(_processes_with("sleep 777.456")) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_with("-W 7.77") and _processes_with("sleep 777.456")
+        proc.kill()  # SIGKILL: no teardown runs
+        proc.wait()
+        assert emulation.cleanup() != []
+        time.sleep(0.2)
+        left = _processes_with("-W 7.77") + _processes_with("sleep 777.456")
+    finally:
+        proc.kill()
+        proc.wait()
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the killed run's commands outlived --cleanup"
+
+
+def test_a_placeholder_that_names_no_node_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(emulation, "check_privileges", lambda: None)
+    with pytest.raises(tern.EmulationError, match=r"nodes.a.commands: .*names \{ghost\}"):
+        tern.emulate(
+            text=TWO_HOSTS.format(duration="1s"),
+            out=tmp_path / "run",
+            commands={"a": ["ping -c 1 {ghost}"]},
+        )
+    assert not (tmp_path / "run").exists()
+    # A shell's ${VAR} is the shell's.
+    assert emulation._expand("echo ${HOME} {b}", {"b": "198.18.0.2"}, "x") == (
+        "echo ${HOME} 198.18.0.2"
+    )
+
+
+@needs_root
+@needs_ping
+def test_no_garbage_collection_pauses_the_paced_engine(tmp_path, monkeypatch):
+    """The engine calls back into Python every 50 ms holding the interpreter; a full
+    collection there (70-100 ms over the libraries' heap on a busy machine) would run the
+    engine that late. With a threshold of one allocation, any collector left on would run
+    in the callbacks."""
+    collections = []
+    running = []
+    real_emulate = emulation._core.emulate
+
+    def emulate(*args):
+        running.append(True)
+        try:
+            return real_emulate(*args)
+        finally:
+            running.clear()
+
+    def seen(phase, info):
+        if phase == "start" and running:
+            collections.append(info)
+
+    monkeypatch.setattr(emulation._core, "emulate", emulate)
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    gc.callbacks.append(seen)
+    try:
+        tern.emulate(
+            text=TWO_HOSTS.format(duration="2s"),
+            out=tmp_path,
+            commands={"a": ["ping -n -c 3 -i 0.2 {b}"]},
+        )
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*threshold)
+    assert collections == []
+    assert gc.isenabled()

@@ -1,7 +1,7 @@
 """Results folders are untrusted input: a run or sweep folder someone sent you, truncated,
 with files swapped, JSON of the wrong form or hostile names, gets a clean error from every
-command that reads it (`tern plot`, `tern report`, `tern query`) — one line, exit code 2 —
-or works; never a traceback.
+command that reads it (`tern plot`, `tern report`, `tern query`, `tern.open_results`) — one
+line naming the file, exit code 2 (`ResultsError` in Python) — or works; never a traceback.
 
 Each corruption below is applied to a fresh copy of a real run folder and a real sweep
 folder, and each reading command is run on it in-process."""
@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from conftest import P2P
 from tern import cli
 from tern.runner import run
+from tern.store import ResultsError, open_results
 from tern.sweeps import run_sweep
 
 
@@ -47,6 +48,8 @@ def _each_run(change: Callable[[Path], None]) -> Callable[[Path], None]:
 
 def _truncate(name: str, keep: float) -> Callable[[Path], None]:
     def change(run_dir: Path) -> None:
+        if not (run_dir / name).is_file():
+            return  # params.json: in a sweep's runs only
         data = (run_dir / name).read_bytes()
         (run_dir / name).write_bytes(data[: int(len(data) * keep)])
 
@@ -78,6 +81,30 @@ def _hostile_name(folder: Path) -> None:
     shutil.copy(run_dir / "delay.parquet", run_dir / "x\"; DROP TABLE runs; --'.parquet")
 
 
+def _hostile_run_name(folder: Path) -> None:
+    """A run folder whose name is SQL and shell: runs are named by their key, read as data."""
+    run_dir = _runs(folder)[0]
+    if run_dir != folder:
+        run_dir.rename(run_dir.parent / "k'); COPY (SELECT 1) TO 'pwned.csv'; --$(touch pwned)")
+
+
+def _run_is_a_file(folder: Path) -> None:
+    run_dir = _runs(folder)[0]
+    if run_dir != folder:
+        shutil.rmtree(run_dir)
+        run_dir.write_bytes(b"not a folder")
+
+
+def _summary_is_a_folder(folder: Path) -> None:
+    run_dir = _runs(folder)[0]
+    (run_dir / "summary.json").unlink()
+    (run_dir / "summary.json").mkdir()
+
+
+def _deep(depth: int) -> bytes:
+    return b'{"flows": ' + b"[" * depth + b"]" * depth + b"}"
+
+
 CORRUPTIONS: dict[str, Callable[[Path], None]] = {
     "parquet truncated": _truncate("delay.parquet", 0.5),
     "parquet empty": _write("delay.parquet", b""),
@@ -98,6 +125,38 @@ CORRUPTIONS: dict[str, Callable[[Path], None]] = {
     "sweep.json invalid": _sweep_json(b"{"),
     "sweep.json of the wrong form": _sweep_json(b'{"grid": {"a": 5}, "linked": []}'),
     "hostile file name": _hostile_name,
+    "summary truncated": _truncate("summary.json", 0.5),
+    "params truncated": _truncate("params.json", 0.5),
+    "summary nested past any parser's depth": _write("summary.json", _deep(200_000)),
+    "summary numbers past a float": _write(
+        "summary.json", b'{"flows": {"msgs": {"goodput_bps": 1e400, "bytes_sent": -1e400}}}'
+    ),
+    "summary a string": _write("summary.json", b'"summary"'),
+    "summary replaced by a trace": _swap("summary.json", "delay.parquet"),
+    "trace replaced by the summary": _swap("delay.parquet", "summary.json"),
+    "summary a folder": _summary_is_a_folder,
+    "sweep.json a list": _sweep_json(b"[1, 2]"),
+    "hostile run folder name": _hostile_run_name,
+    "run folder a file": _run_is_a_file,
+}
+
+#: What names the file at fault in each corruption's error (the folder, for a folder-wide one).
+AT_FAULT = {
+    "parquet truncated": "delay.parquet",
+    "parquet empty": "delay.parquet",
+    "parquet garbage": "queue.parquet",
+    "trace replaced by the summary": "delay.parquet",
+    "params invalid": "params.json",
+    "params of the wrong form": "params.json",
+    "params truncated": "params.json",
+    "scenario not UTF-8": "scenario.toml",
+    "sweep.json invalid": "sweep.json",
+    "sweep.json of the wrong form": "sweep.json",
+    "sweep.json a list": "sweep.json",
+    # Values of the wrong type meet the arithmetic, or the union of the runs' summaries, that
+    # reads them: the error names the folder, which file disagrees is not known there.
+    "summary values of other types": "",
+    "summary numbers past a float": "",
 }
 
 COMMANDS = {
@@ -128,3 +187,28 @@ def test_a_corrupted_folder_gets_a_clean_error_from_every_reading_command(
         )
         if result.exit_code == 2:
             assert "error:" in result.output and "Traceback" not in result.output, result.output
+            _names_the_file(result.output, folder, corruption)
+    assert not list(Path.cwd().glob("pwned*")), "a hostile name ran as SQL or shell"
+
+
+def _names_the_file(output: str, folder: Path, corruption: str) -> None:
+    """The error names the file at fault (or, for a folder-wide fault, the folder)."""
+    text = "".join(output.split())  # rich wraps long lines: compare without whitespace
+    expected = AT_FAULT.get(corruption, "summary.json" if "summary" in corruption else "")
+    assert len(output.strip().splitlines()) == 1, (corruption, output)
+    assert str(folder).replace(" ", "") in text or expected in text, (corruption, output)
+    if expected:
+        assert expected in text, (corruption, output)
+
+
+@pytest.mark.parametrize("corruption", list(CORRUPTIONS))
+def test_a_corrupted_sweep_opened_from_python_raises_a_results_error(folders, tmp_path, corruption):
+    """`tern.open_results` (the Python side of `tern query`) raises `ResultsError` naming
+    the file, or reads the folder; never another exception."""
+    folder = tmp_path / "sweep"
+    shutil.copytree(folders["sweep"], folder)
+    CORRUPTIONS[corruption](folder)
+    try:
+        open_results(folder).pl()
+    except ResultsError as e:
+        _names_the_file(str(e), folder, corruption)

@@ -211,6 +211,8 @@ def test_a_plain_script_without_a_main_guard_can_sweep(tmp_path, how):
         (["sim.seed=1,2"], "sim.seed cannot be swept"),
         (["links.access.rate=5Mbps", "links.access.rate=10Mbps"], "is given twice"),
         (["links.access.rate="], "expected KEY=V1,V2,..."),
+        (["links.access.rate=5Mbps,,10Mbps"], "links.access.rate has an empty value"),
+        (["links.access.rate=5Mbps,"], "links.access.rate has an empty value"),
     ],
 )
 def test_grids_that_would_be_misread_are_refused(tmp_path, grids, expected):
@@ -225,3 +227,53 @@ def test_grids_that_would_be_misread_are_refused(tmp_path, grids, expected):
 def test_one_grid_value_given_as_text_is_one_value_not_its_characters(tmp_path):
     frame = tern.sweep(None, {"links.access.rate": "5Mbps"}, text=P2P, out=tmp_path / "o")
     assert frame["links.access.rate"].to_list() == ["5Mbps"]
+
+
+def test_a_grid_key_with_no_value_is_refused_not_zero_runs(tmp_path):
+    with pytest.raises(ValueError, match=r"grid key links\.access\.rate has no value"):
+        run_sweep(None, {"links.access.rate": []}, text=P2P, out=tmp_path / "o")
+
+
+@pytest.mark.parametrize(
+    ("args", "runs"),
+    [
+        (["--seeds", "1000000000000"], "1,000,000,000,000"),
+        (
+            [
+                "--grid",
+                "links.access.rate=" + ",".join(f"{i}Mbps" for i in range(1, 1001)),
+                "--grid",
+                "links.access.delay=" + ",".join(f"{i}ms" for i in range(1, 1001)),
+            ],
+            "1,000,000",
+        ),
+    ],
+)
+def test_a_sweep_too_large_to_plan_is_refused_at_once(tmp_path, args, runs):
+    """Every run is checked before the first starts; past `MAX_RUNS` (100,000) the sweep is
+    refused before any is planned, instead of minutes of planning and gigabytes of specs."""
+    path = tmp_path / "s.toml"
+    path.write_text(P2P)
+    start = time.monotonic()
+    res = tern_cli("sweep", str(path), *args, "--out", str(tmp_path / "o"))
+    elapsed = time.monotonic() - start
+    assert res.returncode == 2, res.stderr
+    assert f"would plan {runs} runs, over the bound of 100,000" in " ".join(res.stderr.split())
+    # Planning 10^6 runs takes minutes; refusing them, the start-up of the CLI only.
+    assert elapsed < 30
+
+
+def test_query_prints_a_bounded_number_of_rows_unless_told(tmp_path):
+    tern.sweep(P2P, {"sim.duration": ["1s"]}, out=tmp_path / "s")
+    sql = "SELECT range AS i FROM range(25000)"
+    res = tern_cli("query", str(tmp_path / "s"), sql, "--csv")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["i", *map(str, range(10_000))]
+    assert "the first 10,000 rows; the query returns more" in res.stderr
+    res = tern_cli("query", str(tmp_path / "s"), sql, "--csv", "--max-rows", "0")
+    assert len(res.stdout.splitlines()) == 25_001 and "rows;" not in res.stderr
+    res = tern_cli("query", str(tmp_path / "s"), sql, "--max-rows", "3")
+    assert "shape: (3, 1)" in res.stdout and "the first 3 rows" in res.stderr
+    # Exactly as many rows as the limit: nothing left out, nothing said.
+    res = tern_cli("query", str(tmp_path / "s"), sql + " LIMIT 3", "--max-rows", "3")
+    assert "shape: (3, 1)" in res.stdout and "rows;" not in res.stderr

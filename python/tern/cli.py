@@ -66,7 +66,7 @@ def run(
     try:
         # Traces stream into the folder as the run goes.
         result = runner.run(scenario, seed=seed, set=overrides, progress=progress, out=target)
-    except (_core.ScenarioError, _core.TraceError) as e:
+    except (_core.ScenarioError, _core.TraceError, MemoryError) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None
@@ -206,6 +206,10 @@ def sweep(
         raise typer.Exit(1)
 
 
+#: Rows `tern query` prints unless told otherwise.
+QUERY_MAX_ROWS = 10_000
+
+
 @app.command()
 def query(
     folder: Annotated[Path, typer.Argument(help="A sweep folder.", show_default=False)],
@@ -227,6 +231,14 @@ def query(
             "file nor reach the network (for folders someone sent you).",
         ),
     ] = False,
+    max_rows: Annotated[
+        int,
+        typer.Option(
+            "--max-rows",
+            min=0,
+            help="Print at most this many rows (the rest are not read); 0 prints them all.",
+        ),
+    ] = QUERY_MAX_ROWS,
 ) -> None:
     """Query a sweep's results with DuckDB SQL. The query can read the folder's tables and
     traces and nothing else unless --allow-files is given."""
@@ -241,13 +253,17 @@ def query(
         relation = connect(folder, sandbox=not allow_files).sql(sql)
         if relation is None:
             raise _fail("query: the statement returns no rows; give a query (SELECT, WITH, ...)")
-        frame = relation.pl()
+        # One row past the limit tells whether rows were left out, without reading them all.
+        frame = (relation.limit(max_rows + 1) if max_rows else relation).pl()
     except (FileNotFoundError, ResultsError) as e:
         raise _fail(str(e)) from None
     except duckdb.PermissionException as e:
         raise _fail(f"query: {e} (--allow-files lets a query open files)") from None
     except duckdb.Error as e:
         raise _fail(f"query: {e}") from None
+    cut = bool(max_rows) and frame.height > max_rows
+    if cut:
+        frame = frame.head(max_rows)
     if as_csv:
         nested = [c for c, t in frame.schema.items() if t.is_nested()]
         if nested:
@@ -266,6 +282,12 @@ def query(
             fmt_table_cell_list_len=-1,
         ):
             print(frame)
+    if cut:
+        err.print(
+            f"(the first {max_rows:,} rows; the query returns more: --max-rows 0 prints all)",
+            highlight=False,
+            markup=False,
+        )
 
 
 PLOT_FORMATS = ("png", "svg")

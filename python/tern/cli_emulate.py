@@ -68,7 +68,9 @@ def emulate(
     cleanup: Annotated[
         bool,
         typer.Option(
-            "--cleanup", help="Remove the namespaces left by killed emulations, and exit."
+            "--cleanup",
+            help="Remove the namespaces left by killed emulations, end the processes still in "
+            "them, and exit.",
         ),
     ] = False,
 ) -> None:
@@ -93,7 +95,7 @@ def emulate(
             warn_us=warn_us,
             fail_us=fail_us,
         )
-    except (_core.ScenarioError, _core.TraceError, _core.EmulationError) as e:
+    except (_core.ScenarioError, _core.TraceError, _core.EmulationError, MemoryError) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None

@@ -8,7 +8,8 @@ sent inside can reach the host's own network. The engine (`World::run_realtime`)
 TUN devices, carries the packets across the scenario's devices paced to the monotonic
 clock, and writes them to the destination's TUN device. The nodes' commands run in their
 namespaces, their output kept in `<out>/commands/`. Everything made is removed when the run
-ends, fails or is stopped (Ctrl-C).
+ends, fails or is stopped (Ctrl-C), every process in a node's namespace ended with it (what a
+command detached with `setsid` too); after a `kill -9`, `cleanup` does the same.
 
 Plumbing: iproute2's `ip` (namespaces, addresses, links) and two system calls in the core
 (`setns` and the `TUNSETIFF` ioctl, through the `nix` crate): see docs/design.md.
@@ -17,6 +18,7 @@ Plumbing: iproute2's `ip` (namespaces, addresses, links) and two system calls in
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import re
@@ -95,8 +97,47 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _pids_in(ns: str) -> list[int]:
+    """The processes whose network namespace is `ns` (`ip netns pids`, which reads each
+    process's /proc/<pid>/ns/net): a command's descendants too, even those that left its
+    process group or session (`setsid`, a daemon's double fork)."""
+    try:
+        listed = _ip("netns", "pids", ns)
+    except EmulationError:
+        return []
+    return [int(p) for p in listed.split() if p.isdigit() and int(p) != os.getpid()]
+
+
+def _end_processes(spaces: Sequence[str], grace_s: float) -> None:
+    """Ends every process in the namespaces `spaces`: SIGTERM, then SIGKILL to those left
+    after `grace_s` seconds. A namespace's processes would outlive `ip netns delete`."""
+    deadline = time.monotonic() + grace_s
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = [p for ns in spaces for p in _pids_in(ns)]
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.02)
+            with contextlib.suppress(ChildProcessError):
+                while os.waitpid(-1, os.WNOHANG)[0] > 0:  # reap ours, so they leave /proc
+                    pass
+            pids = [p for p in pids if _alive(p) and not _zombie(p)]
+        deadline = time.monotonic() + grace_s
+
+
+def _zombie(pid: int) -> bool:
+    """Whether process `pid` has ended and only waits for its parent to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+
+
 def cleanup() -> list[str]:
-    """Removes the namespaces left by emulations whose process is gone (a killed run);
+    """Removes the namespaces left by emulations whose process is gone (a killed run), and
+    ends every process still in them (the nodes' commands and whatever they started);
     returns their names. A live run's namespaces are left alone."""
     check_privileges()
     removed = []
@@ -104,14 +145,26 @@ def cleanup() -> list[str]:
         pid = name[len(PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and _alive(int(pid)):
             continue
+        _end_processes([name], _GRACE_S)
         _ip("netns", "delete", name)
         removed.append(name)
     return removed
 
 
-def _expand(command: str, addrs: Mapping[str, str]) -> str:
-    """`{node}` → the node's address; other braces are left as they are."""
-    return re.sub(r"\{([A-Za-z0-9][A-Za-z0-9_-]*)\}", lambda m: addrs.get(m[1], m[0]), command)
+#: `{node}` in a command, but not a shell's `${VAR}`.
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z0-9][A-Za-z0-9_-]*)\}")
+
+
+def _expand(command: str, addrs: Mapping[str, str], where: str) -> str:
+    """`{node}` → the node's address; a name in braces that is no node is an error naming
+    `where` (the node whose command it is); other braces are left as they are."""
+    for m in _PLACEHOLDER.finditer(command):
+        if m[1] not in addrs:
+            raise EmulationError(
+                f"{where}: {command!r} names {{{m[1]}}}, but there is no node {m[1]!r} "
+                f"(nodes: {', '.join(sorted(addrs))}); write ${{{m[1]}}} for a shell variable"
+            )
+    return _PLACEHOLDER.sub(lambda m: addrs[m[1]], command)
 
 
 class _Host:
@@ -163,6 +216,8 @@ class _Host:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        # What left the commands' process groups (`setsid cmd &`) is still in a namespace.
+        _end_processes(self.namespaces, _GRACE_S)
         for out in self.logs:
             out.close()
         for fd in self.fds:
@@ -212,6 +267,12 @@ def emulate(
             raise EmulationError(f"{node!r} is not a real node of {name} (real: {sorted(known)})")
     # Every node's address: a real host reaches a Tern node's TCP endpoint at its own.
     addrs = dict(_core.node_addresses(text, name, overrides, run_seed))
+    # Every command expanded before anything is made: a `{name}` that is no node fails here.
+    lines = [
+        (node, k, _expand(command, addrs, f"nodes.{node}.commands"))
+        for node, _, _, listed in real
+        for k, command in enumerate([*listed, *extra.get(node, ())])
+    ]
     folder = Path(out)
     logs = folder / "commands"
     logs.mkdir(parents=True, exist_ok=True)
@@ -225,17 +286,15 @@ def emulate(
             spaces[node], fd = host.namespace(node, addr, mtu)
             tuns.append((node, fd))
         procs = []
-        for node, _, _, listed in real:
-            for k, command in enumerate([*listed, *extra.get(node, ())]):
-                line = _expand(command, addrs)
-                proc = host.start(spaces[node], line, logs / f"{node}.{k}.log")
-                procs.append(proc)
-                ran.append({"node": node, "command": line, "log": f"commands/{node}.{k}.log"})
+        for node, k, line in lines:
+            proc = host.start(spaces[node], line, logs / f"{node}.{k}.log")
+            procs.append(proc)
+            ran.append({"node": node, "command": line, "log": f"commands/{node}.{k}.log"})
 
         def go_on(now: float) -> bool:
             return not procs or any(p.poll() is None for p in procs)
 
-        with _panics_as_bugs(name):
+        with _panics_as_bugs(name), _no_collection_pauses():
             summary, resolved, _, captures, files = _core.emulate(
                 text, name, tuns, go_on, overrides, run_seed, folder, warn_us, fail_us
             )
@@ -245,6 +304,22 @@ def emulate(
     result.summary["emulation"]["commands"] = ran
     result.save(folder)
     return result
+
+
+@contextlib.contextmanager
+def _no_collection_pauses() -> Iterator[None]:
+    """Python's cyclic garbage collector stays off while the engine is paced: the engine
+    asks `go_on` every 50 ms, holding the interpreter, and a full collection of the heap the
+    libraries make (some 60,000 objects once polars and DuckDB are imported) takes 70 to
+    100 ms on a busy 2-core machine, which the engine would run late by. Reference counting
+    still frees what the callbacks make; the collector resumes afterwards."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 @contextlib.contextmanager

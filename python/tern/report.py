@@ -593,7 +593,7 @@ def _sweep_metrics(frame: pl.DataFrame) -> list[str]:
 def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
     """Overview, mean ± 95 % CI of the main metrics per grid point, plots of each metric
     against each swept parameter, failed runs, and the scenario of one run."""
-    from tern.store import open_results, read_json, sweep_meta
+    from tern.store import ResultsError, open_results, read_json, sweep_meta
 
     root = Path(folder)
     meta = sweep_meta(root)
@@ -660,7 +660,11 @@ def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
         )
     first = frame.row(0, named=True)
     run_dir = root / "runs" / str(first["key"])
-    scenario = (run_dir / "scenario.toml").read_text() if run_dir.is_dir() else ""
+    scenario_file = run_dir / "scenario.toml"
+    try:
+        scenario = scenario_file.read_text(encoding="utf-8") if run_dir.is_dir() else ""
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{scenario_file}: not UTF-8 text ({e})") from None
     where = ", ".join(f"{g}={first[g]}" for g in grid)
     sections.append(
         Section(

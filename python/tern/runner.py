@@ -305,8 +305,8 @@ def run(
     Ctrl-C (or an exception raised by `progress`) stops the run.
     With `out`, traces stream to `out/<table>.parquet` as the run goes (memory stays
     bounded) and the run is saved there (`Run.save`); without it, traces stay in memory, at
-    most `max_trace_memory` bytes (1 GiB by default), past which `tern.TraceError` is
-    raised.
+    most `max_trace_memory` bytes (1 GiB by default) for the tables, packet captures and
+    qlogs together, past which `tern.TraceError` is raised.
     """
     name, text = _source(path, text)
     folder = None if out is None else Path(out)

@@ -53,6 +53,8 @@ def read_json(path: Path, what: str, form: type = dict) -> Any:
         raise ResultsError(f"{path}: missing ({what})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ResultsError(f"{path}: not valid JSON ({what}): {e}") from None
+    except RecursionError:
+        raise ResultsError(f"{path}: nested too deeply to be read ({what})") from None
     except OSError as e:
         raise ResultsError(f"{path}: cannot be read ({what}): {e.strerror or e}") from None
     if not isinstance(data, form):
@@ -284,11 +286,17 @@ def connect(
         else:
             where = [str(root / "runs" / "*" / f"{name}.parquet")] if keys is None else files
             paths = ", ".join(_sql_string(p) for p in where)
-            con.execute(
-                f"CREATE VIEW {_sql_identifier(prefix + name)} AS SELECT * EXCLUDE (filename), "
-                f"regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
-                f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
-            )
+            try:
+                con.execute(
+                    f"CREATE VIEW {_sql_identifier(prefix + name)} AS SELECT * EXCLUDE "
+                    f"(filename), regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS key "
+                    f"FROM read_parquet([{paths}], filename = true, union_by_name = true)"
+                )
+            except duckdb.Error as e:
+                # DuckDB's first line names the file it could not read.
+                first = str(e).strip().splitlines()[0]
+                message = f"{root}: its '{name}' traces cannot be read ({first})"
+                raise ResultsError(message) from None
     if sandbox:
         # One thread: a claim reads one seed's runs, where DuckDB's worker threads cost more
         # CPU in handing work around than they save.

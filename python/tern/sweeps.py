@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing
 import multiprocessing.process
 import os
@@ -42,6 +43,11 @@ from typing import Any
 import polars as pl
 
 from tern.runner import _overrides, _source, _toml_literal, run, validate
+
+#: The most runs one sweep plans: every run is resolved and checked before the first starts
+#: (about a millisecond and a few hundred bytes each), so a grid or a seed count beyond this
+#: is refused at once rather than planned for minutes.
+MAX_RUNS = 100_000
 
 
 @dataclass(frozen=True)
@@ -72,11 +78,13 @@ def parse_grid(items: Iterable[str], option: str = "--grid") -> dict[str, list[s
     grid: dict[str, list[str]] = {}
     for item in items:
         key, eq, values = item.partition("=")
-        vals = [v.strip() for v in values.split(",") if v.strip()]
-        if not eq or not key.strip() or not vals:
+        vals = [v.strip() for v in values.split(",")]
+        if not eq or not key.strip() or vals == [""]:
             raise ValueError(
                 f"{option} {item!r}: expected KEY=V1,V2,..., like links.access.rate=5Mbps,10Mbps"
             )
+        if "" in vals:
+            raise ValueError(f"{option} {item!r}: {key.strip()} has an empty value")
         if key.strip() in grid:
             raise ValueError(
                 f"{option} {item!r}: {key.strip()} is given twice; list its values once"
@@ -113,7 +121,8 @@ def plan(
     linked: Mapping[str, Iterable[Any]] | None = None,
 ) -> list[RunSpec]:
     """Every run of the sweep, checked: a bad grid value fails here, before anything runs.
-    `linked` keys vary together (see `linked_points`), crossed with the grid."""
+    `linked` keys vary together (see `linked_points`), crossed with the grid. More than
+    `MAX_RUNS` runs, or a grid key with no value, is refused before any is planned."""
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
     if "sim.seed" in grid or "sim.seed" in (linked or {}):
@@ -127,9 +136,18 @@ def plan(
         raise ValueError(f"{', '.join(both)}: a key is either in the grid or linked, not both")
     keys = list(grid)
     values = [[_toml_literal(v) for v in grid[k]] for k in keys]
+    empty = [k for k, v in zip(keys, values, strict=True) if not v]
+    if empty:
+        raise ValueError(f"grid key {empty[0]} has no value; give it at least one")
     points = [
         {k: _toml_literal(v) for k, v in point.items()} for point in linked_points(linked or {})
     ]
+    runs = math.prod(len(v) for v in values) * len(points) * seeds
+    if runs > MAX_RUNS:
+        raise ValueError(
+            f"the sweep would plan {runs:,} runs, over the bound of {MAX_RUNS:,} runs in one "
+            "sweep (each is checked before any starts); split it into several sweeps"
+        )
     specs = []
     for combo, point in itertools.product(itertools.product(*values), points):
         params = {**dict(zip(keys, combo, strict=True)), **point}

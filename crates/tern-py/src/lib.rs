@@ -8,7 +8,7 @@
 mod emulate;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyMemoryError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -199,6 +199,7 @@ fn run_result(
         Ok(Err(RunError::Interrupted { at })) => Err(callback_error
             .unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("run stopped at {at}")))),
         Ok(Err(e @ RunError::Trace { .. })) => Err(TraceError::new_err(e.to_string())),
+        Ok(Err(e @ RunError::Memory { .. })) => Err(PyMemoryError::new_err(e.to_string())),
         Ok(Err(e @ (RunError::Behind { .. } | RunError::Tun { .. }))) => {
             Err(EmulationError::new_err(e.to_string()))
         }

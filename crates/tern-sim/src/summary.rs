@@ -257,6 +257,14 @@ pub struct RlcSummary {
     pub max_buffer_bytes: u64,
 }
 
+/// Up to this many link directions (links and 802.11 associations, each two), every one is
+/// in a summary's `links`; past it, only those that carried or dropped a packet.
+pub const LIST_EVERY_DIRECTION: usize = 1_000;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub tern_version: &'static str,
@@ -267,8 +275,15 @@ pub struct Summary {
     /// Packets created (every IP packet, whatever became of it).
     pub packets: u64,
     pub flows: IndexMap<String, FlowSummary>,
-    /// Per link, per direction (`forward` = ends[0] → ends[1]).
+    /// Per link, per direction (`forward` = ends[0] → ends[1]). In a network of more than
+    /// [`LIST_EVERY_DIRECTION`] directions, those that carried nothing are left out (and
+    /// counted in `idle_directions`): the summary grows with what happened, not with the
+    /// topology.
     pub links: IndexMap<String, IndexMap<&'static str, ChannelSummary>>,
+    /// Link directions left out of `links` for having carried nothing (none in a network of
+    /// at most [`LIST_EVERY_DIRECTION`] directions).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub idle_directions: u64,
     /// Per 802.11 BSS.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub wifi: IndexMap<String, WifiSummary>,

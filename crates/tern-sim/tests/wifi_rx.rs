@@ -93,7 +93,9 @@ fn a_driver_that_gives_up_at_once_delivers_in_order_without_waiting() {
             sent_at: SimTime::ZERO,
             len: 1400,
         };
-        let p = pool.insert(FlowId(0), NodeId(1), NodeId(0), Body::Udp(msg));
+        let p = pool
+            .insert(FlowId(0), NodeId(1), NodeId(0), Body::Udp(msg))
+            .expect("room for a packet");
         let pkt = pool.get(p);
         uids.push(pkt.uid);
         bss.enqueue(SimTime::ZERO, 1, 0, p, pkt.uid, pkt.size())

@@ -123,20 +123,35 @@ pub struct PacketRef(u32);
 
 /// Storage for the packets alive in the network, so that events and queues
 /// carry a 4-byte handle instead of the packet.
+///
+/// It grows with the packets alive, never by what a queue's limit would allow; a growth
+/// the allocator refuses (a queue limit of billions of packets filled by a fast source)
+/// leaves the pool as it was and marks it [`PacketPool::exhausted`], so that the run can
+/// stop with an error instead of the process aborting.
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Option<Packet>>,
     free: Vec<u32>,
     next_uid: u64,
+    /// Packets alive when the allocator refused more room, if it did.
+    exhausted: Option<usize>,
 }
 
 impl PacketPool {
-    /// Stores a new packet of the flow's first endpoint, giving it the next uid.
-    pub fn insert(&mut self, flow: FlowId, src: NodeId, dst: NodeId, body: Body) -> PacketRef {
+    /// Stores a new packet of the flow's first endpoint, giving it the next uid; `None` if
+    /// there is no memory left for it (see [`PacketPool::exhausted`]).
+    pub fn insert(
+        &mut self,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        body: Body,
+    ) -> Option<PacketRef> {
         self.insert_keyed(flow, 0, src, dst, body)
     }
 
-    /// Stores a new packet sent by endpoint `key` of the flow, giving it the next uid.
+    /// Stores a new packet sent by endpoint `key` of the flow, giving it the next uid;
+    /// `None` if there is no memory left for it (see [`PacketPool::exhausted`]).
     pub fn insert_keyed(
         &mut self,
         flow: FlowId,
@@ -144,21 +159,34 @@ impl PacketPool {
         src: NodeId,
         dst: NodeId,
         body: Body,
-    ) -> PacketRef {
+    ) -> Option<PacketRef> {
+        // The packet is built where it is stored, not built first and then copied in.
+        let slot = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                // Handles are 32-bit; past that, or when the allocator refuses to double
+                // the slots, the pool stays as it is.
+                let room = self.slots.len() < u32::MAX as usize
+                    && (self.slots.len() < self.slots.capacity()
+                        || self.slots.try_reserve(1).is_ok());
+                if !room {
+                    self.exhausted.get_or_insert(self.slots.len());
+                    return None;
+                }
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
         let uid = self.next_uid;
         self.next_uid += 1;
-        // The packet is built where it is stored, not built first and then copied in.
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(Packet::new(uid, flow, key, src, dst, body));
-                PacketRef(i)
-            }
-            None => {
-                let packet = Packet::new(uid, flow, key, src, dst, body);
-                self.slots.push(Some(packet));
-                PacketRef((self.slots.len() - 1) as u32)
-            }
-        }
+        self.slots[slot as usize] = Some(Packet::new(uid, flow, key, src, dst, body));
+        Some(PacketRef(slot))
+    }
+
+    /// The number of packets alive when the memory ran out for one more, if it did: the run
+    /// must stop, its network no longer what the scenario describes.
+    pub fn exhausted(&self) -> Option<usize> {
+        self.exhausted
     }
 
     /// Pins a packet to interfaces (see [`Pin`]).

@@ -19,6 +19,42 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, r) in s.roaming.iter().enumerate() {
         check_roaming(s, src, i, r)?;
     }
+    check_roam_sequence(s, src)
+}
+
+/// Each station's scheduled roams, in time order, each to a BSS other than the one the
+/// station is in then (it starts in the first BSS that lists it): a reassociation to the AP
+/// the station is associated with is no roam (IEEE 802.11-2020 §11.3.5.4: a station
+/// reassociates to move to another AP).
+fn check_roam_sequence(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
+    let mut scheduled: Vec<(&str, tern_proto::time::SimTime, usize, &str)> = s
+        .roaming
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((r.station.as_str(), r.at?.0, i, r.to.as_deref()?)))
+        .collect();
+    scheduled.sort();
+    let mut current: Option<(&str, &str)> = None;
+    for (station, _, i, to) in scheduled {
+        let here = match current {
+            Some((st, bss)) if st == station => bss,
+            _ => match s
+                .wifi
+                .iter()
+                .find(|w| w.stations.iter().any(|n| n == station))
+            {
+                Some(w) => w.name.as_str(),
+                None => continue,
+            },
+        };
+        if here == to {
+            return Err(src.error(
+                &at("roaming", i, "to"),
+                format!("{station:?} is in {to:?} already when this roam starts: name another BSS"),
+            ));
+        }
+        current = Some((station, to));
+    }
     Ok(())
 }
 
@@ -63,13 +99,21 @@ fn check_roaming(
                 return Err(src.error(&path("hysteresis"), "expected dB ≥ 0"));
             }
         }
-        (Some(_), None, ..) => return Err(src.error(&path("to"), "expected the BSS joined at `at`")),
+        (Some(_), None, ..) => {
+            return Err(src.error(&path("to"), "expected the BSS joined at `at`"))
+        }
         (None, Some(_), ..) => return Err(src.error(&path("at"), "expected when the roam starts")),
-        (Some(_), Some(_), ..) => {
+        (Some(_), Some(_), below, _) => {
+            // The trigger's key that is there (`hysteresis` alone, without `rssi_below`).
+            let given = if below.is_some() {
+                "rssi_below"
+            } else {
+                "hysteresis"
+            };
             return Err(src.error(
-                &path("rssi_below"),
+                &path(given),
                 "expected either a schedule (at, to) or an RSSI trigger (rssi_below, hysteresis), not both",
-            ))
+            ));
         }
         (None, None, None, _) => {
             return Err(src.error(

@@ -4,6 +4,7 @@
 //! every error it returns names the file, line and key (see [`ScenarioError`]). This
 //! module is the bottom of the crate: it describes scenarios and imports no model.
 
+mod check_transport;
 mod check_wifi;
 mod error;
 mod overrides;

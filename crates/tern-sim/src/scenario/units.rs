@@ -49,6 +49,10 @@ fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
 /// Renders `value` (in base units) with the largest unit that divides it
 /// exactly, so that parsing the result gives `value` back.
 fn render_scaled(value: u64, units: &[(&str, u64)]) -> String {
+    // Zero is a multiple of every unit: it is given in the first.
+    if value == 0 {
+        return format!("0{}", units[0].0);
+    }
     // Among aliases of one multiplier ("kB"/"KB") the first listed wins.
     let (name, mult) = units
         .iter()

@@ -423,27 +423,6 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                         "the RSSI scheduler needs two paths: the first via an 802.11 BSS (Wi-Fi), the second its alternative",
                     ));
                 }
-                if r.t2 > r.t1 || r.t1.is_nan() || r.t2.is_nan() {
-                    return Err(src.error(
-                        &here("t2"),
-                        format!("expected t2 at most t1 ({} dBm), got {} dBm", r.t1, r.t2),
-                    ));
-                }
-                if r.period.0.as_nanos() == 0 {
-                    return Err(src.error(&here("period"), "expected a period above zero"));
-                }
-                if !(r.hysteresis >= 0.0 && r.hysteresis.is_finite()) {
-                    return Err(src.error(
-                        &here("hysteresis"),
-                        format!("expected 0 dB or more, got {}", r.hysteresis),
-                    ));
-                }
-                if r.abandon_below.is_some_and(|a| !a.is_finite()) {
-                    return Err(src.error(
-                        &here("abandon_below"),
-                        format!("expected a level in dBm, got {:?}", r.abandon_below),
-                    ));
-                }
             }
             for (k, p) in q.paths.iter().enumerate() {
                 check_via(s, src, &paths(k, "via"), &f.from, &p.via)?;
@@ -536,6 +515,7 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         if let Some(spec) = tcp {
             check_tcp(spec, src, at("flows", i, "transport"))?;
         }
+        super::check_transport::check(s, src, i, f)?;
     }
     Ok(())
 }

@@ -111,6 +111,17 @@ impl Captures {
         }
     }
 
+    /// Bytes the captures kept in memory hold (0 when they go to files).
+    pub fn memory_bytes(&self) -> u64 {
+        self.writers
+            .iter()
+            .map(|(_, w)| match w.get_ref() {
+                Out::Memory(bytes) => bytes.len() as u64,
+                Out::File { .. } => 0,
+            })
+            .sum()
+    }
+
     /// The first write that failed, if any.
     pub fn error(&self) -> Option<&TraceError> {
         self.error.as_ref()

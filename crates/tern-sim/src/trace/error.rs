@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// Why the traces of a run could not be kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceError {
-    /// The tables held in memory passed the cap.
+    /// The tables, captures and qlogs held in memory passed the cap.
     MemoryCap { limit: u64 },
     /// A trace file could not be created or written.
     Write { path: PathBuf, message: String },
@@ -17,8 +17,8 @@ impl fmt::Display for TraceError {
         match self {
             TraceError::MemoryCap { limit } => write!(
                 f,
-                "the recorded traces passed {:.0} MiB in memory (max_trace_memory = {limit} \
-                 bytes): give the run an output folder (`tern run --out DIR`, or \
+                "the recorded traces (tables, packet captures and qlogs) passed {:.0} MiB in \
+                 memory (max_trace_memory = {limit} bytes): give the run an output folder (`tern run --out DIR`, or \
                  `tern.run(..., out=DIR)`) so that traces stream to Parquet files, record \
                  fewer traces, or raise max_trace_memory",
                 *limit as f64 / f64::from(1 << 20)

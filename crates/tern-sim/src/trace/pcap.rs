@@ -464,6 +464,11 @@ impl<W: Write> PcapWriter<W> {
         self.out.flush()
     }
 
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     /// Flushes and returns the underlying writer.
     pub fn into_inner(mut self) -> io::Result<W> {
         self.out.flush()?;

@@ -89,6 +89,17 @@ impl QlogFiles {
         Ok(())
     }
 
+    /// Bytes the logs kept in memory hold (0 when they go to files).
+    pub fn memory_bytes(&self) -> u64 {
+        self.logs
+            .iter()
+            .map(|l| match &l.lock().out {
+                Out::Memory(bytes) => bytes.len() as u64,
+                Out::File { .. } => 0,
+            })
+            .sum()
+    }
+
     /// The first write that failed, if any.
     pub fn error(&self) -> Option<TraceError> {
         self.logs.iter().find_map(|l| l.lock().error.clone())

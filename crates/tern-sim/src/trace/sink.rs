@@ -64,6 +64,8 @@ struct Slot {
 pub struct Traces {
     slots: [Option<Slot>; TableId::COUNT],
     max_memory: u64,
+    /// No output folder: everything recorded stays in memory, under `max_memory`.
+    in_memory: bool,
     row_group_rows: usize,
     peak_bytes: u64,
     /// The first failure; once set, nothing more is recorded.
@@ -82,6 +84,7 @@ impl Traces {
         let mut traces = Traces {
             slots: Default::default(),
             max_memory: config.max_memory,
+            in_memory: config.dir.is_none(),
             row_group_rows: config.row_group_rows.max(1),
             peak_bytes: 0,
             error: None,
@@ -175,6 +178,22 @@ impl Traces {
             .flatten()
             .filter_map(|s| s.file)
             .for_each(remove);
+    }
+
+    /// Measures the memory the run's traces hold, the tables' and `outside` bytes more (the
+    /// packet captures and qlogs kept in memory), against the cap: past it, recording stops
+    /// with [`TraceError::MemoryCap`]. One cap for every trace kept in memory.
+    pub fn count_memory(&mut self, outside: u64) {
+        if self.error.is_some() || !self.in_memory {
+            return;
+        }
+        let held = self.held_bytes() + outside;
+        self.peak_bytes = self.peak_bytes.max(held);
+        if held > self.max_memory {
+            self.fail(TraceError::MemoryCap {
+                limit: self.max_memory,
+            });
+        }
     }
 
     /// The failure that stopped recording, if any: the run should stop with it.

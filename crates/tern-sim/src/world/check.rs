@@ -95,11 +95,16 @@ fn flows(
     for (i, f) in s.flows.iter().enumerate() {
         let (a, b) = (nodes.id(&f.from), nodes.id(&f.to));
         let mut path_mtu = u64::MAX;
+        // The interface with the smallest MTU on the path, either way.
+        let mut narrowest = None;
         for (from, to, field) in [(a, b, "to"), (b, a, "from")] {
             match routes.path(from, to, ends) {
                 Ok(path) => {
                     for i in path {
-                        path_mtu = path_mtu.min(u64::from(topology::interface_mtu(s, i)));
+                        let mtu = u64::from(topology::interface_mtu(s, i));
+                        if mtu < path_mtu {
+                            (path_mtu, narrowest) = (mtu, Some(i));
+                        }
                     }
                 }
                 Err(RouteError::NoRoute { at: n }) => {
@@ -141,7 +146,11 @@ fn flows(
             continue;
         }
         if let Some(spec) = f.transport.quic() {
-            check_quic(spec, src, i, path_mtu)?;
+            // A link's MTU too small for QUIC is the link's fault, not the flow's.
+            let link = narrowest
+                .map(|n| n.0 as usize / 2)
+                .filter(|&l| l < s.links.len());
+            check_quic(spec, src, (i, &f.name), path_mtu, link)?;
             continue;
         }
         // A datagram transport: each message (each TFRC segment) is one IPv4 datagram.
@@ -224,7 +233,15 @@ fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioE
 /// A QUIC flow's datagram sizes against the path MTU: QUIC needs 1200-byte UDP payloads
 /// (RFC 9000 §14), and no datagram may be larger than the path carries (IP fragmentation is
 /// not modelled).
-fn check_quic(spec: &QuicSpec, src: &Source, i: usize, path_mtu: u64) -> Result<(), ScenarioError> {
+/// Flow `i`, named `name`; `link`: the link with the smallest MTU on its path, if a link
+/// has it.
+fn check_quic(
+    spec: &QuicSpec,
+    src: &Source,
+    (i, name): (usize, &str),
+    path_mtu: u64,
+    link: Option<usize>,
+) -> Result<(), ScenarioError> {
     let headers = u64::from(IPV4_HEADER + UDP_HEADER);
     let most = path_mtu.saturating_sub(headers);
     let field = |name: &str| {
@@ -232,14 +249,28 @@ fn check_quic(spec: &QuicSpec, src: &Source, i: usize, path_mtu: u64) -> Result<
         p.push(key(name));
         p
     };
+    if most < 1200 {
+        let (place, what) = match link {
+            Some(l) => (
+                at("links", l, "mtu"),
+                format!("this link's MTU of {path_mtu} B"),
+            ),
+            None => (field("kind"), format!("its path MTU of {path_mtu} B")),
+        };
+        return Err(src.error(
+            &place,
+            format!(
+                "QUIC flow {:?} needs a path MTU of at least {} B (RFC 9000 §14: UDP payloads \
+                 of 1200 B at least, plus {headers} B of IPv4/UDP headers), not {what}",
+                name,
+                1200 + headers
+            ),
+        ));
+    }
     let max = spec.max_udp_payload.map_or(most, |b| b.0);
     if !(1200..=most).contains(&max) {
         return Err(src.error(
-            &field(if most < 1200 {
-                "kind"
-            } else {
-                "max_udp_payload"
-            }),
+            &field("max_udp_payload"),
             format!(
                 "expected QUIC datagrams of 1200 to {most} bytes (RFC 9000 §14: 1200 B at least; \
                  plus {headers} B of IPv4/UDP headers they must fit the path MTU of {path_mtu} B), \

@@ -114,6 +114,9 @@ pub enum RunError {
     },
     /// An emulation could not read or write a real node's TUN device.
     Tun { at: SimTime, error: String },
+    /// The memory ran out for one more packet, `packets` being alive (queued, in service
+    /// or propagating).
+    Memory { at: SimTime, packets: usize },
 }
 
 impl std::fmt::Display for RunError {
@@ -127,6 +130,12 @@ impl std::fmt::Display for RunError {
                  {bound}; the numbers of such a run would be distorted"
             ),
             RunError::Tun { at, error } => write!(f, "emulation stopped at {at}: {error}"),
+            RunError::Memory { at, packets } => write!(
+                f,
+                "run stopped at {at}: out of memory with {packets} packets in the network; \
+                 a queue whose limit is larger than the memory can hold filled up (give \
+                 `queue.limit` a bound the machine can hold, or send more slowly)"
+            ),
         }
     }
 }
@@ -225,6 +234,11 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
+                if let Some(packets) = self.pool.exhausted() {
+                    self.discard_outputs();
+                    return Err(RunError::Memory { at: now, packets });
+                }
+                self.count_memory();
                 if let Some(error) = self.output_error() {
                     self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
@@ -240,6 +254,8 @@ impl World {
             self.discard_outputs();
             return Err(RunError::Interrupted { at: self.end });
         }
+        // A run shorter than one progress check is measured once, at its end.
+        self.count_memory();
         self.finish(None)
     }
 
@@ -284,6 +300,13 @@ impl World {
             captures,
             capture_files: [streamed.files, qlogs.files].concat(),
         })
+    }
+
+    /// Measures the traces, captures and qlogs held in memory against their cap (a run
+    /// without an output folder).
+    fn count_memory(&mut self) {
+        let outside = self.captures.memory_bytes() + self.qlogs.memory_bytes();
+        self.traces.count_memory(outside);
     }
 
     /// The first failure to keep the run's outputs: traces over their memory cap, or a trace,
@@ -442,7 +465,10 @@ impl World {
                         Some([one]) => Some(*one),
                         Some(many) => many.get(usize::from(key)).copied(),
                     };
-                    let p = self.pool.insert_keyed(f, key, from, to, body);
+                    // No memory left for it: the run stops at the next check (`run`).
+                    let Some(p) = self.pool.insert_keyed(f, key, from, to, body) else {
+                        continue;
+                    };
                     if self.boundary.is_real(to) {
                         // Tern's TCP to a kernel's: real bytes from here on (emulation).
                         if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {

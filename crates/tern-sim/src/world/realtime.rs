@@ -96,6 +96,11 @@ impl World {
             let now = wall();
             if now >= next_control {
                 next_control = now + CONTROL_EVERY;
+                if let Some(packets) = self.pool.exhausted() {
+                    self.discard_outputs();
+                    return Err(RunError::Memory { at: now, packets });
+                }
+                self.count_memory();
                 if let Some(error) = self.output_error() {
                     self.discard_outputs();
                     return Err(RunError::Trace { at: now, error });
@@ -140,6 +145,7 @@ impl World {
         let realtime_priority = priority.raised();
         drop(priority);
         self.close();
+        self.count_memory();
         let us = |t: SimTime| t.as_nanos() as f64 / 1e3;
         let emulation = EmulationSummary {
             deterministic: false,
@@ -206,8 +212,10 @@ impl World {
                 };
                 real.packets_in += 1;
                 real.bytes_in += n as u64;
-                let p = self.pool.insert(flow, src, dst, Body::Raw(bytes.to_vec()));
-                self.queue.schedule(at, Event::Inject(p));
+                // No memory left for it: dropped, and the run stops at the next control.
+                if let Some(p) = self.pool.insert(flow, src, dst, Body::Raw(bytes.to_vec())) {
+                    self.queue.schedule(at, Event::Inject(p));
+                }
             }
         }
         Ok(())

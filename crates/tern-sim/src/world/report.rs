@@ -3,7 +3,9 @@
 use super::{Flow, World};
 use crate::engine::SimTime;
 use crate::net::packet::Body;
-use crate::summary::{ChannelSummary, Distribution, Drops, FlowSummary, Summary};
+use crate::summary::{
+    ChannelSummary, Distribution, Drops, FlowSummary, Summary, LIST_EVERY_DIRECTION,
+};
 use indexmap::IndexMap;
 
 fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
@@ -67,10 +69,20 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
         .collect();
     let mut links: IndexMap<String, IndexMap<&'static str, ChannelSummary>> = IndexMap::new();
     let span = end.as_nanos().max(1) as f64;
+    let list_every = w.ifaces.len() <= LIST_EVERY_DIRECTION;
+    let mut idle_directions = 0;
     for iface in &w.ifaces {
         let s = &iface.stats;
         let device = &w.devices[iface.device.0 as usize];
         let q = device.queue_stats(iface.port);
+        let idle = s.tx_packets == 0
+            && s.delivered_packets == 0
+            && s.drops_queue + s.drops_aqm + s.drops_loss == 0
+            && q.max_packets == 0;
+        if idle && !list_every {
+            idle_directions += 1;
+            continue;
+        }
         let busy = iface.rate.tx_time(s.tx_bytes).min(end);
         let mut row = ChannelSummary {
             from: w.node_names[iface.from.0 as usize].clone(),
@@ -104,6 +116,7 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
         packets: w.pool.created(),
         flows,
         links,
+        idle_directions,
         wifi: IndexMap::new(),
         emulation: None,
     };

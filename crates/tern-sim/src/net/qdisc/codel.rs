@@ -129,17 +129,19 @@ mod tests {
 
     fn any_ref() -> PacketRef {
         // Handles are opaque; the qdisc never dereferences them.
-        crate::net::packet::PacketPool::default().insert(
-            crate::net::packet::FlowId(0),
-            crate::net::packet::NodeId(0),
-            crate::net::packet::NodeId(0),
-            crate::net::packet::Body::Udp(crate::net::packet::UdpMessage {
-                kind: crate::net::packet::UdpKind::Data,
-                seq: 0,
-                sent_at: SimTime::ZERO,
-                len: 0,
-            }),
-        )
+        crate::net::packet::PacketPool::default()
+            .insert(
+                crate::net::packet::FlowId(0),
+                crate::net::packet::NodeId(0),
+                crate::net::packet::NodeId(0),
+                crate::net::packet::Body::Udp(crate::net::packet::UdpMessage {
+                    kind: crate::net::packet::UdpKind::Data,
+                    seq: 0,
+                    sent_at: SimTime::ZERO,
+                    len: 0,
+                }),
+            )
+            .expect("an empty pool has room")
     }
 
     #[test]

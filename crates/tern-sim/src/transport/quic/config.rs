@@ -113,9 +113,11 @@ pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&Qlog>) -> TransportCon
         .stream_receive_window(VarInt::from_u64(spec.stream_window.0).unwrap_or(VarInt::MAX))
         .receive_window(VarInt::from_u64(spec.connection_window.0).unwrap_or(VarInt::MAX))
         .send_window(spec.send_buffer.0)
-        .max_idle_timeout(
-            IdleTimeout::try_from(Duration::from_nanos(spec.idle_timeout.0.as_nanos())).ok(),
-        )
+        // RFC 9000 §10.1 and §18.2: an idle timeout of 0 disables it.
+        .max_idle_timeout(match spec.idle_timeout.0.as_nanos() {
+            0 => None,
+            nanos => IdleTimeout::try_from(Duration::from_nanos(nanos)).ok(),
+        })
         // One datagram per transmit: the world sends packets one at a time.
         .enable_segmentation_offload(false);
     if let Some(q) = qlog {
