@@ -207,7 +207,7 @@ fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioE
         return Err(src.error(&field("recent_rtt_gain"), msg));
     }
     let n = spec.recent_intervals;
-    if !(1..=tern_proto::tfrc::loss::N as u32).contains(&n) {
+    if !(1..=tern_proto::dccp::tfrc::loss::N as u32).contains(&n) {
         let msg = format!("expected 1 to 8 loss intervals, got {n}");
         return Err(src.error(&field("recent_intervals"), msg));
     }

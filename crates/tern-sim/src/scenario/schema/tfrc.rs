@@ -1,7 +1,7 @@
 //! A TFRC flow's settings (`transport = { kind = "tfrc", … }`): TCP-Friendly Rate Control
 //! (RFC 5348, or RFC 3448's rules) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342).
 
-use super::units::{Bytes, Duration};
+use super::super::units::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -150,7 +150,7 @@ fn rfc_rtt_gain() -> f64 {
     0.1
 }
 fn rfc_intervals() -> u32 {
-    tern_proto::tfrc::loss::N as u32
+    tern_proto::dccp::tfrc::loss::N as u32
 }
 fn three() -> u32 {
     3
