@@ -198,6 +198,7 @@ impl Client {
             rtt: self.sender.rtt(),
             msg,
             in_handover,
+            round: self.sender.round(),
         };
         self.sender.handle_sent(now);
         self.data_sent += 1;

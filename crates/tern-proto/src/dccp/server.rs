@@ -56,6 +56,7 @@ impl Server {
                 rtt,
                 msg,
                 in_handover,
+                round,
             } => {
                 // A data packet opens a server whose Ack was lost (RFC 4340 §8.1.5).
                 self.open = true;
@@ -65,6 +66,7 @@ impl Server {
                     rtt,
                     size: msg.bytes(),
                     in_handover,
+                    round,
                 };
                 self.reply = self.receiver.handle_data(now, info).map(Reply::Feedback);
             }

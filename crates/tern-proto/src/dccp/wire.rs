@@ -115,6 +115,8 @@ pub enum Body<M> {
         /// Sent while the sender's link was down in a handover (countermeasure B's notice,
         /// [`HANDOVER_NOTICE`]).
         in_handover: bool,
+        /// The sender's round (ns-2's `round_id`; it adds no bytes here).
+        round: u64,
     },
     /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
     Feedback {
@@ -216,6 +218,7 @@ mod tests {
                 rtt: None,
                 msg: msg(629),
                 in_handover: false,
+                round: 0,
             },
         };
         assert_eq!(data.transport_len(), 16 + 629);
@@ -234,6 +237,7 @@ mod tests {
                 rtt,
                 msg,
                 in_handover: true,
+                round: 0,
             },
         };
         assert_eq!(marked.transport_len(), 16 + 4 + 629);
@@ -274,6 +278,7 @@ mod tests {
                 rtt: None,
                 msg: msg(1000),
                 in_handover: false,
+                round: 0,
             },
         };
         assert_eq!(data.transport_len(), 8 + 12 + 1000);

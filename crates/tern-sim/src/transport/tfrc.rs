@@ -16,13 +16,14 @@ use crate::engine::{SimTime, Wake};
 use crate::mech::tfrc_handover::HandoverAid;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::scenario::{
-    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec, TfrcWireSpec,
+    TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
+    TfrcWireSpec,
 };
 use crate::summary::TfrcSummary;
 use crate::trace::TfrcRecord;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::tfrc::{
-    NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent, SenderConfig,
+    LossGrouping, NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent, SenderConfig,
 };
 use tern_proto::dccp::{Body as DccpBody, Client, ClientEvent, Packet, Server, Wire};
 
@@ -101,6 +102,10 @@ impl TfrcTransport {
             ndupack: spec.ndupack,
             handover_notice: spec.handover_notice,
             recent,
+            grouping: match spec.loss_grouping {
+                TfrcLossGroupingSpec::Interpolated => LossGrouping::Interpolated,
+                TfrcLossGroupingSpec::Round => LossGrouping::Round,
+            },
         };
         let t = TfrcTransport {
             app,

@@ -12,6 +12,6 @@ pub mod receiver;
 pub mod sender;
 
 pub use receiver::{
-    DataInfo, Feedback, ReceiveRate, ReceiverConfig, Recent, TfrcReceiver, NDUPACK,
+    DataInfo, Feedback, LossGrouping, ReceiveRate, ReceiverConfig, Recent, TfrcReceiver, NDUPACK,
 };
 pub use sender::{FeedbackIn, NofeedbackRule, Profile, SenderConfig, TfrcSender};

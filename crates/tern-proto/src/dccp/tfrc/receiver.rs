@@ -25,6 +25,26 @@ pub struct DataInfo {
     /// The sender sent it while its link was down during a handover (the notice of the
     /// tfrc-handover study's countermeasure B; see [`ReceiverConfig::handover_notice`]).
     pub in_handover: bool,
+    /// The sender's round when it sent the packet ([`super::TfrcSender::round`]; read
+    /// only with [`LossGrouping::Round`]).
+    pub round: u64,
+}
+
+/// Which lost packets open a new loss event (§5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossGrouping {
+    /// RFC 5348 §5.2 (RFC 3448 §5.2 alike): each lost packet's time is interpolated
+    /// between the arrivals around it, and it opens a new loss event if that time is more
+    /// than one RTT after the current event's first loss. A hole longer than an RTT (an
+    /// outage) makes one loss event per RTT it spans.
+    Interpolated,
+    /// ns-2.35's `TFRCSink` with `PreciseLoss_ 1` (tfrc-sink.cc, `new_loss`): as
+    /// [`LossGrouping::Interpolated`], and moreover the packet whose arrival reveals the
+    /// loss must carry a later sender round ([`DataInfo::round`]) than the one that
+    /// opened the current event. All losses found at one arrival, a whole hole, are then
+    /// one loss event, as with the window counter of DCCP's CCID 3 (RFC 4342 §10.2;
+    /// Linux's `tfrc_lh_is_new_loss` groups a hole so too).
+    Round,
 }
 
 /// A feedback packet's contents (RFC 5348 §3.2.2).
@@ -86,6 +106,8 @@ pub struct ReceiverConfig {
     /// (off) by default. The handover ends, for the receiver, at the first packet without
     /// the notice ([`DataInfo::in_handover`]) after packets with it.
     pub recent: Option<Recent>,
+    /// Which lost packets open a new loss event.
+    pub grouping: LossGrouping,
 }
 
 /// Countermeasure C's receiver settings ([`ReceiverConfig::recent`]).
@@ -102,6 +124,8 @@ pub struct Recent {
 struct Event {
     seq: u64,
     at: SimTime,
+    /// The round of the arrival that revealed it ([`LossGrouping::Round`]).
+    round: u64,
 }
 
 /// A TFRC receiver.
@@ -229,7 +253,7 @@ impl TfrcReceiver {
             }
             None => self.highest = Some(d.seq),
         }
-        let new_event = self.detect_losses(now);
+        let new_event = self.detect_losses(now, d.round);
         self.prune();
         if first || new_event || self.feedback_at.is_none() {
             Some(self.feedback(now))
@@ -240,9 +264,10 @@ impl TfrcReceiver {
 
     /// Gaps with NDUPACK later arrivals are lost (§5.1); each lost packet's time is
     /// interpolated from its neighbours' arrivals (§5.2), and it opens a new loss event
-    /// unless it falls within one RTT of the current event's first loss. Whether a new
-    /// loss event began.
-    fn detect_losses(&mut self, now: SimTime) -> bool {
+    /// unless it falls within one RTT of the current event's first loss (or, grouped by
+    /// round, the arrival at `round` revealing it is no later than the current event's).
+    /// Whether a new loss event began.
+    fn detect_losses(&mut self, now: SimTime, round: u64) -> bool {
         let mut new_event = false;
         while let Some(&gap) = self.gaps.first() {
             if self.arrivals.range(gap + 1..).count() < self.cfg.ndupack as usize {
@@ -252,7 +277,9 @@ impl TfrcReceiver {
             self.lost += 1;
             let at = self.loss_time(gap);
             let same = match (self.event, self.rtt) {
-                (Some(e), Some(r)) => at <= e.at + r,
+                (Some(e), Some(r)) => {
+                    at <= e.at + r || (self.cfg.grouping == LossGrouping::Round && round <= e.round)
+                }
                 _ => false,
             };
             if same {
@@ -264,7 +291,11 @@ impl TfrcReceiver {
                 Some(e) => self.intervals.close((gap - e.seq) as f64),
                 None => self.intervals.close(self.synthetic_interval(now)),
             }
-            self.event = Some(Event { seq: gap, at });
+            self.event = Some(Event {
+                seq: gap,
+                at,
+                round,
+            });
         }
         new_event
     }

@@ -124,6 +124,9 @@ pub struct TfrcSender {
     /// Countermeasure A ([`TfrcSender::set_rate`]): when the estimate was set, until a
     /// feedback reports on a packet sent after it.
     estimate_since: Option<SimTime>,
+    /// Feedback packets taken in plus no-feedback expiries: the round a data packet
+    /// carries ([`TfrcSender::round`]).
+    round: u64,
 }
 
 impl TfrcSender {
@@ -147,6 +150,7 @@ impl TfrcSender {
             sent_since_timer: false,
             recent_rtt: None,
             estimate_since: None,
+            round: 0,
         }
     }
 
@@ -284,8 +288,18 @@ impl TfrcSender {
         self.recent_rtt = Some((now + window, gain));
     }
 
+    /// The sender's round: how many feedback packets it has taken in and how many times
+    /// its no-feedback timer expired. ns-2.35's `Agent/TFRC` carries it on every data
+    /// packet (tfrc.cc: `round_id`, incremented in `recv` and in
+    /// `reduce_rate_on_no_feedback`) for its receiver's loss event grouping
+    /// ([`super::receiver::LossGrouping::Round`]).
+    pub fn round(&self) -> u64 {
+        self.round
+    }
+
     /// A feedback packet arrived (§4.3).
     pub fn handle_feedback(&mut self, now: SimTime, fb: FeedbackIn) {
+        self.round += 1;
         // (1)–(2) RTT sample and its moving average (with countermeasure C's weight for a
         // while after a handover).
         let sample = now
@@ -394,6 +408,7 @@ impl TfrcSender {
 
     /// The no-feedback timer expired (§4.4): the allowed rate is halved.
     pub fn handle_nofeedback_timer(&mut self, now: SimTime) {
+        self.round += 1;
         let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
         match (self.r, self.cfg.profile) {
             // No feedback yet: halve X; the timer restarts after max(2 s·…, 2s/X)

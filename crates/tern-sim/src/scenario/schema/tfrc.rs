@@ -55,6 +55,15 @@ pub struct TfrcSpec {
     /// missing one lost: RFC 5348 §5.1's NDUPACK = 3 (ns-2's receiver: 1, `numPkts_`).
     #[serde(default = "three")]
     pub ndupack: u32,
+    /// Which lost packets open a new loss event. "interpolated": RFC 5348 §5.2 (each lost
+    /// packet's time interpolated between the arrivals around it; a new event if more than
+    /// an RTT after the current one's first loss), so a hole spanning k RTTs makes about k
+    /// events. "round": ns-2.35's TFRCSink with `PreciseLoss_ 1` (moreover, the arrival
+    /// revealing the loss must carry a later sender round, counted from feedback and
+    /// no-feedback expiries): a hole is one loss event, as with DCCP's window counter (RFC
+    /// 4342 §10.2). Default "interpolated".
+    #[serde(default)]
+    pub loss_grouping: TfrcLossGroupingSpec,
     /// Packets the sending application may have queued in the transport before new
     /// messages are dropped; default 5, Linux DCCP's `net.dccp.default.tx_qlen`.
     #[serde(default = "five")]
@@ -123,6 +132,14 @@ pub enum TfrcNofeedbackRuleSpec {
 pub enum TfrcReceiveRateSpec {
     SinceLastFeedback,
     LastRtt,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TfrcLossGroupingSpec {
+    #[default]
+    Interpolated,
+    Round,
 }
 
 impl TfrcSpec {

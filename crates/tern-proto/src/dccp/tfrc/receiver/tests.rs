@@ -12,6 +12,7 @@ fn rx() -> TfrcReceiver {
         ndupack: NDUPACK,
         handover_notice: false,
         recent: None,
+        grouping: LossGrouping::Interpolated,
     })
 }
 
@@ -24,6 +25,7 @@ fn data(seq: u64) -> (SimTime, DataInfo) {
         rtt: Some(SimTime(100 * MS)),
         size: 1000,
         in_handover: false,
+        round: 0,
     };
     (sent + SimTime(50 * MS), info)
 }
@@ -256,4 +258,28 @@ fn recent_history_for_a_while_after_the_handover() {
         }
     }
     assert!(within > 0, "feedback within the window");
+}
+
+/// A hole of 300 packets (100-399, sent 1 ms apart, R = 100 ms) found at one arrival.
+/// §5.2 interpolates packet s's loss at s + 50 ms between the arrivals of 99 (149 ms) and
+/// 400 (450 ms): events open at 100, 201 (251 ms > 150 + 100) and 302 (352 > 251 + 100),
+/// three in all. Grouped by round (ns-2's `PreciseLoss_ 1`), the one arrival that reveals
+/// them makes them one loss event; a later hole, revealed by a packet of a later round and
+/// more than an RTT after, is a second one.
+#[test]
+fn a_hole_is_one_loss_event_when_grouped_by_round() {
+    let run = |grouping: LossGrouping| {
+        let mut r = TfrcReceiver::new(ReceiverConfig {
+            grouping,
+            ..rx().cfg
+        });
+        for seq in (0..100).chain(400..700).chain(701..800) {
+            let (t, mut d) = data(seq);
+            d.round = seq / 600;
+            r.handle_data(t, d);
+        }
+        (r.loss_events, r.lost)
+    };
+    assert_eq!(run(LossGrouping::Interpolated), (4, 301));
+    assert_eq!(run(LossGrouping::Round), (2, 301));
 }
