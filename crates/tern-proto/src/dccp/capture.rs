@@ -87,6 +87,10 @@ fn udp_fields<M>(body: &Body<M>, out: &mut Vec<u8>) {
 /// The DCCP header after the ports (RFC 4340 §5.1), with the acknowledgement subheader
 /// (§5.3), the Request/Response fields (§5.5–5.6) and the options.
 fn dccp<M: Payload>(body: &Body<M>, transport_len: u32, out: &mut Vec<u8>) {
+    let ccval = match *body {
+        Body::Data { ccval, .. } => (ccval % 16) as u8,
+        _ => 0,
+    };
     let (kind, seq, ack) = match *body {
         Body::Data { seq, .. } => (DccpType::Data, seq, None),
         Body::Feedback { ack, .. } => (DccpType::Ack, ack, Some(ack)),
@@ -149,7 +153,7 @@ fn dccp<M: Payload>(body: &Body<M>, transport_len: u32, out: &mut Vec<u8>) {
     };
     debug_assert_eq!(header + payload, transport_len as usize, "{kind:?}");
     out.push((header / 4) as u8); // Data Offset
-    out.push(0); // CCVal 0 (the window counter is not modelled), CsCov 0: all covered
+    out.push(ccval << 4); // CCVal: the window counter mod 16 (RFC 4342 §8.1); CsCov 0
     out.extend_from_slice(&[0, 0]); // checksum, filled in by the caller
     out.push((kind.code() << 1) | 1); // Res, Type, X = 1
     out.push(0);

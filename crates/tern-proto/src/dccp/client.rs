@@ -48,6 +48,9 @@ pub struct Client {
     data_bytes: u64,
     feedback_received: u64,
     nofeedback_expiries: u64,
+    /// The window counter (RFC 4342 §8.1), unwrapped, and when it last moved.
+    ccval: u64,
+    ccval_at: Option<SimTime>,
 }
 
 impl Client {
@@ -72,6 +75,8 @@ impl Client {
             data_bytes: 0,
             feedback_received: 0,
             nofeedback_expiries: 0,
+            ccval: 0,
+            ccval_at: None,
         }
     }
 
@@ -192,6 +197,7 @@ impl Client {
         }
         let msg = take()?;
         let seq = self.next_seq();
+        let ccval = self.window_counter(now);
         let body = Body::Data {
             seq,
             ts: now,
@@ -199,6 +205,7 @@ impl Client {
             msg,
             in_handover,
             round: self.sender.round(),
+            ccval,
         };
         self.sender.handle_sent(now);
         self.data_sent += 1;
@@ -207,6 +214,25 @@ impl Client {
             wire: self.wire,
             body,
         })
+    }
+
+    /// The window counter for a data packet sent at `now` (RFC 4342 §8.1): once the sender
+    /// has an RTT estimate R, it advances by the quarter RTTs elapsed since it last moved,
+    /// at most 5 at a time (so a silence reads as just over one RTT); 0 before.
+    fn window_counter(&mut self, now: SimTime) -> u64 {
+        let Some(r) = self.sender.rtt().filter(|r| *r >= SimTime(4)) else {
+            return self.ccval;
+        };
+        let Some(last) = self.ccval_at else {
+            self.ccval_at = Some(now);
+            return self.ccval;
+        };
+        let quarters = (now - last).as_nanos() / (r.as_nanos() / 4);
+        if quarters > 0 {
+            self.ccval += quarters.min(5);
+            self.ccval_at = Some(now);
+        }
+        self.ccval
     }
 
     /// When [`Client::handle_timeout`] or [`Client::poll_data`] is due: the next Request;
@@ -260,5 +286,45 @@ impl Client {
     /// No-feedback timer expiries.
     pub fn nofeedback_expiries(&self) -> u64 {
         self.nofeedback_expiries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dccp::tfrc::Profile;
+
+    const MS: u64 = 1_000_000;
+
+    /// RFC 4342 §8.1: with R = 100 ms the window counter moves by the quarter RTTs (25 ms)
+    /// since it last moved, at most 5 at a time, and not before an RTT is known.
+    #[test]
+    fn window_counter_counts_quarter_rtts_up_to_five() {
+        let mut c = Client::new(
+            Wire::Udp,
+            SenderConfig::new(Profile::Rfc5348, 1000),
+            SimTime::ZERO,
+        );
+        let ccval_at = |c: &mut Client, ms: u64| {
+            let p = c.poll_data(SimTime(ms * MS), false, || Some(1000u32));
+            match p.expect("a packet").body {
+                Body::Data { ccval, .. } => ccval,
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(ccval_at(&mut c, 0), 0, "no RTT yet");
+        let fb: Body<u32> = Body::Feedback {
+            ack: 1,
+            t_recvdata: SimTime::ZERO,
+            t_delay: SimTime::ZERO,
+            x_recv: 1_000_000,
+            p_inv: NO_LOSS,
+            intervals: 0,
+        };
+        c.handle_packet(SimTime(100 * MS), fb);
+        assert_eq!(c.sender().rtt(), Some(SimTime(100 * MS)));
+        assert_eq!(ccval_at(&mut c, 200), 0, "the counter starts");
+        assert_eq!(ccval_at(&mut c, 260), 2, "60 ms: two quarters");
+        assert_eq!(ccval_at(&mut c, 1260), 7, "1 s: 40 quarters, at most 5");
     }
 }

@@ -57,6 +57,7 @@ impl Server {
                 msg,
                 in_handover,
                 round,
+                ccval,
             } => {
                 // A data packet opens a server whose Ack was lost (RFC 4340 §8.1.5).
                 self.open = true;
@@ -67,6 +68,7 @@ impl Server {
                     size: msg.bytes(),
                     in_handover,
                     round,
+                    ccval,
                 };
                 self.reply = self.receiver.handle_data(now, info).map(Reply::Feedback);
             }

@@ -117,6 +117,9 @@ pub enum Body<M> {
         in_handover: bool,
         /// The sender's round (ns-2's `round_id`; it adds no bytes here).
         round: u64,
+        /// DCCP's window counter (RFC 4342 §8.1), unwrapped: the CCVal field carries it
+        /// modulo 16.
+        ccval: u64,
     },
     /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
     Feedback {
@@ -219,6 +222,7 @@ mod tests {
                 msg: msg(629),
                 in_handover: false,
                 round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(data.transport_len(), 16 + 629);
@@ -238,6 +242,7 @@ mod tests {
                 msg,
                 in_handover: true,
                 round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(marked.transport_len(), 16 + 4 + 629);
@@ -279,6 +284,7 @@ mod tests {
                 msg: msg(1000),
                 in_handover: false,
                 round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(data.transport_len(), 8 + 12 + 1000);

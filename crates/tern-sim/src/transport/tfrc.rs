@@ -77,6 +77,7 @@ impl TfrcTransport {
             },
             min_rto: spec.min_rto.0,
             oscillation_prevention: spec.oscillation_prevention,
+            nofeedback_rtts: spec.nofeedback_rtts,
             ..SenderConfig::new(profile, s)
         };
         let mut first = vec![Cmd::WakeAt {
@@ -102,9 +103,10 @@ impl TfrcTransport {
             ndupack: spec.ndupack,
             handover_notice: spec.handover_notice,
             recent,
-            grouping: match spec.loss_grouping {
+            grouping: match spec.loss_grouping() {
                 TfrcLossGroupingSpec::Interpolated => LossGrouping::Interpolated,
                 TfrcLossGroupingSpec::Round => LossGrouping::Round,
+                TfrcLossGroupingSpec::WindowCounter => LossGrouping::WindowCounter,
             },
         };
         let t = TfrcTransport {

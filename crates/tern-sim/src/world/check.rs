@@ -206,6 +206,11 @@ fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioE
         let msg = format!("expected a weight above 0 and at most 1, got {g}");
         return Err(src.error(&field("recent_rtt_gain"), msg));
     }
+    let k = spec.nofeedback_rtts;
+    if !(k.is_finite() && k > 0.0) {
+        let msg = format!("expected a positive number of RTTs, got {k}");
+        return Err(src.error(&field("nofeedback_rtts"), msg));
+    }
     let n = spec.recent_intervals;
     if !(1..=tern_proto::dccp::tfrc::loss::N as u32).contains(&n) {
         let msg = format!("expected 1 to 8 loss intervals, got {n}");

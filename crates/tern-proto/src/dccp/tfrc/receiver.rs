@@ -28,6 +28,9 @@ pub struct DataInfo {
     /// The sender's round when it sent the packet ([`super::TfrcSender::round`]; read
     /// only with [`LossGrouping::Round`]).
     pub round: u64,
+    /// DCCP's window counter CCVal (RFC 4342 §8.1), unwrapped (read only with
+    /// [`LossGrouping::WindowCounter`]).
+    pub ccval: u64,
 }
 
 /// Which lost packets open a new loss event (§5.2).
@@ -45,6 +48,14 @@ pub enum LossGrouping {
     /// one loss event, as with the window counter of DCCP's CCID 3 (RFC 4342 §10.2;
     /// Linux's `tfrc_lh_is_new_loss` groups a hole so too).
     Round,
+    /// DCCP's CCID 3 (RFC 4342 §10.2, in terms of the window counter of §8.1, which the
+    /// sender advances once per quarter RTT): a loss opens a new loss event only if the
+    /// last packet received before it carries a window counter more than 4 (one RTT) above
+    /// that of the last packet before the current event's first loss. Every loss of one
+    /// hole shares that packet, so a hole is one loss event. Linux's CCID 3 does the same
+    /// (loss_interval.c, `tfrc_lh_is_new_loss`: `SUB16(ccval, li_ccval) > 4`); the counter
+    /// is carried unwrapped here, so no mod-16 wrap can alias a long silence.
+    WindowCounter,
 }
 
 /// A feedback packet's contents (RFC 5348 §3.2.2).
@@ -126,6 +137,9 @@ struct Event {
     at: SimTime,
     /// The round of the arrival that revealed it ([`LossGrouping::Round`]).
     round: u64,
+    /// The window counter of the last packet received before it
+    /// ([`LossGrouping::WindowCounter`]).
+    ccval: u64,
 }
 
 /// A TFRC receiver.
@@ -134,7 +148,8 @@ pub struct TfrcReceiver {
     cfg: ReceiverConfig,
     /// Arrival times of the received packets that loss detection and interpolation may
     /// still need (from just below the lowest undecided gap up).
-    arrivals: BTreeMap<u64, SimTime>,
+    /// With each, its window counter ([`DataInfo::ccval`]).
+    arrivals: BTreeMap<u64, (SimTime, u64)>,
     /// Missing sequence numbers not yet decided (fewer than NDUPACK later arrivals).
     gaps: BTreeSet<u64>,
     highest: Option<u64>,
@@ -242,7 +257,7 @@ impl TfrcReceiver {
         if self.last.is_none_or(|(sent, _)| d.sent >= sent) {
             self.last = Some((d.sent, now));
         }
-        self.arrivals.insert(d.seq, now);
+        self.arrivals.insert(d.seq, (now, d.ccval));
         match self.highest {
             Some(h) if d.seq > h => {
                 self.gaps.extend(h + 1..d.seq);
@@ -276,10 +291,15 @@ impl TfrcReceiver {
             self.gaps.pop_first();
             self.lost += 1;
             let at = self.loss_time(gap);
-            let same = match (self.event, self.rtt) {
-                (Some(e), Some(r)) => {
-                    at <= e.at + r || (self.cfg.grouping == LossGrouping::Round && round <= e.round)
-                }
+            let ccval = self
+                .arrivals
+                .range(..gap)
+                .next_back()
+                .map_or(0, |(_, &(_, c))| c);
+            let same = match (self.event, self.rtt, self.cfg.grouping) {
+                (Some(e), _, LossGrouping::WindowCounter) => ccval <= e.ccval + 4,
+                (Some(e), Some(r), LossGrouping::Round) => at <= e.at + r || round <= e.round,
+                (Some(e), Some(r), LossGrouping::Interpolated) => at <= e.at + r,
                 _ => false,
             };
             if same {
@@ -295,6 +315,7 @@ impl TfrcReceiver {
                 seq: gap,
                 at,
                 round,
+                ccval,
             });
         }
         new_event
@@ -305,12 +326,12 @@ impl TfrcReceiver {
         let after = self.arrivals.range(seq + 1..).next();
         let before = self.arrivals.range(..seq).next_back();
         match (before, after) {
-            (Some((&sb, &tb)), Some((&sa, &ta))) => {
+            (Some((&sb, &(tb, _))), Some((&sa, &(ta, _)))) => {
                 let span = ta.saturating_sub(tb).as_nanos() as u128;
                 let part = span * (seq - sb) as u128 / (sa - sb) as u128;
                 tb + SimTime(part as u64)
             }
-            (None, Some((_, &ta))) => ta,
+            (None, Some((_, &(ta, _)))) => ta,
             _ => unreachable!("a gap has later arrivals"),
         }
     }

@@ -55,6 +55,10 @@ pub struct SenderConfig {
     /// The oscillation prevention of §4.5 (optional; ns-2's `ca_ 1`): packets are spaced
     /// by sqrt(R_sample)/R_sqmean around the allowed rate.
     pub oscillation_prevention: bool,
+    /// RTTs in the no-feedback timeout max(k·R, 2s/X): §4.3 step 6's k = 4; ns-2.35's
+    /// `Agent/TFRC` uses 2 (tfrc.cc, `recv` and `reduce_rate_on_no_feedback`: `t =
+    /// 2*rtt_`), so it halves twice as often through an outage.
+    pub nofeedback_rtts: f64,
 }
 
 impl SenderConfig {
@@ -70,6 +74,7 @@ impl SenderConfig {
             b: 1.0,
             min_rto: SimTime::ZERO,
             oscillation_prevention: false,
+            nofeedback_rtts: 4.0,
         }
     }
 }
@@ -401,7 +406,7 @@ impl TfrcSender {
     }
 
     fn restart_nofeedback(&mut self, now: SimTime, r: f64) {
-        let t = (4.0 * r).max(2.0 * self.s() / self.x);
+        let t = (self.cfg.nofeedback_rtts * r).max(2.0 * self.s() / self.x);
         self.nofeedback_at = now + SimTime((t * 1e9).round() as u64);
         self.sent_since_timer = false;
     }

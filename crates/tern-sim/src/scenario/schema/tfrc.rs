@@ -51,6 +51,10 @@ pub struct TfrcSpec {
     /// Oscillation prevention (RFC 5348 §4.5, optional there; ns-2's `ca_ 1`).
     #[serde(default)]
     pub oscillation_prevention: bool,
+    /// RTTs in the no-feedback timeout max(k·R, 2s/X): RFC 5348 §4.3 step 6 (RFC 3448
+    /// alike) says 4; ns-2.35's `Agent/TFRC` uses 2 (tfrc.cc, `t = 2*rtt_`). Default 4.
+    #[serde(default = "four")]
+    pub nofeedback_rtts: f64,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a
     /// missing one lost: RFC 5348 §5.1's NDUPACK = 3 (ns-2's receiver: 1, `numPkts_`).
     #[serde(default = "three")]
@@ -61,9 +65,13 @@ pub struct TfrcSpec {
     /// events. "round": ns-2.35's TFRCSink with `PreciseLoss_ 1` (moreover, the arrival
     /// revealing the loss must carry a later sender round, counted from feedback and
     /// no-feedback expiries): a hole is one loss event, as with DCCP's window counter (RFC
-    /// 4342 §10.2). Default "interpolated".
-    #[serde(default)]
-    pub loss_grouping: TfrcLossGroupingSpec,
+    /// 4342 §10.2). "window-counter": DCCP's CCID 3 (RFC 4342 §10.2 with the window
+    /// counter of §8.1; Linux's CCID 3): a new event only if the packet before the loss was
+    /// sent more than an RTT (4 quarter-RTT counts) after the one before the current event,
+    /// so a hole is one loss event. Default: the wire's specification, "window-counter"
+    /// with "dccp", "interpolated" with "udp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_grouping: Option<TfrcLossGroupingSpec>,
     /// Packets the sending application may have queued in the transport before new
     /// messages are dropped; default 5, Linux DCCP's `net.dccp.default.tx_qlen`.
     #[serde(default = "five")]
@@ -135,11 +143,12 @@ pub enum TfrcReceiveRateSpec {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum TfrcLossGroupingSpec {
     #[default]
     Interpolated,
     Round,
+    WindowCounter,
 }
 
 impl TfrcSpec {
@@ -148,6 +157,14 @@ impl TfrcSpec {
         self.receive_rate.unwrap_or(match self.wire {
             TfrcWireSpec::Dccp => TfrcReceiveRateSpec::SinceLastFeedback,
             TfrcWireSpec::Udp => TfrcReceiveRateSpec::LastRtt,
+        })
+    }
+
+    /// The loss event grouping in force: the one given, or the wire's.
+    pub fn loss_grouping(&self) -> TfrcLossGroupingSpec {
+        self.loss_grouping.unwrap_or(match self.wire {
+            TfrcWireSpec::Dccp => TfrcLossGroupingSpec::WindowCounter,
+            TfrcWireSpec::Udp => TfrcLossGroupingSpec::Interpolated,
         })
     }
 
@@ -168,6 +185,9 @@ fn rfc_rtt_gain() -> f64 {
 }
 fn rfc_intervals() -> u32 {
     tern_proto::dccp::tfrc::loss::N as u32
+}
+fn four() -> f64 {
+    4.0
 }
 fn three() -> u32 {
     3

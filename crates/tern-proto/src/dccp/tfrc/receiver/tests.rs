@@ -26,6 +26,7 @@ fn data(seq: u64) -> (SimTime, DataInfo) {
         size: 1000,
         in_handover: false,
         round: 0,
+        ccval: 0,
     };
     (sent + SimTime(50 * MS), info)
 }
@@ -265,7 +266,10 @@ fn recent_history_for_a_while_after_the_handover() {
 /// 400 (450 ms): events open at 100, 201 (251 ms > 150 + 100) and 302 (352 > 251 + 100),
 /// three in all. Grouped by round (ns-2's `PreciseLoss_ 1`), the one arrival that reveals
 /// them makes them one loss event; a later hole, revealed by a packet of a later round and
-/// more than an RTT after, is a second one.
+/// more than an RTT after, is a second one. By DCCP's window counter (RFC 4342 §10.2; the
+/// sender's counter moving every quarter RTT, 25 ms: packet s carries s/25) the hole's
+/// losses share the packet before it, 99 (counter 3): one event; the loss of 700 follows
+/// 699 (counter 27 > 3 + 4): a second.
 #[test]
 fn a_hole_is_one_loss_event_when_grouped_by_round() {
     let run = |grouping: LossGrouping| {
@@ -276,10 +280,44 @@ fn a_hole_is_one_loss_event_when_grouped_by_round() {
         for seq in (0..100).chain(400..700).chain(701..800) {
             let (t, mut d) = data(seq);
             d.round = seq / 600;
+            d.ccval = seq / 25;
             r.handle_data(t, d);
         }
         (r.loss_events, r.lost)
     };
     assert_eq!(run(LossGrouping::Interpolated), (4, 301));
     assert_eq!(run(LossGrouping::Round), (2, 301));
+    assert_eq!(run(LossGrouping::WindowCounter), (2, 301));
+}
+
+/// RFC 4342 §10.2: a second hole whose preceding packet is within one RTT (4 counts) of the
+/// one before the current event belongs to that event; five counts later it opens a new one.
+#[test]
+fn window_counter_groups_losses_within_one_rtt() {
+    let run = |second: u64| {
+        let mut r = TfrcReceiver::new(ReceiverConfig {
+            grouping: LossGrouping::WindowCounter,
+            ..rx().cfg
+        });
+        for seq in (0..200).filter(|&s| s != 100 && s != second) {
+            let (t, mut d) = data(seq);
+            d.ccval = seq / 25;
+            r.handle_data(t, d);
+        }
+        r.loss_events
+    };
+    // 99 carries 3; 199 carries 7 (= 3 + 4): same event; 224 would carry 8.
+    assert_eq!(run(150), 1);
+    assert_eq!(run(176), 1);
+    let mut r = TfrcReceiver::new(ReceiverConfig {
+        grouping: LossGrouping::WindowCounter,
+        ..rx().cfg
+    });
+    for seq in (0..300).filter(|&s| s != 100 && s != 226) {
+        let (t, mut d) = data(seq);
+        d.ccval = seq / 25;
+        r.handle_data(t, d);
+    }
+    // 225 carries 9 > 3 + 4.
+    assert_eq!(r.loss_events, 2);
 }
