@@ -359,7 +359,7 @@ fn bad_tfrc_settings() {
         (
             ", nofeedback_rtts = 0",
             "flows[0].transport.nofeedback_rtts",
-            "positive number of RTTs, got 0",
+            "positive number of RTTs, at most 64, got 0",
         ),
         (
             ", loss_grouping = \"ccval\"",

@@ -52,7 +52,8 @@ pub struct TfrcSpec {
     #[serde(default)]
     pub oscillation_prevention: bool,
     /// RTTs in the no-feedback timeout max(k·R, 2s/X): RFC 5348 §4.3 step 6 (RFC 3448
-    /// alike) says 4; ns-2.35's `Agent/TFRC` uses 2 (tfrc.cc, `t = 2*rtt_`). Default 4.
+    /// alike) says 4; ns-2.35's `Agent/TFRC` uses 2 (tfrc.cc, `t = 2*rtt_`). Above 0, at
+    /// most 64. Default 4.
     #[serde(default = "four")]
     pub nofeedback_rtts: f64,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a
