@@ -7,8 +7,8 @@
 //! are passed in by the caller.
 
 pub mod cc;
+pub mod dccp;
 pub mod rlc;
 pub mod seq;
 pub mod tcp;
-pub mod tfrc;
 pub mod time;

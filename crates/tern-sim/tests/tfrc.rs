@@ -356,6 +356,16 @@ fn bad_tfrc_settings() {
             "flows[0].transport",
             "`since-last-feedback` or `last-rtt`",
         ),
+        (
+            ", nofeedback_rtts = 0",
+            "flows[0].transport.nofeedback_rtts",
+            "positive number of RTTs, at most 64, got 0",
+        ),
+        (
+            ", loss_grouping = \"ccval\"",
+            "flows[0].transport",
+            "one of `interpolated`, `round`, `window-counter`",
+        ),
     ];
     for (extra, key, expected) in cases {
         let text = base.replace("kind = \"tfrc\"", &format!("kind = \"tfrc\"{extra}"));

@@ -6,3 +6,4 @@ pub mod rssi_quic;
 pub mod rssi_scheduler;
 pub mod switched;
 pub mod switcher;
+pub mod tfrc_handover;

@@ -7,5 +7,4 @@ pub mod packet;
 pub mod qdisc;
 pub mod route;
 pub mod service;
-pub mod tfrc;
 pub mod udp;

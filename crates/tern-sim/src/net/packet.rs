@@ -47,7 +47,7 @@ pub enum Body {
     Udp(UdpMessage),
     Tcp(Segment),
     Quic(QuicDatagram),
-    Tfrc(super::tfrc::TfrcPacket),
+    Tfrc(tern_proto::dccp::Packet<UdpMessage>),
     /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header included,
     /// exactly as its kernel wrote it to its TUN device; it crosses Tern intact.
     Raw(Vec<u8>),

@@ -31,3 +31,10 @@ pub struct UdpMessage {
     /// UDP payload length in bytes.
     pub len: u32,
 }
+
+/// A TFRC data packet carries one message (`tern_proto::dccp`).
+impl tern_proto::dccp::Payload for UdpMessage {
+    fn bytes(&self) -> u32 {
+        self.len
+    }
+}

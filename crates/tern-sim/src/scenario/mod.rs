@@ -12,16 +12,12 @@ pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
 pub mod tcp_profile;
-pub mod tfrc;
 pub mod units;
 mod validate;
 
 pub use error::{Origin, ScenarioError};
 pub use quic::{QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicSpec, RssiSchedulerSpec};
 pub use schema::*;
-pub use tfrc::{
-    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec, TfrcWireSpec,
-};
 
 use toml_edit::{ImDocument, Item, Value};
 

@@ -6,10 +6,12 @@
 mod defaults;
 mod flow;
 mod link;
+mod tfrc;
 mod wifi;
 
 pub use flow::*;
 pub use link::*;
+pub use tfrc::*;
 pub use wifi::*;
 
 use super::units::Duration;

@@ -22,7 +22,6 @@ mod error;
 mod file;
 mod kind;
 pub mod pcap;
-mod pcap_tfrc;
 mod qlog;
 #[macro_use]
 mod record;

@@ -43,7 +43,7 @@ pub use super::addr::{node_addr, quic_ports, tfrc_ports, udp_ports};
 use crate::emu::pattern::pattern;
 use crate::engine::SimTime;
 use crate::net::packet::{Body, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
-use crate::net::tfrc::Wire;
+use tern_proto::dccp::{capture as dccp_capture, Wire};
 use tern_proto::tcp::{Segment, TcpOptions};
 
 /// Magic number of a classic pcap file with nanosecond timestamps.
@@ -330,7 +330,10 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
             out.extend_from_slice(&[0, 0]);
             out.extend_from_slice(&d.bytes);
         }
-        Body::Tfrc(t) => super::pcap_tfrc::encode(t, packet.flow, transport_len, out),
+        Body::Tfrc(t) => {
+            let ports = tfrc_ports(packet.flow, dccp_capture::from_sender(&t.body));
+            dccp_capture::encode(t, ports, transport_len, out)
+        }
         Body::Raw(_) => unreachable!("written above"),
     }
     let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);

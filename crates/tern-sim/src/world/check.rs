@@ -196,15 +196,15 @@ fn flows(
             return Err(src.error(&p, "expected at least 1 packet, got 0"));
         }
         if let Some(spec) = tfrc {
-            check_recent(spec, src, i)?;
+            check_tfrc_numbers(spec, src, i)?;
         }
     }
     Ok(())
 }
 
-/// Countermeasure C's weights: a gain in (0, 1], and 1 to 8 loss intervals (RFC 5348 §5.4's
-/// history holds 8).
-fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioError> {
+/// TFRC's numbers: countermeasure C's weights (a gain in (0, 1], and 1 to 8 loss intervals:
+/// RFC 5348 §5.4's history holds 8) and the no-feedback timeout's RTTs (0 to 64).
+fn check_tfrc_numbers(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioError> {
     let field = |name: &str| {
         let mut p = at("flows", i, "transport");
         p.push(key(name));
@@ -215,8 +215,13 @@ fn check_recent(spec: &TfrcSpec, src: &Source, i: usize) -> Result<(), ScenarioE
         let msg = format!("expected a weight above 0 and at most 1, got {g}");
         return Err(src.error(&field("recent_rtt_gain"), msg));
     }
+    let k = spec.nofeedback_rtts;
+    if !(k > 0.0 && k <= 64.0) {
+        let msg = format!("expected a positive number of RTTs, at most 64, got {k}");
+        return Err(src.error(&field("nofeedback_rtts"), msg));
+    }
     let n = spec.recent_intervals;
-    if !(1..=tern_proto::tfrc::loss::N as u32).contains(&n) {
+    if !(1..=tern_proto::dccp::tfrc::loss::N as u32).contains(&n) {
         let msg = format!("expected 1 to 8 loss intervals, got {n}");
         return Err(src.error(&field("recent_intervals"), msg));
     }

@@ -134,7 +134,7 @@ pub enum TransportSpec {
     Quic(super::super::quic::QuicSpec),
     /// TFRC (RFC 5348) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342): rate-controlled
     /// datagrams, no retransmission.
-    Tfrc(super::super::tfrc::TfrcSpec),
+    Tfrc(super::tfrc::TfrcSpec),
 }
 
 impl TransportSpec {
@@ -155,7 +155,7 @@ impl TransportSpec {
     }
 
     /// The TFRC settings, for a TFRC or DCCP flow.
-    pub fn tfrc(&self) -> Option<&super::super::tfrc::TfrcSpec> {
+    pub fn tfrc(&self) -> Option<&super::tfrc::TfrcSpec> {
         match self {
             TransportSpec::Tfrc(spec) => Some(spec),
             _ => None,

@@ -1,12 +1,10 @@
 //! Capture bytes of TFRC packets: over UDP, the UDP header and RFC 5348 §3.2's fields;
 //! as DCCP, the real DCCP header (RFC 4340 §5) with CCID 3's options (RFC 4342 §8), so that
-//! Wireshark decodes them. Checksums are filled in by [`super::pcap::encode`] (DCCP's sits
-//! at the same offset as UDP's, RFC 4340 §9).
+//! Wireshark decodes them. The caller writes the IPv4 header in front and fills in the
+//! checksum (DCCP's sits at the same offset as UDP's, RFC 4340 §9).
 
-use super::addr::tfrc_ports;
-use crate::engine::SimTime;
-use crate::net::packet::FlowId;
-use crate::net::tfrc::{DccpType, TfrcBody, TfrcPacket, Wire};
+use super::wire::{Body, DccpType, Packet, Payload, Wire};
+use crate::time::SimTime;
 
 /// DCCP options of RFC 4340 §5.8 and RFC 4342 §8, by type.
 const OPT_CHANGE_L: u8 = 32;
@@ -14,7 +12,7 @@ const OPT_CONFIRM_L: u8 = 33;
 const OPT_CHANGE_R: u8 = 34;
 const OPT_CONFIRM_R: u8 = 35;
 const OPT_ELAPSED_TIME: u8 = 43;
-/// The handover notice (`net::tfrc::HANDOVER_NOTICE`): the first CCID-specific option number
+/// The handover notice ([`super::wire::HANDOVER_NOTICE`]): the first CCID-specific option number
 /// the HC-Sender may send (RFC 4340 §10.3).
 const OPT_HANDOVER_NOTICE: u8 = 128;
 const OPT_LOSS_EVENT_RATE: u8 = 192;
@@ -29,17 +27,21 @@ fn micros(t: SimTime) -> u32 {
     (t.as_nanos() / 1_000) as u32
 }
 
-/// Appends `t`'s transport header (and options) to `out`; `len` is its transport length.
-pub(super) fn encode(t: &TfrcPacket, flow: FlowId, len: u16, out: &mut Vec<u8>) {
-    let from_sender = !matches!(
-        t.body,
-        TfrcBody::Feedback { .. }
-            | TfrcBody::Control {
+/// Whether the packet goes from the half-connection's sender (the client) to its receiver.
+pub fn from_sender<M>(body: &Body<M>) -> bool {
+    !matches!(
+        body,
+        Body::Feedback { .. }
+            | Body::Control {
                 kind: DccpType::Response,
                 ..
             }
-    );
-    let (sport, dport) = tfrc_ports(flow, from_sender);
+    )
+}
+
+/// Appends `t`'s transport header (and options) to `out`, from port `sport` to `dport`;
+/// `len` is its transport length. The checksum is left zero.
+pub fn encode<M: Payload>(t: &Packet<M>, (sport, dport): (u16, u16), len: u16, out: &mut Vec<u8>) {
     out.extend_from_slice(&sport.to_be_bytes());
     out.extend_from_slice(&dport.to_be_bytes());
     match t.wire {
@@ -53,9 +55,9 @@ pub(super) fn encode(t: &TfrcPacket, flow: FlowId, len: u16, out: &mut Vec<u8>) 
 }
 
 /// RFC 5348 §3.2.1–3.2.2, 32 bits each: timestamps and RTT in microseconds.
-fn udp_fields(body: &TfrcBody, out: &mut Vec<u8>) {
+fn udp_fields<M>(body: &Body<M>, out: &mut Vec<u8>) {
     let words = match *body {
-        TfrcBody::Data {
+        Body::Data {
             seq,
             ts,
             rtt,
@@ -68,14 +70,14 @@ fn udp_fields(body: &TfrcBody, out: &mut Vec<u8>) {
             }
             words
         }
-        TfrcBody::Feedback {
+        Body::Feedback {
             t_recvdata,
             t_delay,
             x_recv,
             p_inv,
             ..
         } => vec![micros(t_recvdata), micros(t_delay), x_recv, p_inv],
-        TfrcBody::Control { .. } => unreachable!("TFRC over UDP has no connection set-up"),
+        Body::Control { .. } => unreachable!("TFRC over UDP has no connection set-up"),
     };
     for w in words {
         out.extend_from_slice(&w.to_be_bytes());
@@ -84,13 +86,15 @@ fn udp_fields(body: &TfrcBody, out: &mut Vec<u8>) {
 
 /// The DCCP header after the ports (RFC 4340 §5.1), with the acknowledgement subheader
 /// (§5.3), the Request/Response fields (§5.5–5.6) and the options.
-fn dccp(body: &TfrcBody, transport_len: u32, out: &mut Vec<u8>) {
+fn dccp<M: Payload>(body: &Body<M>, transport_len: u32, out: &mut Vec<u8>) {
+    let ccval = match *body {
+        Body::Data { ccval, .. } => (ccval % 16) as u8,
+        _ => 0,
+    };
     let (kind, seq, ack) = match *body {
-        TfrcBody::Data { seq, .. } => (DccpType::Data, seq, None),
-        TfrcBody::Feedback { ack, .. } => (DccpType::Ack, ack, Some(ack)),
-        TfrcBody::Control { kind, seq, ack } => {
-            (kind, seq, (kind != DccpType::Request).then_some(ack))
-        }
+        Body::Data { seq, .. } => (DccpType::Data, seq, None),
+        Body::Feedback { ack, .. } => (DccpType::Ack, ack, Some(ack)),
+        Body::Control { kind, seq, ack } => (kind, seq, (kind != DccpType::Request).then_some(ack)),
     };
     let mut rest = Vec::with_capacity(64);
     if let Some(ack) = ack {
@@ -111,13 +115,13 @@ fn dccp(body: &TfrcBody, transport_len: u32, out: &mut Vec<u8>) {
         (DccpType::Reset, _) => rest.extend_from_slice(&[0; 4]),
         (
             _,
-            TfrcBody::Data {
+            Body::Data {
                 in_handover: true, ..
             },
         ) => rest.extend_from_slice(&[OPT_HANDOVER_NOTICE, 2]),
         (
             _,
-            TfrcBody::Feedback {
+            Body::Feedback {
                 t_delay,
                 x_recv,
                 p_inv,
@@ -144,12 +148,12 @@ fn dccp(body: &TfrcBody, transport_len: u32, out: &mut Vec<u8>) {
     // Ports (written by the caller), then 12 more bytes of the generic header (X = 1).
     let header = 16 + rest.len();
     let payload = match body {
-        TfrcBody::Data { msg, .. } => msg.len as usize,
+        Body::Data { msg, .. } => msg.bytes() as usize,
         _ => 0,
     };
     debug_assert_eq!(header + payload, transport_len as usize, "{kind:?}");
     out.push((header / 4) as u8); // Data Offset
-    out.push(0); // CCVal 0 (the window counter is not modelled), CsCov 0: all covered
+    out.push(ccval << 4); // CCVal: the window counter mod 16 (RFC 4342 §8.1); CsCov 0
     out.extend_from_slice(&[0, 0]); // checksum, filled in by the caller
     out.push((kind.code() << 1) | 1); // Res, Type, X = 1
     out.push(0);

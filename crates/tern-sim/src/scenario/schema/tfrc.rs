@@ -1,7 +1,7 @@
 //! A TFRC flow's settings (`transport = { kind = "tfrc", … }`): TCP-Friendly Rate Control
 //! (RFC 5348, or RFC 3448's rules) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342).
 
-use super::units::{Bytes, Duration};
+use super::super::units::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -51,10 +51,28 @@ pub struct TfrcSpec {
     /// Oscillation prevention (RFC 5348 §4.5, optional there; ns-2's `ca_ 1`).
     #[serde(default)]
     pub oscillation_prevention: bool,
+    /// RTTs in the no-feedback timeout max(k·R, 2s/X): RFC 5348 §4.3 step 6 (RFC 3448
+    /// alike) says 4; ns-2.35's `Agent/TFRC` uses 2 (tfrc.cc, `t = 2*rtt_`). Above 0, at
+    /// most 64. Default 4.
+    #[serde(default = "four")]
+    pub nofeedback_rtts: f64,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a
     /// missing one lost: RFC 5348 §5.1's NDUPACK = 3 (ns-2's receiver: 1, `numPkts_`).
     #[serde(default = "three")]
     pub ndupack: u32,
+    /// Which lost packets open a new loss event. "interpolated": RFC 5348 §5.2 (each lost
+    /// packet's time interpolated between the arrivals around it; a new event if more than
+    /// an RTT after the current one's first loss), so a hole spanning k RTTs makes about k
+    /// events. "round": ns-2.35's TFRCSink with `PreciseLoss_ 1` (moreover, the arrival
+    /// revealing the loss must carry a later sender round, counted from feedback and
+    /// no-feedback expiries): a hole is one loss event, as with DCCP's window counter (RFC
+    /// 4342 §10.2). "window-counter": DCCP's CCID 3 (RFC 4342 §10.2 with the window
+    /// counter of §8.1; Linux's CCID 3): a new event only if the packet before the loss was
+    /// sent more than an RTT (4 quarter-RTT counts) after the one before the current event,
+    /// so a hole is one loss event. Default: the wire's specification, "window-counter"
+    /// with "dccp", "interpolated" with "udp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_grouping: Option<TfrcLossGroupingSpec>,
     /// Packets the sending application may have queued in the transport before new
     /// messages are dropped; default 5, Linux DCCP's `net.dccp.default.tx_qlen`.
     #[serde(default = "five")]
@@ -125,12 +143,29 @@ pub enum TfrcReceiveRateSpec {
     LastRtt,
 }
 
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcLossGroupingSpec {
+    #[default]
+    Interpolated,
+    Round,
+    WindowCounter,
+}
+
 impl TfrcSpec {
     /// The receive-rate interval in force: the one given, or the wire's.
     pub fn receive_rate(&self) -> TfrcReceiveRateSpec {
         self.receive_rate.unwrap_or(match self.wire {
             TfrcWireSpec::Dccp => TfrcReceiveRateSpec::SinceLastFeedback,
             TfrcWireSpec::Udp => TfrcReceiveRateSpec::LastRtt,
+        })
+    }
+
+    /// The loss event grouping in force: the one given, or the wire's.
+    pub fn loss_grouping(&self) -> TfrcLossGroupingSpec {
+        self.loss_grouping.unwrap_or(match self.wire {
+            TfrcWireSpec::Dccp => TfrcLossGroupingSpec::WindowCounter,
+            TfrcWireSpec::Udp => TfrcLossGroupingSpec::Interpolated,
         })
     }
 
@@ -150,7 +185,10 @@ fn rfc_rtt_gain() -> f64 {
     0.1
 }
 fn rfc_intervals() -> u32 {
-    tern_proto::tfrc::loss::N as u32
+    tern_proto::dccp::tfrc::loss::N as u32
+}
+fn four() -> f64 {
+    4.0
 }
 fn three() -> u32 {
     3

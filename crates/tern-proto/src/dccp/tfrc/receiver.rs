@@ -25,6 +25,37 @@ pub struct DataInfo {
     /// The sender sent it while its link was down during a handover (the notice of the
     /// tfrc-handover study's countermeasure B; see [`ReceiverConfig::handover_notice`]).
     pub in_handover: bool,
+    /// The sender's round when it sent the packet ([`super::TfrcSender::round`]; read
+    /// only with [`LossGrouping::Round`]).
+    pub round: u64,
+    /// DCCP's window counter CCVal (RFC 4342 §8.1), unwrapped (read only with
+    /// [`LossGrouping::WindowCounter`]).
+    pub ccval: u64,
+}
+
+/// Which lost packets open a new loss event (§5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossGrouping {
+    /// RFC 5348 §5.2 (RFC 3448 §5.2 alike): each lost packet's time is interpolated
+    /// between the arrivals around it, and it opens a new loss event if that time is more
+    /// than one RTT after the current event's first loss. A hole longer than an RTT (an
+    /// outage) makes one loss event per RTT it spans.
+    Interpolated,
+    /// ns-2.35's `TFRCSink` with `PreciseLoss_ 1` (tfrc-sink.cc, `new_loss`): as
+    /// [`LossGrouping::Interpolated`], and moreover the packet whose arrival reveals the
+    /// loss must carry a later sender round ([`DataInfo::round`]) than the one that
+    /// opened the current event. All losses found at one arrival, a whole hole, are then
+    /// one loss event, as with the window counter of DCCP's CCID 3 (RFC 4342 §10.2;
+    /// Linux's `tfrc_lh_is_new_loss` groups a hole so too).
+    Round,
+    /// DCCP's CCID 3 (RFC 4342 §10.2, in terms of the window counter of §8.1, which the
+    /// sender advances once per quarter RTT): a loss opens a new loss event only if the
+    /// last packet received before it carries a window counter more than 4 (one RTT) above
+    /// that of the last packet before the current event's first loss. Every loss of one
+    /// hole shares that packet, so a hole is one loss event. Linux's CCID 3 does the same
+    /// (loss_interval.c, `tfrc_lh_is_new_loss`: `SUB16(ccval, li_ccval) > 4`); the counter
+    /// is carried unwrapped here, so no mod-16 wrap can alias a long silence.
+    WindowCounter,
 }
 
 /// A feedback packet's contents (RFC 5348 §3.2.2).
@@ -86,6 +117,8 @@ pub struct ReceiverConfig {
     /// (off) by default. The handover ends, for the receiver, at the first packet without
     /// the notice ([`DataInfo::in_handover`]) after packets with it.
     pub recent: Option<Recent>,
+    /// Which lost packets open a new loss event.
+    pub grouping: LossGrouping,
 }
 
 /// Countermeasure C's receiver settings ([`ReceiverConfig::recent`]).
@@ -102,6 +135,11 @@ pub struct Recent {
 struct Event {
     seq: u64,
     at: SimTime,
+    /// The round of the arrival that revealed it ([`LossGrouping::Round`]).
+    round: u64,
+    /// The window counter of the last packet received before it
+    /// ([`LossGrouping::WindowCounter`]).
+    ccval: u64,
 }
 
 /// A TFRC receiver.
@@ -110,7 +148,8 @@ pub struct TfrcReceiver {
     cfg: ReceiverConfig,
     /// Arrival times of the received packets that loss detection and interpolation may
     /// still need (from just below the lowest undecided gap up).
-    arrivals: BTreeMap<u64, SimTime>,
+    /// With each, its window counter ([`DataInfo::ccval`]).
+    arrivals: BTreeMap<u64, (SimTime, u64)>,
     /// Missing sequence numbers not yet decided (fewer than NDUPACK later arrivals).
     gaps: BTreeSet<u64>,
     highest: Option<u64>,
@@ -195,7 +234,7 @@ impl TfrcReceiver {
     /// A data packet arrived. Feedback is sent at once for the first packet (§6.3), on a
     /// new loss event (§6.1), and while the feedback timer does not run (no RTT estimate
     /// from the sender yet) for every packet.
-    pub fn on_data(&mut self, now: SimTime, d: DataInfo) -> Option<Feedback> {
+    pub fn handle_data(&mut self, now: SimTime, d: DataInfo) -> Option<Feedback> {
         if d.rtt.is_some() {
             self.rtt = d.rtt;
         }
@@ -218,7 +257,7 @@ impl TfrcReceiver {
         if self.last.is_none_or(|(sent, _)| d.sent >= sent) {
             self.last = Some((d.sent, now));
         }
-        self.arrivals.insert(d.seq, now);
+        self.arrivals.insert(d.seq, (now, d.ccval));
         match self.highest {
             Some(h) if d.seq > h => {
                 self.gaps.extend(h + 1..d.seq);
@@ -229,7 +268,7 @@ impl TfrcReceiver {
             }
             None => self.highest = Some(d.seq),
         }
-        let new_event = self.detect_losses(now);
+        let new_event = self.detect_losses(now, d.round);
         self.prune();
         if first || new_event || self.feedback_at.is_none() {
             Some(self.feedback(now))
@@ -240,9 +279,10 @@ impl TfrcReceiver {
 
     /// Gaps with NDUPACK later arrivals are lost (§5.1); each lost packet's time is
     /// interpolated from its neighbours' arrivals (§5.2), and it opens a new loss event
-    /// unless it falls within one RTT of the current event's first loss. Whether a new
-    /// loss event began.
-    fn detect_losses(&mut self, now: SimTime) -> bool {
+    /// unless it falls within one RTT of the current event's first loss (or, grouped by
+    /// round, the arrival at `round` revealing it is no later than the current event's).
+    /// Whether a new loss event began.
+    fn detect_losses(&mut self, now: SimTime, round: u64) -> bool {
         let mut new_event = false;
         while let Some(&gap) = self.gaps.first() {
             if self.arrivals.range(gap + 1..).count() < self.cfg.ndupack as usize {
@@ -251,8 +291,15 @@ impl TfrcReceiver {
             self.gaps.pop_first();
             self.lost += 1;
             let at = self.loss_time(gap);
-            let same = match (self.event, self.rtt) {
-                (Some(e), Some(r)) => at <= e.at + r,
+            let ccval = self
+                .arrivals
+                .range(..gap)
+                .next_back()
+                .map_or(0, |(_, &(_, c))| c);
+            let same = match (self.event, self.rtt, self.cfg.grouping) {
+                (Some(e), _, LossGrouping::WindowCounter) => ccval <= e.ccval + 4,
+                (Some(e), Some(r), LossGrouping::Round) => at <= e.at + r || round <= e.round,
+                (Some(e), Some(r), LossGrouping::Interpolated) => at <= e.at + r,
                 _ => false,
             };
             if same {
@@ -264,7 +311,12 @@ impl TfrcReceiver {
                 Some(e) => self.intervals.close((gap - e.seq) as f64),
                 None => self.intervals.close(self.synthetic_interval(now)),
             }
-            self.event = Some(Event { seq: gap, at });
+            self.event = Some(Event {
+                seq: gap,
+                at,
+                round,
+                ccval,
+            });
         }
         new_event
     }
@@ -274,12 +326,12 @@ impl TfrcReceiver {
         let after = self.arrivals.range(seq + 1..).next();
         let before = self.arrivals.range(..seq).next_back();
         match (before, after) {
-            (Some((&sb, &tb)), Some((&sa, &ta))) => {
+            (Some((&sb, &(tb, _))), Some((&sa, &(ta, _)))) => {
                 let span = ta.saturating_sub(tb).as_nanos() as u128;
                 let part = span * (seq - sb) as u128 / (sa - sb) as u128;
                 tb + SimTime(part as u64)
             }
-            (None, Some((_, &ta))) => ta,
+            (None, Some((_, &(ta, _)))) => ta,
             _ => unreachable!("a gap has later arrivals"),
         }
     }
@@ -403,7 +455,7 @@ impl TfrcReceiver {
 
     /// The feedback timer expired (§6.2): feedback if data arrived since the last one,
     /// and the timer restarts after the sender's RTT either way.
-    pub fn on_timeout(&mut self, now: SimTime) -> Option<Feedback> {
+    pub fn handle_timeout(&mut self, now: SimTime) -> Option<Feedback> {
         if self.feedback_at.is_none_or(|t| now < t) {
             return None;
         }
@@ -421,262 +473,4 @@ impl TfrcReceiver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MS: u64 = 1_000_000;
-
-    fn rx() -> TfrcReceiver {
-        TfrcReceiver::new(ReceiverConfig {
-            receive_rate: ReceiveRate::SinceFeedback,
-            s: 1000.0,
-            discounting: false,
-            ndupack: NDUPACK,
-            handover_notice: false,
-            recent: None,
-        })
-    }
-
-    /// Packet `seq` sent at `seq` ms with R = 100 ms, arriving 50 ms later.
-    fn data(seq: u64) -> (SimTime, DataInfo) {
-        let sent = SimTime(seq * MS);
-        let info = DataInfo {
-            seq,
-            sent,
-            rtt: Some(SimTime(100 * MS)),
-            size: 1000,
-            in_handover: false,
-        };
-        (sent + SimTime(50 * MS), info)
-    }
-
-    /// The first packet is answered at once with X_recv = 0 and p = 0 (§6.3); then the
-    /// receiver waits one RTT, and reports the bytes of that RTT as X_recv (§6.2).
-    #[test]
-    fn feedback_once_per_rtt() {
-        let mut r = rx();
-        let (t, d) = data(0);
-        let fb = r.on_data(t, d).expect("first packet answered");
-        assert_eq!((fb.x_recv, fb.p), (0.0, 0.0));
-        assert_eq!(r.poll_timeout(), Some(SimTime(150 * MS)));
-        for seq in 1..100 {
-            let (t, d) = data(seq);
-            assert_eq!(r.on_data(t, d), None, "no feedback between timers");
-        }
-        // A duplicate is neither data received nor news.
-        let (_, d) = data(50);
-        assert_eq!(r.on_data(SimTime(149 * MS), d), None);
-        // 99 packets of 1000 B arrived in the 100 ms since the first feedback.
-        let fb = r.on_timeout(SimTime(150 * MS)).expect("timer feedback");
-        assert_eq!(fb.x_recv, 990_000.0);
-        assert_eq!(fb.t_recvdata, SimTime(99 * MS));
-        assert_eq!(fb.t_delay, SimTime(MS));
-        // No data since: the timer restarts and says nothing.
-        assert_eq!(r.on_timeout(SimTime(250 * MS)), None);
-        assert_eq!(r.poll_timeout(), Some(SimTime(350 * MS)));
-    }
-
-    /// X_recv after a silence, by RFC 4342 §8.3 and by RFC 5348 §6.2. Packets 0-99 of
-    /// 1000 B arrive every ms from 50 ms (R_m = 100 ms); feedback at 50 ms (the first
-    /// packet) and at 150 ms. Then nothing for two seconds (the timer restarts every R_m
-    /// without feedback) and packets 100-109 arrive at 2105-2114 ms. The timer's feedback
-    /// at 2150 ms reports, since the last feedback, 10 000 B over 2.0 s = 5000 B/s (DCCP's
-    /// rule); over the most recent R_m, 10 000 B over 0.1 s = 100 000 B/s (TFRC's).
-    #[test]
-    fn receive_rate_after_a_silence() {
-        let story = |rule: ReceiveRate| {
-            let mut r = TfrcReceiver::new(ReceiverConfig {
-                receive_rate: rule,
-                ..rx().cfg
-            });
-            let mut reports = vec![];
-            let arrivals = (0..100).map(data).chain((100..110).map(|seq| {
-                let (_, mut d) = data(seq);
-                d.sent = SimTime((2055 + seq - 100) * MS);
-                (d.sent + SimTime(50 * MS), d)
-            }));
-            for (t, d) in arrivals {
-                while r.poll_timeout().is_some_and(|at| at <= t) {
-                    let at = r.poll_timeout().unwrap();
-                    reports.extend(r.on_timeout(at).map(|fb| (at, fb.x_recv)));
-                }
-                reports.extend(r.on_data(t, d).map(|fb| (t, fb.x_recv)));
-            }
-            let at = r.poll_timeout().unwrap();
-            assert_eq!(at, SimTime(2150 * MS));
-            reports.extend(r.on_timeout(at).map(|fb| (at, fb.x_recv)));
-            reports
-        };
-        let dccp = story(ReceiveRate::SinceFeedback);
-        let tfrc = story(ReceiveRate::LastRtt);
-        assert_eq!(dccp.len(), 3, "{dccp:?}");
-        assert_eq!(tfrc.len(), 3, "{tfrc:?}");
-        assert_eq!(dccp[0], (SimTime(50 * MS), 0.0));
-        assert_eq!(tfrc[0], (SimTime(50 * MS), 0.0));
-        // At 150 ms: 99 packets since the feedback at 50 ms (51-149 ms), over 0.1 s; the
-        // last R_m (50, 150] holds the same 99.
-        assert_eq!(dccp[1], (SimTime(150 * MS), 990_000.0));
-        assert_eq!(tfrc[1], (SimTime(150 * MS), 990_000.0));
-        assert_eq!(dccp[2], (SimTime(2150 * MS), 5000.0));
-        assert_eq!(tfrc[2], (SimTime(2150 * MS), 100_000.0));
-    }
-
-    /// A missing packet is lost only after three later ones (§5.1): reordered by two it
-    /// is not; the third later arrival declares it and the new loss event is reported
-    /// at once (§6.1).
-    #[test]
-    fn three_packet_reordering_allowance() {
-        let mut r = rx();
-        for seq in [0, 1, 3, 4, 2] {
-            let (t, d) = data(seq);
-            r.on_data(t, d);
-        }
-        assert_eq!(r.lost, 0, "2 came late, within the allowance");
-        for seq in [6, 7] {
-            let (t, d) = data(seq);
-            assert_eq!(r.on_data(t, d), None);
-        }
-        let (t, d) = data(8);
-        let fb = r.on_data(t, d).expect("new loss event reported");
-        assert_eq!((r.lost, r.loss_events), (1, 1));
-        assert!(fb.p > 0.0);
-    }
-
-    /// Losses within one RTT of the event's first loss are one loss event (§5.2); the next
-    /// interval is counted from first loss to first loss (§5.3).
-    #[test]
-    fn losses_within_an_rtt_are_one_event() {
-        let mut r = rx();
-        // Packets every ms, R = 100 ms: 10 and 50 fall in one event, 200 starts the next.
-        for seq in (0..400).filter(|s| ![10, 50, 200].contains(s)) {
-            let (t, d) = data(seq);
-            r.on_data(t, d);
-        }
-        assert_eq!((r.lost, r.loss_events), (3, 2));
-        // The first loss (10, found when 13 arrives at 63 ms) seeds the synthetic interval
-        // from the 12 packets received since the first feedback at 50 ms (§6.3.1);
-        // I_1 = 200 − 10 = 190 (§5.3), I_0 = 399 − 200 + 1 = 200. With I_0 the mean is
-        // (200 + 190)/2 = 195; without it (190 + synthetic)/2, the larger (§5.4).
-        let synthetic = 1.0 / equation::loss_rate_for(12_000.0 / 0.013, 1000.0, 0.1, 0.4, 1.0);
-        let expect = ((190.0 + synthetic) / 2.0).max(195.0);
-        let mean = r.mean_loss_interval().unwrap();
-        assert!((mean - expect).abs() < 1e-6, "{mean} vs {expect}");
-    }
-
-    /// §6.3.1: the first interval is the one whose p gives, by the equation at
-    /// R = 100 ms and t_RTO = 0.4 s, the receive rate of the last RTT: the feedback at
-    /// 151 ms (first after the timer, 100 being lost) reported the 99 packets since the
-    /// one at 50 ms, 99 000 B / 0.101 s, and the loss is found 2 ms later.
-    #[test]
-    fn synthetic_first_interval() {
-        let mut r = rx();
-        for seq in (0..=103).filter(|&s| s != 100) {
-            let (t, d) = data(seq);
-            if let Some(fb) = r.on_timeout(t) {
-                assert!(fb.p == 0.0);
-            }
-            r.on_data(t, d);
-        }
-        assert_eq!(r.loss_events, 1);
-        let p = r.loss_event_rate();
-        let x = equation::throughput(1000.0, 0.1, p, 0.4, 1.0);
-        assert!((x - 99_000.0 / 0.101).abs() < 1e-6, "{x} at p = {p}");
-    }
-
-    /// Countermeasure B, as a story. Packets 0-99 arrive with one lost (50): one loss
-    /// event. Packets 100-149 are sent while the sender's link is down: 100-139 wait in
-    /// its MAC queue and arrive after the 2 s disconnection, 10 ms apart, 140-149 are
-    /// dropped there. Then 150-153 are sent and arrive after the handover. Without the
-    /// notice the held packets are reported (a feedback echoes one of them: an RTT sample
-    /// of about the disconnection) and the gap 140-149 is a second loss event. With it,
-    /// the marked packets are left out: no feedback, no loss; packet 150 is answered at
-    /// once (§6.3) with its own timestamp, no loss history (p = 0) and X_recv = 0, as for
-    /// a new connection.
-    #[test]
-    fn handover_notice_leaves_the_gap_out() {
-        let story = |notice: bool| {
-            let mut r = TfrcReceiver::new(ReceiverConfig {
-                handover_notice: notice,
-                ..rx().cfg
-            });
-            let mut answers = vec![];
-            let mut after = None;
-            let held = (100..140).map(|seq| (seq, SimTime((2100 + (seq - 100) * 10) * MS)));
-            let before = (0..100).filter(|&s| s != 50).map(|seq| (seq, data(seq).0));
-            let later = (150..154).map(|seq| (seq, SimTime((2550 + seq - 150) * MS)));
-            for (seq, t) in before.chain(held).chain(later) {
-                let (_, mut d) = data(seq);
-                d.in_handover = (100..150).contains(&seq);
-                if seq >= 150 {
-                    d.sent = t - SimTime(50 * MS);
-                }
-                if let Some(fb) = r.on_timeout(t) {
-                    answers.push(fb);
-                }
-                match r.on_data(t, d) {
-                    Some(fb) if seq == 150 => after = Some(fb),
-                    Some(fb) => answers.push(fb),
-                    None => {}
-                }
-            }
-            (r, answers, after)
-        };
-        let (off, answers, _) = story(false);
-        assert_eq!((off.loss_events, off.lost), (2, 11));
-        let held = |fb: &Feedback| (100..140).any(|seq| fb.t_recvdata == data(seq).1.sent);
-        assert!(answers.iter().any(held));
-
-        let (on, answers, after) = story(true);
-        assert_eq!((on.loss_events, on.lost), (1, 1));
-        assert!(!answers.iter().any(held));
-        let fb = after.expect("the first packet after the handover is answered at once");
-        assert_eq!(fb.t_recvdata, SimTime(2500 * MS));
-        assert_eq!((fb.x_recv, fb.p, fb.intervals), (0.0, 0.0, 0));
-        assert_eq!(on.loss_event_rate(), 0.0);
-    }
-
-    /// Countermeasure C, as a story. Packets every ms (R = 100 ms), lost 100, 400 and 520
-    /// (more than an RTT apart): loss events close the synthetic first interval, then
-    /// I = 300 and I = 120 (§5.3). Packets 600-609 carry the handover notice, and 610, the
-    /// first without it, arrives at 660 ms: for 50 ms the receiver averages the newest
-    /// n = 2 intervals with weights 1, 0.5 (§5.4's rule for n = 2): (120·1 + 300·0.5)/1.5
-    /// = 180 packets; with the open interval (at most 660 − 520 + 1 = 141 packets then) it
-    /// would be (141 + 60)/1.5 = 134, lower, so it is not taken, and every feedback in the
-    /// window reports p = 1/180. Without C, and with C after the
-    /// window, p is that of the RFC's eight intervals, the synthetic one among them.
-    #[test]
-    fn recent_history_for_a_while_after_the_handover() {
-        let story = |recent: Option<Recent>| {
-            let mut r = TfrcReceiver::new(ReceiverConfig { recent, ..rx().cfg });
-            let mut answers = vec![];
-            for seq in (0..800).filter(|s| ![100, 400, 520].contains(s)) {
-                let (t, mut d) = data(seq);
-                d.in_handover = (600..610).contains(&seq);
-                answers.extend(r.on_timeout(t).map(|fb| (t, fb.p)));
-                answers.extend(r.on_data(t, d).map(|fb| (t, fb.p)));
-            }
-            assert_eq!(r.loss_events, 3);
-            answers
-        };
-        let recent = Recent {
-            window: SimTime(50 * MS),
-            intervals: 2,
-        };
-        let off = story(None);
-        let on = story(Some(recent));
-        assert_eq!(off.len(), on.len());
-        let window = SimTime(660 * MS)..SimTime(710 * MS);
-        let mut within = 0;
-        for (&(t, p_off), &(t_on, p_on)) in off.iter().zip(&on) {
-            assert_eq!(t, t_on);
-            if window.contains(&t) {
-                within += 1;
-                assert!((p_on - 1.0 / 180.0).abs() < 1e-15, "{p_on} at {t:?}");
-                assert!((p_off - 1.0 / 180.0).abs() > 1e-4, "{p_off} at {t:?}");
-            } else {
-                assert_eq!(p_on, p_off, "at {t:?}");
-            }
-        }
-        assert!(within > 0, "feedback within the window");
-    }
-}
+mod tests;

@@ -1,9 +1,18 @@
 //! TFRC packets on the wire: over UDP with the header fields of RFC 5348 §3.2, or as DCCP
 //! packets (RFC 4340) of CCID 3 (RFC 4342). Only their sizes count on links; the fields a
-//! TFRC endpoint reads travel as plain values.
+//! TFRC endpoint reads travel as plain values. The application's message is the caller's
+//! type `M` ([`Payload`]); the capture bytes of these packets are in [`super::capture`].
 
-use super::udp::{UdpMessage, UDP_HEADER};
-use crate::engine::SimTime;
+use crate::time::SimTime;
+
+/// The UDP header, RFC 768.
+pub const UDP_HEADER: u32 = 8;
+
+/// What a data packet carries for the application: only its length counts here.
+pub trait Payload: Copy {
+    /// Payload bytes.
+    fn bytes(&self) -> u32;
+}
 
 /// How a TFRC flow's packets are framed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,17 +104,22 @@ impl Wire {
 
 /// What a TFRC packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TfrcBody {
+pub enum Body<M> {
     /// A data packet (RFC 5348 §3.2.1) with one application message.
     Data {
         seq: u64,
         /// The sender's timestamp and RTT estimate.
         ts: SimTime,
         rtt: Option<SimTime>,
-        msg: UdpMessage,
+        msg: M,
         /// Sent while the sender's link was down in a handover (countermeasure B's notice,
         /// [`HANDOVER_NOTICE`]).
         in_handover: bool,
+        /// The sender's round (ns-2's `round_id`; it adds no bytes here).
+        round: u64,
+        /// DCCP's window counter (RFC 4342 §8.1), unwrapped: the CCVal field carries it
+        /// modulo 16.
+        ccval: u64,
     },
     /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
     Feedback {
@@ -127,29 +141,29 @@ pub enum TfrcBody {
 
 /// A TFRC packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TfrcPacket {
+pub struct Packet<M> {
     pub wire: Wire,
-    pub body: TfrcBody,
+    pub body: Body<M>,
 }
 
-impl TfrcPacket {
+impl<M: Payload> Packet<M> {
     /// Transport header, options and payload in bytes: what the packet adds to IPv4.
     pub fn transport_len(&self) -> u32 {
         match (self.wire, &self.body) {
             (
                 wire,
-                TfrcBody::Data {
+                Body::Data {
                     msg, in_handover, ..
                 },
-            ) => wire.data_header() + msg.len + if *in_handover { HANDOVER_NOTICE } else { 0 },
-            (Wire::Udp, TfrcBody::Feedback { .. }) => UDP_HEADER + TFRC_FEEDBACK,
-            (Wire::Udp, TfrcBody::Control { .. }) => {
+            ) => wire.data_header() + msg.bytes() + if *in_handover { HANDOVER_NOTICE } else { 0 },
+            (Wire::Udp, Body::Feedback { .. }) => UDP_HEADER + TFRC_FEEDBACK,
+            (Wire::Udp, Body::Control { .. }) => {
                 unreachable!("TFRC over UDP has no connection set-up")
             }
             // DCCP-Ack with the options RFC 4342 §8 makes the receiver send: Elapsed Time,
             // Receive Rate, Loss Event Rate and Loss Intervals (the open interval and the
             // closed ones). The Send Ack Vector feature stays off (RFC 4342 §5).
-            (Wire::Dccp, TfrcBody::Feedback { intervals, .. }) => {
+            (Wire::Dccp, Body::Feedback { intervals, .. }) => {
                 let options = DCCP_ELAPSED_TIME
                     + CCID3_RECEIVE_RATE
                     + CCID3_LOSS_EVENT_RATE
@@ -157,13 +171,13 @@ impl TfrcPacket {
                     + CCID3_LOSS_INTERVAL * (intervals + 1);
                 DCCP_GENERIC + DCCP_ACK_SUB + padded(options)
             }
-            (Wire::Dccp, TfrcBody::Control { kind, .. }) => dccp_control_len(*kind),
+            (Wire::Dccp, Body::Control { kind, .. }) => dccp_control_len(*kind),
         }
     }
 
     /// Whether this is a data packet (an application message on its way).
     pub fn is_data(&self) -> bool {
-        matches!(self.body, TfrcBody::Data { .. })
+        matches!(self.body, Body::Data { .. })
     }
 }
 
@@ -184,53 +198,57 @@ fn dccp_control_len(kind: DccpType) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::UdpKind;
 
-    fn msg(len: u32) -> UdpMessage {
-        UdpMessage {
-            kind: UdpKind::Data,
-            seq: 0,
-            sent_at: SimTime::ZERO,
-            len,
+    impl Payload for u32 {
+        fn bytes(&self) -> u32 {
+            *self
         }
+    }
+
+    fn msg(len: u32) -> u32 {
+        len
     }
 
     /// RFC 4340 §5.1 (16 B with X = 1) and §5.3 (8 B acknowledgement subheader); RFC 4342
     /// §8: 6 + 6 + 6 + 3 + 9·(k+1) bytes of options, padded to words.
     #[test]
     fn dccp_sizes_follow_rfc_4340_and_4342() {
-        let data = TfrcPacket {
+        let data = Packet {
             wire: Wire::Dccp,
-            body: TfrcBody::Data {
+            body: Body::Data {
                 seq: 1,
                 ts: SimTime::ZERO,
                 rtt: None,
                 msg: msg(629),
                 in_handover: false,
+                round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(data.transport_len(), 16 + 629);
         // With the handover notice: a 2-byte option padded to 4.
-        let TfrcBody::Data {
+        let Body::Data {
             seq, ts, rtt, msg, ..
         } = data.body
         else {
             unreachable!()
         };
-        let marked = TfrcPacket {
+        let marked = Packet {
             wire: Wire::Dccp,
-            body: TfrcBody::Data {
+            body: Body::Data {
                 seq,
                 ts,
                 rtt,
                 msg,
                 in_handover: true,
+                round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(marked.transport_len(), 16 + 4 + 629);
-        let fb = |intervals| TfrcPacket {
+        let fb = |intervals| Packet::<u32> {
             wire: Wire::Dccp,
-            body: TfrcBody::Feedback {
+            body: Body::Feedback {
                 ack: 1,
                 t_recvdata: SimTime::ZERO,
                 t_delay: SimTime::ZERO,
@@ -243,9 +261,9 @@ mod tests {
         assert_eq!(fb(0).transport_len(), 16 + 8 + 32);
         // 18 + 3 + 81 = 102 → 104.
         assert_eq!(fb(8).transport_len(), 16 + 8 + 104);
-        let req = TfrcPacket {
+        let req = Packet::<u32> {
             wire: Wire::Dccp,
-            body: TfrcBody::Control {
+            body: Body::Control {
                 kind: DccpType::Request,
                 seq: 0,
                 ack: 0,
@@ -257,14 +275,16 @@ mod tests {
     /// RFC 5348 §3.2: three 32-bit fields on data, four on feedback, over an 8-byte UDP header.
     #[test]
     fn udp_sizes_follow_rfc_5348() {
-        let data = TfrcPacket {
+        let data = Packet {
             wire: Wire::Udp,
-            body: TfrcBody::Data {
+            body: Body::Data {
                 seq: 1,
                 ts: SimTime::ZERO,
                 rtt: None,
                 msg: msg(1000),
                 in_handover: false,
+                round: 0,
+                ccval: 0,
             },
         };
         assert_eq!(data.transport_len(), 8 + 12 + 1000);
