@@ -4,7 +4,7 @@
 
 use super::quic::{QuicSpec, RssiSchedulerSpec};
 use super::rules::{at, key};
-use super::tfrc::TfrcSpec;
+use super::schema::TfrcSpec;
 use super::{FlowSpec, Scenario, ScenarioError, Source};
 use crate::scenario::PathSeg;
 
