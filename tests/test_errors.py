@@ -109,6 +109,19 @@ CASES = [
         "bad.toml:18: links[0].queue.kind: unknown variant `red`, expected `droptail` or `codel`",
     ),
     (
+        "a congestion control TCP does not have",
+        lambda s: s.replace(
+            'app = { kind = "cbr", rate = "2Mbps", size = "1000B" }',
+            'app = { kind = "bulk" }\ntransport = { kind = "tcp", cc = "bbr" }',
+        ),
+        "bad.toml:25: flows[0].transport.cc: unknown variant `bbr`, expected one of `newreno`",
+    ),
+    (
+        "a rate with no unit Tern knows, inside a table of one kind",
+        lambda s: s.replace('rate = "2Mbps"', 'rate = "2 parsecs"'),
+        'bad.toml:24: flows[0].app.rate: expected a data rate like "10Mbps", got "2 parsecs"',
+    ),
+    (
         "flow from an unknown node",
         lambda s: s.replace('from = "a"', 'from = "ue"'),
         'bad.toml:22: flows[0].from: no node named "ue"',
