@@ -4,12 +4,15 @@ handover and roaming marks on every time plot; `tern report` on a QUIC run."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import polars as pl
 import pytest
 
 import tern
 from conftest import EXAMPLES, tern_cli
-from tern import plots
+from tern import plots, report
 
 ROOT = EXAMPLES.parent
 
@@ -148,3 +151,56 @@ def test_rlc_buffer_and_handover_marks(tmp_path):
     ax = plots.timeseries(survey, "delay").axes[0]
     vertical = [ln for ln in ax.get_lines() if len(set(ln.get_xdata())) == 1]
     assert sorted(ln.get_xdata()[0] for ln in vertical) == sorted(times)
+
+
+def _frame(grid: dict[str, list[str]], seeds: int = 3) -> pl.DataFrame:
+    """A sweep's results as `tern.sweep` returns them, made up: grid columns, key, seed, flow
+    and a goodput that grows with the point's index."""
+    rows = []
+    for i, point in enumerate(itertools.product(*grid.values())):
+        for seed in range(1, seeds + 1):
+            row = dict(zip(grid, point, strict=True))
+            row.update(key=f"k{i}-{seed}", seed=seed, flow="f", goodput_bps=1e6 * (i + seed))
+            rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def test_categorical_sweeps_are_points_and_colours_follow_the_sweep_order():
+    frame = _frame(
+        {"links.a.queue.kind": ["droptail", "codel"], "links.a.rate": ["5Mbps", "10Mbps"]}
+    )
+    figures = [
+        plots.sweep(f, x="links.a.queue.kind", y="goodput_bps")
+        for f in (frame, frame.reverse())  # rows in any order: the same picture
+    ]
+    for fig in figures:
+        ax = fig.axes[0]
+        assert ax.get_ylabel() == "goodput (Mbit/s)"
+        means = [ln for ln in ax.get_lines() if str(ln.get_gid()).startswith("tern-sweep-")]
+        assert [ln.get_label() for ln in means] == ["5Mbps", "10Mbps"]
+        assert all(ln.get_linestyle() == "None" for ln in means), "no line between categories"
+        # Side by side around each category's tick, never on another's.
+        ticks = ax.get_xticks()
+        for ln in means:
+            assert all(min(abs(x - t) for t in ticks) < 0.3 for x in ln.get_xdata())
+    colours = [[ln.get_color() for ln in fig.axes[0].get_lines()[:2]] for fig in figures]
+    assert colours[0] == colours[1]
+
+
+def test_numbers_over_decades_get_a_log_axis_with_plain_ticks():
+    frame = _frame({"links.a.loss.p": ["0.001", "0.01", "0.1"]})
+    fig = plots.sweep(frame, x="links.a.loss.p", y="goodput_bps")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert {"0.001", "0.01", "0.1"} <= set(labels), labels
+    assert not any("10^" in s or "times" in s for s in labels)
+
+
+def test_markdown_tables_show_numbers_as_they_are(tmp_path):
+    out = tmp_path / "r.md"
+    table = report.Table(["metric", "value"], [["goodput (Mbit/s)", "9.572"], ["change", "-3"]])
+    report.write_markdown("T", [report.Section("S", [table])], out)
+    text = out.read_text()
+    assert "| goodput (Mbit/s) | 9.572 |" in text and "| change | -3 |" in text
