@@ -89,3 +89,13 @@ def test_sweep_resumes_in_its_folder_and_refuses_another(tmp_path):
     assert frame.height == 2
     sweep_json = json.loads((out / "sweep.json").read_text())
     assert sweep_json["source"] == str(other.resolve())
+
+
+def test_reproduce_refuses_a_folder_of_something_else(tmp_path):
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    res = tern_cli("reproduce", "lte-switch", "--quick", "--out", str(out))
+    assert res.returncode == 2
+    assert "not empty (not a reproduction of lte-switch)" in res.stderr
+    assert (out / "notes.txt").is_file()

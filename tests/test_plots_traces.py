@@ -204,3 +204,12 @@ def test_markdown_tables_show_numbers_as_they_are(tmp_path):
     report.write_markdown("T", [report.Section("S", [table])], out)
     text = out.read_text()
     assert "| goodput (Mbit/s) | 9.572 |" in text and "| change | -3 |" in text
+
+
+def test_a_run_of_capture_files_only_says_what_opens_them(tmp_path):
+    out = tmp_path / "pcap"
+    tern.run(EXAMPLES / "p2p-udp.toml", set={"sim.duration": "1s", "record": '["pcap"]'}, out=out)
+    res = tern_cli("plot", str(out))
+    assert res.returncode == 2
+    assert "nothing to plot in this run (traces: none)" in res.stderr
+    assert "access.forward.pcap" in res.stderr and "Wireshark" in res.stderr

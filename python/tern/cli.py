@@ -314,7 +314,8 @@ def plot(
         typer.Option(
             "--what",
             help="Run: the time series to plot: cwnd, inflight, rtt, rto, queue, delay, "
-            "throughput, drops or retransmits. Repeatable; default: every one the run has.",
+            "throughput, drops, retransmits, tseq, mcs, retries, ampdu, tfrc, rssi or rlc. "
+            "Repeatable; default: every one the run has.",
             show_default=False,
         ),
     ] = None,
@@ -388,7 +389,15 @@ def plot(
                 kinds = what or plots.available(run_)
                 if not kinds:
                     recorded = ", ".join(run_.tables) or "none"
-                    raise _fail(f"{folder}: nothing to plot in this run (traces: {recorded})")
+                    files = (
+                        f"; its capture files ({', '.join(run_.captures)}) open in Wireshark "
+                        "(.pcap) and qvis (.sqlog)"
+                        if run_.captures
+                        else ""
+                    )
+                    raise _fail(
+                        f"{folder}: nothing to plot in this run (traces: {recorded}){files}"
+                    )
                 for k in kinds:
                     figures.append((k, plots.timeseries(run_, k, bin=bin_s)))
             else:

@@ -156,7 +156,7 @@ def claim_reproduction(
         recorded is None and all(e.name in ours or e.name.startswith("report") for e in entries)
     ):
         return
-    what = f"a reproduction of {recorded}" if recorded else "not a reproduction of it"
+    what = f"a reproduction of {recorded}" if recorded else f"not a reproduction of {study}"
     raise OutFolderError(
         f"{root}: not empty ({what}); its files would mix with the reproduction of {study}. "
         "Give another folder, or --force to replace it whole"
