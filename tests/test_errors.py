@@ -58,7 +58,7 @@ CASES = [
     (
         "infinite rate",
         lambda s: s.replace('rate = "2Mbps", size', 'rate = "infMbps", size'),
-        'flows[0].app: expected a data rate like "10Mbps", got "infMbps"',
+        'flows[0].app.rate: expected a data rate like "10Mbps", got "infMbps"',
     ),
     (
         "rate with an unknown unit",
