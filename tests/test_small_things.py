@@ -69,6 +69,7 @@ def test_bars_show_where_someone_watches():
     assert RunBar("x", con=notebook).enabled
     assert not RunBar("x", con=log).enabled
     assert not RunBar("x", enabled=False, con=notebook).enabled
+    assert RunBar("x", con=log, always=True).enabled  # tern.run(progress=True)
     assert SweepBar("x", con=log).bar.disable
 
 

@@ -29,10 +29,12 @@ class RunBar:
     """A bar of simulated time, shown once a run has taken over 2 s (a short run draws
     nothing); a `tern.run` progress callback."""
 
-    def __init__(self, label: str, enabled: bool = True, con: Console | None = None):
+    def __init__(
+        self, label: str, enabled: bool = True, con: Console | None = None, always: bool = False
+    ):
         self.label = label
         self.con = con or console()
-        self.enabled = enabled and watched(self.con)
+        self.enabled = enabled and (always or watched(self.con))
         self.started = time.monotonic()
         self.bar: Progress | None = None
         self.task: Any = None

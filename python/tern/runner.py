@@ -380,7 +380,7 @@ def run(
         from tern.progress import RunBar
 
         label = Path(name).stem if name != "<scenario>" else "run"
-        bar = progress = RunBar(label, enabled=progress is not False)
+        bar = progress = RunBar(label, enabled=progress is not False, always=progress is True)
 
     def report(now: float, end: float) -> None:
         # Whatever the callback raises stops the run, even when raised in the last call.
