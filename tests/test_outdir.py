@@ -99,3 +99,13 @@ def test_reproduce_refuses_a_folder_of_something_else(tmp_path):
     assert res.returncode == 2
     assert "not empty (not a reproduction of lte-switch)" in res.stderr
     assert (out / "notes.txt").is_file()
+
+
+def test_a_scenario_that_cannot_run_leaves_the_earlier_run_whole(tmp_path):
+    scenario = _scenario(tmp_path, "p2p.toml")
+    out = tmp_path / "out"
+    tern.run(scenario, out=out)
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(tern.ScenarioError, match=r"--set links\.access\.rate"):
+        tern.run(scenario, set={"links.access.rate": "fast"}, out=out)
+    assert sorted(p.name for p in out.iterdir()) == before

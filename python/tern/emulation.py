@@ -247,6 +247,7 @@ def emulate(
     result = Run(json.loads(summary), resolved, traces.FolderTables(dict(files)), dict(captures))
     result.summary["emulation"]["commands"] = ran
     result.save(folder)
+    outdir.mark_run(folder, name)
     return result
 
 

@@ -1,7 +1,7 @@
 """Output folders: a run or sweep never mixes its files with another's.
 
-A run folder holds `run.json`, naming the scenario that wrote it. Before a run writes into a
-folder that is not empty:
+A run folder holds `run.json`, naming the scenario that wrote it (written once the run is
+saved). Before a run writes into a folder that is not empty:
 
 * a previous run of the same scenario (the same file, or TOML text for a run given `text=`)
   is replaced: the files Tern writes in a run folder are removed first, so no trace of the
@@ -85,24 +85,34 @@ def _recorded(path: Path, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def occupied(folder: str | os.PathLike[str]) -> bool:
+    """Whether `folder` holds anything."""
+    return bool(_entries(Path(folder)))
+
+
 def claim_run(folder: str | os.PathLike[str], name: str, *, force: bool = False) -> None:
     """Readies `folder` for a run of scenario `name` (a path, or `<scenario>` for text):
-    see the module's docstring. Writes the folder's `run.json`."""
+    see the module's docstring. Makes nothing: the run makes the folder when it writes."""
     root = Path(folder)
-    if _entries(root):
-        source = _recorded(root / RUN_MARKER, "scenario")
-        if force:
-            empty(root)
-        elif source == identity(name):
-            _remove_run_files(root)
-        else:
-            what = f"a run of {source}" if source else "not a run folder of this scenario"
-            raise OutFolderError(
-                f"{root}: not empty ({what}); its files would mix with this run's. "
-                "Give another folder, or --force (force=True) to replace it whole"
-            )
-    root.mkdir(parents=True, exist_ok=True)
-    (root / RUN_MARKER).write_text(json.dumps({"scenario": identity(name)}, indent=2) + "\n")
+    if not _entries(root):
+        return
+    source = _recorded(root / RUN_MARKER, "scenario")
+    if force:
+        empty(root)
+    elif source == identity(name):
+        _remove_run_files(root)
+    else:
+        what = f"a run of {source}" if source else "not a run folder of this scenario"
+        raise OutFolderError(
+            f"{root}: not empty ({what}); its files would mix with this run's. "
+            "Give another folder, or --force (force=True) to replace it whole"
+        )
+
+
+def mark_run(folder: str | os.PathLike[str], name: str) -> None:
+    """Writes the `run.json` of a run of scenario `name` that `folder` now holds."""
+    marker = {"scenario": identity(name)}
+    (Path(folder) / RUN_MARKER).write_text(json.dumps(marker, indent=2) + "\n")
 
 
 def claim_sweep(folder: str | os.PathLike[str], name: str, *, force: bool = False) -> None:

@@ -373,6 +373,10 @@ def run(
     name, text = _source(path, text)
     folder = None if out is None else Path(out)
     if folder is not None:
+        if outdir.occupied(folder):
+            # A scenario that cannot run must not cost the results already there.
+            with _panics_as_bugs(name):
+                _core.validate(text, name, _overrides(set), _seed(seed, name))
         outdir.claim_run(folder, name, force=force)
     stop: list[BaseException] = []
     bar = None
@@ -404,6 +408,7 @@ def run(
     result = Run(json.loads(summary), resolved, frames, dict(captures))
     if folder is not None:
         result.save(folder)
+        outdir.mark_run(folder, name)
     return result
 
 
