@@ -58,7 +58,7 @@ CASES = [
     (
         "infinite rate",
         lambda s: s.replace('rate = "2Mbps", size', 'rate = "infMbps", size'),
-        'flows[0].app: expected a data rate like "10Mbps", got "infMbps"',
+        'flows[0].app.rate: expected a data rate like "10Mbps", got "infMbps"',
     ),
     (
         "rate with an unknown unit",
@@ -107,6 +107,19 @@ CASES = [
             'queue = { kind = "red", limit = "10pkt" }',
         ),
         "bad.toml:18: links[0].queue.kind: unknown variant `red`, expected `droptail` or `codel`",
+    ),
+    (
+        "a congestion control TCP does not have",
+        lambda s: s.replace(
+            'app = { kind = "cbr", rate = "2Mbps", size = "1000B" }',
+            'app = { kind = "bulk" }\ntransport = { kind = "tcp", cc = "bbr" }',
+        ),
+        "bad.toml:25: flows[0].transport.cc: unknown variant `bbr`, expected one of `newreno`",
+    ),
+    (
+        "a rate with no unit Tern knows, inside a table of one kind",
+        lambda s: s.replace('rate = "2Mbps"', 'rate = "2 parsecs"'),
+        'bad.toml:24: flows[0].app.rate: expected a data rate like "10Mbps", got "2 parsecs"',
     ),
     (
         "flow from an unknown node",

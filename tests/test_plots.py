@@ -142,7 +142,7 @@ def test_throughput_bins_hold_exactly_the_delivered_bytes(runs):
     for line in panel.lines:
         bits = np.sum(line.y[:-1] * 1e6 * np.diff(line.x))
         assert bits / 8 == pytest.approx(run.summary["flows"][line.label]["bytes_delivered"])
-    assert panel.notes == ["not shown (no per-message deliveries recorded): ping"]
+    assert panel.notes == ["not shown (no per-message deliveries nor TCP segments recorded): ping"]
 
 
 def test_unknown_series_and_missing_traces_say_what_there_is(runs):
@@ -244,7 +244,7 @@ def test_sweep_plot_has_one_line_and_interval_per_other_grid_value(tiny_sweep, t
         fig = plots.sweep(source, x="links.access.loss.p", y="goodput_bps")
         ax = fig.axes[0]
         assert ax.get_xlabel() == "links.access.loss.p"
-        assert ax.get_ylabel() == "goodput_bps (Mbit/s)"
+        assert ax.get_ylabel() == "goodput (Mbit/s)"
         assert [t.get_text() for t in ax.get_legend().get_texts()] == ["5Mbps", "10Mbps"]
         stats = plots.sweep_stats(source, "links.access.loss.p", "goodput_bps")
         means = [x for x in ax.get_lines() if str(x.get_gid()).startswith("tern-sweep-")]
@@ -258,7 +258,7 @@ def test_sweep_plot_has_one_line_and_interval_per_other_grid_value(tiny_sweep, t
     # Units on the axis: "5Mbps", "10Mbps" are numbers in Mbps.
     fig = plots.sweep(folder, x="links.access.rate", y="delay_s_p50")
     assert fig.axes[0].get_xlabel() == "links.access.rate (Mbps)"
-    assert fig.axes[0].get_ylabel() == "delay_s_p50 (ms)"
+    assert fig.axes[0].get_ylabel() == "delay p50 (ms)"
     with pytest.raises(
         plots.PlotError, match=r"no metric 'goodput' in this sweep; metrics: .*goodput_bps"
     ):

@@ -24,12 +24,14 @@ if _os.path.basename(_sys.argv[0]) == "tern" or _sys.orig_argv[1:3] == ["-m", "t
 
 from tern._core import EmulationError, ScenarioError, TernBug, TraceError, __version__  # noqa: E402
 from tern.emulation import emulate  # noqa: E402
+from tern.outdir import OutFolderError  # noqa: E402
 from tern.runner import Run, load_run, run, schema, validate  # noqa: E402
 from tern.store import connect, open_results  # noqa: E402
 from tern.sweeps import sweep  # noqa: E402
 
 __all__ = [
     "EmulationError",
+    "OutFolderError",
     "Run",
     "ScenarioError",
     "TernBug",

@@ -17,6 +17,7 @@ from rich.table import Table
 from tern import _core, runner
 from tern.cli_common import (
     EXIT_BUG,
+    ForceOpt,
     ScenarioArg,
     SeedOpt,
     SetOpt,
@@ -34,6 +35,8 @@ from tern.cli_common import (
     out,
     ray_install_hint,
 )
+from tern.outdir import OutFolderError, claim_reproduction
+from tern.progress import SweepBar
 
 
 @app.command()
@@ -56,6 +59,7 @@ def run(
         bool,
         typer.Option("--quiet", "-q", help="No progress bar; a one-line summary, not tables."),
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run a scenario and write its results."""
     _read(scenario)
@@ -65,8 +69,10 @@ def run(
     progress = _LiveProgress(scenario.stem, enabled=not quiet and sys.stderr.isatty())
     try:
         # Traces stream into the folder as the run goes.
-        result = runner.run(scenario, seed=seed, set=overrides, progress=progress, out=target)
-    except (_core.ScenarioError, _core.TraceError, MemoryError) as e:
+        result = runner.run(
+            scenario, seed=seed, set=overrides, progress=progress, out=target, force=force
+        )
+    except (_core.ScenarioError, _core.TraceError, OutFolderError, MemoryError) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None
@@ -133,6 +139,7 @@ def sweep(
             "--retry-failed", help="Run again the runs that failed before (see FOLDER/failed/)."
         ),
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run a scenario over a grid of parameters and seeds; resumes where it stopped."""
     from tern import sweeps as sweep_mod
@@ -140,24 +147,13 @@ def sweep(
     _read(scenario)
     folder = out_dir or Path("sweeps") / scenario.stem
     _check_out(folder)
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs"),
-        TextColumn("{task.fields[failed]} failed"),
-        TimeRemainingColumn(),
-        console=err,
-        disable=not sys.stderr.isatty(),
-    )
-    task = None
+    bar = SweepBar(scenario.stem, enabled=sys.stderr.isatty(), con=err)
     latest: sweep_mod.SweepResult | None = None
 
     def progress(r: sweep_mod.SweepResult) -> None:
-        nonlocal task, latest
+        nonlocal latest
         latest = r
-        if task is None:
-            task = bar.add_task(scenario.stem, total=r.total, failed=0)
-        bar.update(task, completed=r.skipped + r.done + len(r.failures), failed=len(r.failures))
+        bar.update(r)
 
     try:
         grids = sweep_mod.parse_grid(grid or [])
@@ -174,6 +170,7 @@ def sweep(
                 ray_address=ray,
                 retry_failed=retry_failed,
                 on_progress=progress,
+                force=force,
             )
     except (ValueError, _core.ScenarioError) as e:
         raise _fail(str(e)) from None
@@ -339,7 +336,8 @@ def plot(
         typer.Option(
             "--what",
             help="Run: the time series to plot: cwnd, inflight, rtt, rto, queue, delay, "
-            "throughput, drops or retransmits. Repeatable; default: every one the run has.",
+            "throughput, drops, retransmits, tseq, mcs, retries, ampdu, tfrc, rssi or rlc. "
+            "Repeatable; default: every one the run has.",
             show_default=False,
         ),
     ] = None,
@@ -413,7 +411,15 @@ def plot(
                 kinds = what or plots.available(run_)
                 if not kinds:
                     recorded = ", ".join(run_.tables) or "none"
-                    raise _fail(f"{folder}: nothing to plot in this run (traces: {recorded})")
+                    files = (
+                        f"; its capture files ({', '.join(run_.captures)}) open in Wireshark "
+                        "(.pcap) and qvis (.sqlog)"
+                        if run_.captures
+                        else ""
+                    )
+                    raise _fail(
+                        f"{folder}: nothing to plot in this run (traces: {recorded}){files}"
+                    )
                 for k in kinds:
                     figures.append((k, plots.timeseries(run_, k, bin=bin_s)))
             else:
@@ -499,6 +505,7 @@ def reproduce(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Run again the runs that failed before.")
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Reproduce a study: run its experiments at the study's primary condition (resuming what
     is done), judge each published claim over all seeds, sweep the unsourced parameters apart,
@@ -516,6 +523,16 @@ def reproduce(
         raise _fail("give a study id, or --list to see them")
     if out_dir is not None:
         _check_out(out_dir)
+    try:
+        experiments = [e.name for e in rep_mod.load_study(study).experiments]
+        claim_reproduction(
+            out_dir or Path("reproduce") / (study + "-quick" * quick),
+            study,
+            experiments,
+            force=force,
+        )
+    except (rep_mod.StudyError, OutFolderError) as e:
+        raise _fail(str(e)) from None
     bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -14,10 +13,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from tern import runner
+from tern.progress import RunBar
 
 app = typer.Typer(
     help="Tern: a deterministic packet-level simulator of transport protocols over "
@@ -28,6 +27,47 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 out = Console()
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from tern import _core
+
+        print(f"tern {_core.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print Tern's version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Tern: a deterministic packet-level simulator of transport protocols over mobile and
+    wireless networks."""
+
+
+def _flags_take_no_value() -> None:
+    """Typer's help shows a `<bool>` value after an on/off flag (`--json <bool>`), which takes
+    none: the flag's type column is left empty."""
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None:
+        return
+
+    def display_type_rich(self, ctx):  # type: ignore[no-untyped-def]
+        return None if self.is_flag else shown(self, ctx)
+
+    option.display_type_rich = display_type_rich
+
+
+_flags_take_no_value()
 
 #: Exit code for bad input (scenario files, flags), as for command-line usage errors.
 EXIT_BAD_INPUT = 2
@@ -44,6 +84,14 @@ SeedOpt = Annotated[
         help="Master seed; replaces sim.seed of the file.",
         min=0,
         max=runner.MAX_SEED,
+    ),
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Replace a non-empty --out folder whole, whatever it holds (without it, only an "
+        "earlier run of the same scenario is replaced, and a sweep resumes).",
     ),
 ]
 SetOpt = Annotated[
@@ -149,37 +197,9 @@ def ray_install_hint() -> str:
     return "pip install 'ray>=2.9'"
 
 
-class _LiveProgress:
-    """A progress bar of simulated time, shown once a run has taken over 2 s."""
-
-    def __init__(self, label: str, enabled: bool):
-        self.label = label
-        self.enabled = enabled
-        self.started = time.monotonic()
-        self.bar: Progress | None = None
-        self.task = None
-
-    def __call__(self, now: float, end: float) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.started < 2.0:
-                return
-            self.bar = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=end)
-        self.bar.update(self.task, completed=now)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+def _LiveProgress(label: str, enabled: bool) -> RunBar:
+    """The command line's bar of a run's simulated time (shown once a run takes over 2 s)."""
+    return RunBar(label, enabled=enabled, con=err)
 
 
 def _print_summary(summary: dict) -> None:

@@ -12,6 +12,7 @@ from tern import _core
 from tern import emulation as emu
 from tern.cli_common import (
     EXIT_BUG,
+    ForceOpt,
     SeedOpt,
     SetOpt,
     _check_out,
@@ -23,6 +24,7 @@ from tern.cli_common import (
     app,
     err,
 )
+from tern.outdir import OutFolderError
 
 
 def _parse_runs(items: list[str] | None) -> dict[str, list[str]]:
@@ -73,6 +75,7 @@ def emulate(
             "them, and exit.",
         ),
     ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run a scenario in real time with its real nodes as Linux network namespaces (root)."""
     try:
@@ -94,8 +97,15 @@ def emulate(
             commands=_parse_runs(run),
             warn_us=warn_us,
             fail_us=fail_us,
+            force=force,
         )
-    except (_core.ScenarioError, _core.TraceError, _core.EmulationError, MemoryError) as e:
+    except (
+        _core.ScenarioError,
+        _core.TraceError,
+        _core.EmulationError,
+        OutFolderError,
+        MemoryError,
+    ) as e:
         raise _fail(str(e)) from None
     except _core.TernBug as e:
         raise _fail(str(e), EXIT_BUG) from None

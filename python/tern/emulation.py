@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tern import _core, traces
+from tern import _core, outdir, traces
 from tern.runner import Overrides, Run, _overrides, _panics_as_bugs, _seed, _source
 
 #: Every namespace an emulation makes starts with this.
@@ -242,6 +242,7 @@ def emulate(
     commands: Mapping[str, Sequence[str]] | None = None,
     warn_us: int = 1_000,
     fail_us: int = 10_000,
+    force: bool = False,
 ) -> Run:
     """Runs a scenario in real time with its real nodes (`real = true`) as Linux network
     namespaces, and saves the run in `out` (as `tern.run`, plus `commands/`).
@@ -252,6 +253,7 @@ def emulate(
     has ended, or at `sim.duration`.
     Lateness (how late the engine ran an event) past `warn_us` marks the run `behind` in
     `summary["emulation"]`; past `fail_us` the run stops with `EmulationError`. Needs root.
+    `out` is readied as `tern.run` readies it (`force` empties a folder of other results).
     """
     check_privileges()
     name, text = _source(path, text)
@@ -274,6 +276,7 @@ def emulate(
         for k, command in enumerate([*listed, *extra.get(node, ())])
     ]
     folder = Path(out)
+    outdir.claim_run(folder, name, force=force)
     logs = folder / "commands"
     logs.mkdir(parents=True, exist_ok=True)
     host = _Host(f"{os.getpid()}-{secrets.token_hex(2)}")
@@ -303,6 +306,7 @@ def emulate(
     result = Run(json.loads(summary), resolved, traces.FolderTables(dict(files)), dict(captures))
     result.summary["emulation"]["commands"] = ran
     result.save(folder)
+    outdir.mark_run(folder, name)
     return result
 
 

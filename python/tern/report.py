@@ -33,8 +33,8 @@ from typing import Any
 import polars as pl
 from matplotlib.figure import Figure
 
-from tern import plots
-from tern.runner import Run, load_run
+from tern import plots, plots_sweep
+from tern.runner import Run, data_path, load_run
 
 __all__ = [
     "Check",
@@ -346,8 +346,9 @@ def _md_text(text: str) -> str:
 
 
 def _md_escape(text: str) -> str:
-    """Text for one table cell: literal, on one line."""
-    return _md_text(text).replace("\n", " ")
+    """Text for one table cell or a caption: literal, on one line. Only inline marks are
+    escaped: a line there starts no heading or list, so `9.572` and `-3` stay as they are."""
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
 def _md_code(text: str, language: str) -> list[str]:
@@ -448,6 +449,7 @@ def run_sections(
         ("events", s.get("events")),
         ("packets", s.get("packets")),
         ("traces", ", ".join(run.tables) or "none"),
+        ("capture files", ", ".join(run.captures) or "none"),
     ]
     overview += [(k, v) for k, v in (params or {}).items()]
     flows = []
@@ -463,7 +465,7 @@ def run_sections(
             [
                 name,
                 f"{f.get('app')}/{f.get('transport')}",
-                f"{f.get('from')} → {f.get('to')}",
+                data_path(f),
                 f.get("bytes_sent"),
                 f.get("bytes_delivered"),
                 _mbps(f.get("goodput_bps")),
@@ -496,8 +498,20 @@ def run_sections(
         Plot(plots.timeseries(run, k, bin=bin), f"{k}: {plots.KINDS[k].description}", k)
         for k in kinds
     ]
-    if not figures:
+    if not figures and not (run.tables or run.captures):
         figures = [Paragraph("This run recorded no traces (record = [...] in the scenario).")]
+    elif not figures:
+        recorded = ", ".join([*run.tables, *run.captures])
+        figures = [Paragraph(f"No time series to draw from what this run recorded ({recorded}).")]
+    if run.captures:
+        figures.append(
+            Paragraph(
+                "Capture files in the run folder: packet captures (.pcap) open in Wireshark, "
+                "QUIC qlog files (.sqlog) in qvis."
+            )
+        )
+    quic = _quic_rows(s)
+    transport = [Section("QUIC", [Table(QUIC_COLUMNS, quic)])] if quic else []
     return [
         Section("Overview", [Table(["", "value"], overview)]),
         Section(
@@ -507,7 +521,7 @@ def run_sections(
                     [
                         "flow",
                         "app/transport",
-                        "path",
+                        "data path",
                         "bytes sent",
                         "bytes delivered",
                         "goodput (Mbit/s)",
@@ -540,6 +554,7 @@ def run_sections(
                 )
             ],
         ),
+        *transport,
         Section("Time series", figures),
         Section(
             "Scenario",
@@ -553,6 +568,49 @@ def run_sections(
             ],
         ),
     ]
+
+
+QUIC_COLUMNS = [
+    "flow",
+    "handshake (ms)",
+    "first byte (ms)",
+    "transfer (s)",
+    "packets sent",
+    "packets lost",
+    "congestion events",
+    "final cwnd (B)",
+    "MTU (B)",
+    "SRTT (ms)",
+    "closed",
+]
+
+
+def _quic_rows(summary: dict[str, Any]) -> list[list[Any]]:
+    """The summary's `quic` section of each QUIC flow (see `QuicSummary`)."""
+    rows = []
+    for name, f in summary.get("flows", {}).items():
+        q = f.get("quic")
+        if not isinstance(q, dict):
+            continue
+        closed = q.get("connection_closed") or {}
+        rows.append(
+            [
+                name,
+                _ms(q.get("handshake_time_s")),
+                _ms(q.get("first_byte_time_s")),
+                _fmt(q.get("transfer_time_s")) if q.get("transfer_time_s") is not None else "—",
+                q.get("packets_sent"),
+                q.get("packets_lost"),
+                q.get("congestion_events"),
+                q.get("final_cwnd"),
+                q.get("final_mtu"),
+                _ms(q.get("final_srtt_s")),
+                f"{closed.get('endpoint')} at {closed.get('at_s')} s: {closed.get('reason')}"
+                if closed
+                else "open at the end",
+            ]
+        )
+    return rows
 
 
 #: Summary metrics a sweep report shows, when the runs have them.
@@ -599,7 +657,7 @@ def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
     meta = sweep_meta(root)
     frame = open_results(root).pl()
     failed = sorted((root / "failed").glob("*.json")) if (root / "failed").is_dir() else []
-    grid = plots._load_sweep(frame).grid if not frame.is_empty() else []
+    grid = plots_sweep._load_sweep(frame).grid if not frame.is_empty() else []
     overview: list[tuple[str, Any]] = [
         ("scenario", meta.get("scenario", "?")),
         ("seeds", meta.get("seeds", "?")),
@@ -642,7 +700,8 @@ def sweep_sections(folder: str | os.PathLike[str]) -> list[Section]:
     varying = [g for g in grid if frame[g].n_unique() > 1]
     for m in metrics:
         for g in varying:
-            figures.append(Plot(plots.sweep(frame, g, m), f"{m} against {g}", f"{m}-vs-{g}"))
+            # From the folder, as `tern plot` draws it: the sweep's order, so its colours.
+            figures.append(Plot(plots.sweep(root, g, m), f"{m} against {g}", f"{m}-vs-{g}"))
     if not figures:
         figures = [Paragraph("No grid parameter takes more than one value: nothing to plot.")]
     sections.append(Section("Plots", figures))

@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from tern import _core, traces
+from tern import _core, outdir, traces
 
 Overrides = Mapping[str, Any] | None
 Progress = Callable[[float, float], None] | None
@@ -183,6 +183,15 @@ def schema() -> dict[str, Any]:
     return json.loads(_core.schema())
 
 
+def data_path(flow: Mapping[str, Any]) -> str:
+    """Where a flow's data goes, from its summary: `from → to`, but `to → from` for a
+    `file` download, whose data is the response of the flow's far end (`to`)."""
+    ends = (flow.get("from"), flow.get("to"))
+    if flow.get("app") == "file":
+        ends = ends[::-1]
+    return f"{ends[0]} → {ends[1]}"
+
+
 class TraceNotRecorded(KeyError):
     """Asked for a trace the run did not record."""
 
@@ -208,6 +217,54 @@ class Run:
         #: file name → contents (read from the output folder when accessed, for a run that
         #: wrote them there).
         self.captures = Captures(captures or {})
+
+    def _flow_rows(self) -> list[tuple[str, ...]]:
+        """One row per flow: name, app/transport, path, delivered, goodput, loss."""
+        rows = []
+        for name, f in self.summary.get("flows", {}).items():
+            rows.append(
+                (
+                    str(name),
+                    f"{f.get('app')}/{f.get('transport')}",
+                    data_path(f),
+                    f"{f.get('bytes_delivered', 0) / 1e6:.3f} MB",
+                    f"{f.get('goodput_bps', 0) / 1e6:.3f} Mbit/s",
+                    f"{100 * f.get('loss_rate', 0):.2f} % lost",
+                )
+            )
+        return rows
+
+    def _headline(self) -> str:
+        s = self.summary
+        flows, links = len(s.get("flows", {})), len(s.get("links", {}))
+        traces = ", ".join(self.tables) or "none"
+        return (
+            f"Run of {s.get('duration_s', 0):g} s simulated, seed {s.get('seed')}: "
+            f"{flows} flow{'s' * (flows != 1)}, {links} link{'s' * (links != 1)}; "
+            f"traces: {traces}"
+        )
+
+    def __repr__(self) -> str:
+        rows = self._flow_rows()
+        widths = [max(len(r[i]) for r in rows) for i in range(6)] if rows else []
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+        return "\n".join([f"<tern.{self._headline()}>", *("  " + ln.rstrip() for ln in lines)])
+
+    def _repr_html_(self) -> str:
+        """The notebook's view: the headline and a table of the flows."""
+        import html
+
+        head = "".join(
+            f"<th>{c}</th>" for c in ("flow", "app", "path", "delivered", "goodput", "loss")
+        )
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+            for r in self._flow_rows()
+        )
+        return (
+            f"<div><p><b>tern.Run</b>: {html.escape(self._headline())}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        )
 
     @property
     def tables(self) -> list[str]:
@@ -293,44 +350,65 @@ def run(
     text: str | None = None,
     seed: int | None = None,
     set: Overrides = None,
-    progress: Progress = None,
+    progress: Progress | bool | None = None,
     out: str | os.PathLike[str] | None = None,
     max_trace_memory: int | None = None,
+    force: bool = False,
 ) -> Run:
     """Runs a scenario given as a file `path` or as TOML `text=`.
 
     `seed` replaces `sim.seed`; `set` overrides keys, e.g.
     `{"links.access.rate": "5Mbps"}` (array elements are picked by name).
-    `progress(now_s, end_s)` is called now and then during the run.
+    `progress(now_s, end_s)` is called now and then during the run; by default (None) a
+    run that takes over 2 s shows the command line's progress bar where someone watches (a
+    notebook, a terminal), `False` shows none, `True` shows it wherever it can.
     Ctrl-C (or an exception raised by `progress`) stops the run.
     With `out`, traces stream to `out/<table>.parquet` as the run goes (memory stays
     bounded) and the run is saved there (`Run.save`); without it, traces stay in memory, at
     most `max_trace_memory` bytes (1 GiB by default) for the tables, packet captures and
-    qlogs together, past which `tern.TraceError` is raised.
+    qlogs together, past which `tern.TraceError` is raised. A non-empty `out` must be an
+    earlier run of the same scenario, which is replaced (`tern.outdir`); anything else
+    raises `OutFolderError` unless `force`, which empties it first.
     """
     name, text = _source(path, text)
     folder = None if out is None else Path(out)
+    if folder is not None:
+        if outdir.occupied(folder):
+            # A scenario that cannot run must not cost the results already there.
+            with _panics_as_bugs(name):
+                _core.validate(text, name, _overrides(set), _seed(seed, name))
+        outdir.claim_run(folder, name, force=force)
     stop: list[BaseException] = []
+    bar = None
+    if progress is None or isinstance(progress, bool):
+        from tern.progress import RunBar
+
+        label = Path(name).stem if name != "<scenario>" else "run"
+        bar = progress = RunBar(label, enabled=progress is not False, always=progress is True)
 
     def report(now: float, end: float) -> None:
         # Whatever the callback raises stops the run, even when raised in the last call.
         try:
-            if progress is not None:
-                progress(now, end)
+            progress(now, end)
         except BaseException as e:
             stop.append(e)
             raise
 
-    with _interrupts_recorded(stop), _panics_as_bugs(name):
-        summary, resolved, tables, captures, files = _core.run(
-            text, name, _overrides(set), _seed(seed, name), report, folder, max_trace_memory
-        )
+    try:
+        with _interrupts_recorded(stop), _panics_as_bugs(name):
+            summary, resolved, tables, captures, files = _core.run(
+                text, name, _overrides(set), _seed(seed, name), report, folder, max_trace_memory
+            )
+    finally:
+        if bar is not None:
+            bar.close()
     if stop:
         raise stop[0]
     frames = traces.frames(tables) if folder is None else traces.FolderTables(dict(files))
     result = Run(json.loads(summary), resolved, frames, dict(captures))
     if folder is not None:
         result.save(folder)
+        outdir.mark_run(folder, name)
     return result
 
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import polars as pl
 
+from tern import outdir
 from tern.runner import _overrides, _source, _toml_literal, run, validate
 
 #: The most runs one sweep plans: every run is resolved and checked before the first starts
@@ -168,7 +169,7 @@ def _run_one(text: str, base: dict[str, str], spec: RunSpec, folder: str) -> str
         if tmp.exists():
             shutil.rmtree(tmp)
         # Traces stream into the run's folder; the run is saved there too.
-        run(text=text, seed=spec.seed, set={**base, **spec.params}, out=tmp)
+        run(text=text, seed=spec.seed, set={**base, **spec.params}, out=tmp, progress=False)
         (tmp / "params.json").write_text(
             json.dumps({"params": spec.params, "seed": spec.seed, "key": spec.key}, indent=2)
         )
@@ -211,6 +212,8 @@ def sweep(
     retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
     linked: Mapping[str, Iterable[Any]] | None = None,
+    force: bool = False,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Runs every grid point with every seed and returns a polars DataFrame of summaries
     (one row per run and flow, grid values as columns); see `open_results`.
@@ -219,23 +222,31 @@ def sweep(
     calling it again resumes; runs that failed before are run again only with
     `retry_failed=True`. `ray_address` runs the same sweep on a Ray cluster ("local" for a
     local Ray). `linked` keys change together: `{"links.a.delay": ["10ms", "40ms"],
-    "links.b.delay": ["40ms", "10ms"]}` is two points, crossed with `grid`.
+    "links.b.delay": ["40ms", "10ms"]}` is two points, crossed with `grid`. A non-empty
+    `out` that is not a sweep of the same scenario raises `OutFolderError`, unless `force`,
+    which empties it first. Unless `on_progress` is given, the command line's bar of runs
+    is shown where someone watches (a notebook, a terminal; `progress=False`: never).
     """
+    from tern.progress import SweepBar
     from tern.store import open_results
 
-    result = run_sweep(
-        path,
-        grid or {},
-        text=text,
-        seeds=seeds,
-        out=out,
-        jobs=jobs,
-        set=set,
-        ray_address=ray_address,
-        retry_failed=retry_failed,
-        on_progress=on_progress,
-        linked=linked,
-    )
+    label = Path(path).stem if path is not None and text is None else "sweep"
+    bar = SweepBar(label, enabled=on_progress is None and progress is not False)
+    with bar:
+        result = run_sweep(
+            path,
+            grid or {},
+            text=text,
+            seeds=seeds,
+            out=out,
+            jobs=jobs,
+            set=set,
+            ray_address=ray_address,
+            retry_failed=retry_failed,
+            on_progress=on_progress or bar.update,
+            linked=linked,
+            force=force,
+        )
     if result.failures:
         first = next(iter(result.failures.values()))
         raise RuntimeError(
@@ -258,6 +269,7 @@ def run_sweep(
     retry_failed: bool = False,
     on_progress: Callable[[SweepResult], None] | None = None,
     linked: Mapping[str, Iterable[Any]] | None = None,
+    force: bool = False,
 ) -> SweepResult:
     """The sweep itself; returns counts and failures instead of a frame. Runs that failed
     in an earlier invocation count as failures unless `retry_failed`, which runs them again.
@@ -268,12 +280,14 @@ def run_sweep(
     grid = _lists(grid)
     specs = plan(name, text, grid, seeds, base, linked)
     root = Path(out)
+    outdir.claim_sweep(root, name, force=force)
     for sub in ("runs", "failed", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     (root / "sweep.json").write_text(
         json.dumps(
             {
                 "scenario": name,
+                "source": outdir.identity(name),
                 "grid": {k: list(map(str, v)) for k, v in grid.items()},
                 "linked": {k: list(map(str, v)) for k, v in (linked or {}).items()},
                 "seeds": seeds,

@@ -56,8 +56,14 @@ pub struct FlowSummary {
     pub messages_in_flight: u64,
     pub bytes_sent: u64,
     pub bytes_delivered: u64,
-    /// Application bytes delivered × 8 / (end of run − flow start).
+    /// Application bytes delivered × 8 over the flow's own time: for a bounded transfer that
+    /// completed (a `bulk` of `bytes`, a `file`), its transfer time (`tcp.transfer_time_s`,
+    /// `quic.transfer_time_s`: from the flow's start, connection set-up included, to the last
+    /// byte read); otherwise end of run − flow start.
     pub goodput_bps: f64,
+    /// Application bytes delivered × 8 / (end of run − flow start), whether or not the
+    /// transfer finished earlier: the flow's share of the whole run.
+    pub goodput_over_run_bps: f64,
     /// messages_lost / messages_sent.
     pub loss_rate: f64,
     /// One-way delay of delivered messages (data flows), in seconds.

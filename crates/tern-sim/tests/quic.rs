@@ -518,3 +518,28 @@ fn forward_times(out: &RunOutput) -> Vec<f64> {
     }
     times
 }
+
+/// A QUIC file download's goodput counts its transfer time (handshake to last byte read),
+/// whatever the run's length.
+#[test]
+fn goodput_of_a_file_is_over_its_transfer_time() {
+    let at = |duration: &str| {
+        let text = quic_link(
+            STEADY,
+            duration,
+            r#"{ kind = "file", size = "2MB" }"#,
+            "",
+            "",
+        );
+        run(&text).summary.flows["f"].clone()
+    };
+    let (short, long) = (at("20s"), at("80s"));
+    let t = short.quic.as_ref().unwrap().transfer_time_s.unwrap();
+    assert_eq!(short.bytes_delivered, 2_000_000);
+    assert_eq!(short.goodput_bps, 2e6 * 8.0 / t);
+    assert_eq!(short.goodput_bps, long.goodput_bps);
+    assert_eq!(short.goodput_over_run_bps, 2e6 * 8.0 / 20.0);
+    assert_eq!(long.goodput_over_run_bps, 2e6 * 8.0 / 80.0);
+    // At most the link's payload rate: 1440 B of application data per 1500-B packet.
+    assert!(short.goodput_bps <= 10e6 * 1440.0 / 1500.0);
+}

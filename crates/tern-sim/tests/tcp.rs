@@ -383,3 +383,33 @@ fn hystart_leaves_slow_start_before_the_queue_overflows() {
     let (drop, exit) = slow_start_end("true");
     assert!(exit < drop, "HyStart++: exit {exit} s, first drop {drop} s");
 }
+
+/// A bounded transfer's goodput counts its own time, not the run's: 5 MB over p2p-bulk's
+/// 10 Mbit/s, 40 ms round trip.
+#[test]
+fn goodput_of_a_bounded_transfer_is_over_its_own_time() {
+    let bytes = 5e6;
+    let at = |duration: &str| {
+        let out = example(&[("flows.bulk.app.bytes", "5MB"), ("sim.duration", duration)]);
+        out.summary.flows["bulk"].clone()
+    };
+    let (short, long) = (at("30s"), at("120s"));
+    let t = short.tcp.as_ref().unwrap().transfer_time_s.unwrap();
+    assert_eq!(short.bytes_delivered as f64, bytes);
+    assert_eq!(short.goodput_bps, bytes * 8.0 / t);
+    // The run's length changes neither the transfer nor its goodput ...
+    assert_eq!(short.goodput_bps, long.goodput_bps);
+    // ... only the share of the run, kept under its own name.
+    assert_eq!(short.goodput_over_run_bps, bytes * 8.0 / 30.0);
+    assert_eq!(long.goodput_over_run_bps, bytes * 8.0 / 120.0);
+    // At most the link's payload rate (1448 B of each 1500-B packet; link framing only
+    // lowers it), at least that rate over the serialisation time plus 1 s (25 round trips,
+    // far more than the handshake and slow start to the 50 kB bandwidth-delay product need).
+    let payload = 10e6 * 1448.0 / 1500.0;
+    let floor = bytes * 8.0 / (bytes * 8.0 / payload + 1.0);
+    assert!(
+        floor < short.goodput_bps && short.goodput_bps <= payload,
+        "{} not in ({floor}, {payload}]",
+        short.goodput_bps
+    );
+}

@@ -323,7 +323,11 @@ fn same_seed_same_outputs() {
 fn bad_tfrc_settings() {
     let base = scenario(&link("10Mbps", "20ms", 50, ""), 1.0, "", "");
     let cases = [
-        (", wire = \"tcp\"", "flows[0].transport", "`dccp` or `udp`"),
+        (
+            ", wire = \"tcp\"",
+            "flows[0].transport.wire",
+            "`dccp` or `udp`",
+        ),
         (", ndupack = 0", "flows[0].transport.ndupack", "at least 1"),
         (
             ", send_buffer = 0",
@@ -353,7 +357,7 @@ fn bad_tfrc_settings() {
         ),
         (
             ", receive_rate = \"last-feedback\"",
-            "flows[0].transport",
+            "flows[0].transport.receive_rate",
             "`since-last-feedback` or `last-rtt`",
         ),
         (

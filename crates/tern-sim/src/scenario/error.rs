@@ -74,9 +74,58 @@ pub(crate) fn plain_words(message: &str) -> String {
     out
 }
 
+/// The key of `table` a deserializer's `message` is about, when the message names a value
+/// but no key: a table of one of several kinds (`transport = { kind = "tcp", cc = "bbr" }`)
+/// is read whole, so its errors point at the table. The key is the one holding the value
+/// the message quotes (`unknown variant `bbr``, `got "10 parsecs"`), or the unknown field
+/// it names; none when no single key fits.
+pub(crate) fn culprit(message: &str, table: &toml::Table) -> Option<String> {
+    let quoted = |open: &str, close: char| {
+        let start = message.find(open)? + open.len();
+        let len = message[start..].find(close)?;
+        Some(message[start..start + len].to_owned())
+    };
+    if let Some(field) = message
+        .strip_prefix("unknown field `")
+        .and_then(|_| quoted("unknown field `", '`'))
+    {
+        return table.contains_key(&field).then_some(field);
+    }
+    let value = quoted("unknown variant `", '`').or_else(|| quoted("got \"", '"'))?;
+    let mut keys = table
+        .iter()
+        .filter(|(k, v)| *k != "kind" && v.as_str() == Some(value.as_str()))
+        .map(|(k, _)| k.clone());
+    let key = keys.next()?;
+    keys.next().is_none().then_some(key)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::plain_words;
+    use super::{culprit, plain_words};
+
+    #[test]
+    fn the_key_a_message_quotes_is_found() {
+        let table: toml::Table =
+            toml::from_str("kind = \"tcp\"\ncc = \"bbr\"\nrate = \"9 parsecs\"").unwrap();
+        let variant = "unknown variant `bbr`, expected one of `newreno`, `cubic`";
+        assert_eq!(culprit(variant, &table).as_deref(), Some("cc"));
+        let unit = "expected a data rate like \"10Mbps\", got \"9 parsecs\"";
+        assert_eq!(culprit(unit, &table).as_deref(), Some("rate"));
+        assert_eq!(
+            culprit("unknown field `cc`, expected `kind`", &table).as_deref(),
+            Some("cc")
+        );
+        // The kind is not a culprit of its own message; an unknown value names nothing.
+        assert_eq!(
+            culprit("unknown variant `tcp`, expected `udp`", &table),
+            None
+        );
+        assert_eq!(
+            culprit("unknown variant `reno`, expected `cubic`", &table),
+            None
+        );
+    }
 
     #[test]
     fn rust_types_become_ranges() {

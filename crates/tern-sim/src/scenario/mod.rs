@@ -189,8 +189,11 @@ pub(crate) fn load_with(
         if let Err(syntax) = text.parse::<toml_edit::DocumentMut>() {
             return not_toml(syntax);
         }
-        let path = convert_path(e.path());
+        let mut path = convert_path(e.path());
         let message = error::plain_words(e.inner().message());
+        if let Some(key) = table_at(&edited, &path).and_then(|t| error::culprit(&message, &t)) {
+            path.push(PathSeg::Key(key));
+        }
         source.error(&path, message)
     })?;
     if let Some(seed) = seed {
@@ -225,6 +228,22 @@ pub fn resolved_toml(scenario: &Scenario) -> String {
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
     serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+/// The table at `path` in the scenario `text`, if there is one there.
+fn table_at(text: &str, path: &[PathSeg]) -> Option<toml::Table> {
+    let mut here = toml::Value::Table(toml::from_str(text).ok()?);
+    for seg in path {
+        here = match (seg, here) {
+            (PathSeg::Key(k), toml::Value::Table(mut t)) => t.remove(k)?,
+            (PathSeg::Index(i), toml::Value::Array(mut a)) if *i < a.len() => a.swap_remove(*i),
+            _ => return None,
+        };
+    }
+    match here {
+        toml::Value::Table(t) => Some(t),
+        _ => None,
+    }
 }
 
 fn convert_path(path: &serde_path_to_error::Path) -> Vec<PathSeg> {

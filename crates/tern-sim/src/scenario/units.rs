@@ -47,7 +47,8 @@ fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
 }
 
 /// Renders `value` (in base units) with the largest unit that divides it
-/// exactly, so that parsing the result gives `value` back.
+/// exactly, so that parsing the result gives `value` back. Minutes are read but never
+/// written: a resolved `"60s"` stays `"60s"`.
 fn render_scaled(value: u64, units: &[(&str, u64)]) -> String {
     // Zero is a multiple of every unit: it is given in the first.
     if value == 0 {
@@ -57,7 +58,7 @@ fn render_scaled(value: u64, units: &[(&str, u64)]) -> String {
     let (name, mult) = units
         .iter()
         .rev()
-        .filter(|(_, m)| *m > 0 && value.is_multiple_of(*m))
+        .filter(|(n, m)| *n != "min" && *m > 0 && value.is_multiple_of(*m))
         .max_by_key(|(_, m)| *m)
         .copied()
         .unwrap_or(units[0]);
@@ -160,9 +161,17 @@ quantity!(
 );
 
 quantity!(
-    /// A data rate in bit/s (`"bps"`, `"kbps"`, `"Mbps"`, `"Gbps"`; SI prefixes).
-    DataRate(u64), "a data rate", "10Mbps", r"^\s*[0-9]*\.?[0-9]+\s*(bps|kbps|Kbps|Mbps|Gbps)\s*$",
-    &[("bps", 1), ("kbps", 1_000), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000)],
+    /// A data rate in bit/s (`"bps"`, `"kbps"`, `"Mbps"`, `"Gbps"`; SI prefixes), also as Tern's
+    /// tables print it (`"10 Mbit/s"`) and in lower case (`"10mbps"`: megabits, as iperf and
+    /// most tools read it, not the megabytes of Linux tc's `mbps`).
+    DataRate(u64), "a data rate", "10Mbps",
+    r"^\s*[0-9]*\.?[0-9]+\s*(bps|[kKmMgG]bps|bit/s|[kKMG]bit/s)\s*$",
+    &[
+        ("bps", 1), ("bit/s", 1),
+        ("kbps", 1_000), ("Kbps", 1_000), ("kbit/s", 1_000), ("Kbit/s", 1_000),
+        ("Mbps", 1_000_000), ("mbps", 1_000_000), ("Mbit/s", 1_000_000),
+        ("Gbps", 1_000_000_000), ("gbps", 1_000_000_000), ("Gbit/s", 1_000_000_000),
+    ],
     wrap: DataRate, unwrap: |r: DataRate| r.0
 );
 
@@ -281,6 +290,15 @@ mod tests {
         assert_eq!(DataRate::parse("10Mbps").unwrap().0, 10_000_000);
         assert_eq!(DataRate::parse("384kbps").unwrap().0, 384_000);
         assert_eq!(DataRate::parse("1.5Gbps").unwrap().0, 1_500_000_000);
+        // As Tern's tables print rates, and in lower case (megabits, SI: 10 × 10⁶ bit/s).
+        assert_eq!(DataRate::parse("10 Mbit/s").unwrap().0, 10_000_000);
+        assert_eq!(DataRate::parse("9.5 kbit/s").unwrap().0, 9_500);
+        assert_eq!(DataRate::parse("10mbps").unwrap().0, 10_000_000);
+        assert_eq!(DataRate::parse("2gbps").unwrap().0, 2_000_000_000);
+        assert!(
+            DataRate::parse("10 MBps").is_err(),
+            "bytes per second is not a spelling"
+        );
         assert_eq!(
             DataRate::parse("10 parsecs").unwrap_err(),
             "expected a data rate like \"10Mbps\", got \"10 parsecs\""
@@ -304,6 +322,8 @@ mod tests {
             assert_eq!(Duration::parse(&d.to_string()).unwrap(), d);
         }
         assert_eq!(Duration::parse("1.5s").unwrap().to_string(), "1500ms");
+        assert_eq!(Duration::parse("60s").unwrap().to_string(), "60s");
+        assert_eq!(Duration::parse("2min").unwrap().to_string(), "120s");
         assert_eq!(DataRate(10_000_000).to_string(), "10Mbps");
         assert_eq!(DataRate(384_000).to_string(), "384kbps");
         assert_eq!(Bytes(65_536).to_string(), "64KiB");

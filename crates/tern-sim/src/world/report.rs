@@ -19,6 +19,20 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     let lost = sent.saturating_sub(delivered);
     let flying = if r.reliable { lost } else { flying.min(lost) };
     let echo = f.app == "ping";
+    // A bounded transfer that finished counts over its own time; anything else over the
+    // time from its start to the end of the run.
+    let transfer = r
+        .tcp
+        .as_ref()
+        .and_then(|t| t.transfer_time_s)
+        .or_else(|| r.quic.as_ref().and_then(|q| q.transfer_time_s));
+    let rate = |secs: f64| {
+        if secs > 0.0 {
+            r.bytes_delivered as f64 * 8.0 / secs
+        } else {
+            0.0
+        }
+    };
     let dist = Distribution::of_nanos(&r.sink.delays);
     FlowSummary {
         app: f.app,
@@ -31,11 +45,8 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         messages_in_flight: flying,
         bytes_sent: r.bytes_sent,
         bytes_delivered: r.bytes_delivered,
-        goodput_bps: if active > 0.0 {
-            r.bytes_delivered as f64 * 8.0 / active
-        } else {
-            0.0
-        },
+        goodput_bps: rate(transfer.unwrap_or(active)),
+        goodput_over_run_bps: rate(active),
         loss_rate: if sent > 0 {
             lost as f64 / sent as f64
         } else {
