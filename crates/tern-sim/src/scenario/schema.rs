@@ -6,10 +6,12 @@
 mod defaults;
 mod flow;
 mod link;
+mod trace;
 mod wifi;
 
 pub use flow::*;
 pub use link::*;
+pub use trace::*;
 pub use wifi::*;
 
 use super::units::Duration;

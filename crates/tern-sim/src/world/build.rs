@@ -17,6 +17,7 @@ use crate::net::service::ServiceRate;
 use crate::scenario::units::DataRate;
 use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
+use crate::tracelink::service::TraceService;
 use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -60,6 +61,12 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
         loss,
     )
     .with_framing(link.framing.0 as u32);
+    if let Some(spec) = link.trace_of(dir == Dir::Reverse) {
+        let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
+        let trace = crate::tracelink::build(spec, seed, &stream)
+            .expect("a trace is checked when the scenario is loaded");
+        return tx.with_trace(TraceService::new(std::sync::Arc::new(trace)));
+    }
     match &link.cell {
         Some(cell) => tx.with_service(granted_rate(link, cell, dir, rate, end)),
         None => tx,
