@@ -19,7 +19,9 @@ pub mod config;
 mod frto;
 mod input;
 mod output;
+mod pacing;
 mod prr;
+pub mod rate;
 mod recovery;
 mod recv;
 mod rlci;
@@ -272,12 +274,28 @@ pub struct Connection {
     persist_backoff: u32,
     syn_sent_at: Option<SimTime>,
     last_cc: (u64, u64),
+    /// Delivery-rate estimation, when the controller wants samples or the connection paces
+    /// (`rate`).
+    sampler: Option<Box<rate::RateSampler>>,
+    /// Internal pacing (`pacing`), when configured or the controller needs it.
+    pacer: Option<Box<pacing::Pacer>>,
+    /// When the pacer lets held data go.
+    pacing_deadline: Option<SimTime>,
+    /// The RTT sample of the ACK being processed, and the smallest seen.
+    ack_rtt: Option<SimTime>,
+    min_rtt: Option<SimTime>,
 }
 
 impl Connection {
     fn new(cfg: Arc<Config>, isn: u32, state: State, now: SimTime) -> Self {
         let smss = cfg.own_mss();
-        let cc = cfg.controller(smss);
+        let mut cc = cfg.controller(smss);
+        cc.reseed(u64::from(isn));
+        let paces = cfg.pacing || cc.needs_pacing();
+        let samples = paces || cc.wants_rate_samples();
+        // A controller that sets the window from rate samples (Linux's `cong_control`)
+        // replaces PRR (`tcp_cong_control`).
+        let prr = cfg.prr && !cc.wants_rate_samples();
         Connection {
             state,
             iss: isn,
@@ -291,7 +309,7 @@ impl Connection {
             sb: Scoreboard::default(),
             rtt: RttEstimator::of(&cfg),
             cc,
-            recovery: Recovery::new(false, cfg.recovery, cfg.prr),
+            recovery: Recovery::new(false, cfg.recovery, prr),
             in_recovery: false,
             recover: 0,
             dupacks: 0,
@@ -325,6 +343,11 @@ impl Connection {
             events: VecDeque::new(),
             cwnd_rtt_events: true,
             last_cc: (0, 0),
+            sampler: samples.then(Box::default),
+            pacer: paces.then(Box::default),
+            pacing_deadline: None,
+            ack_rtt: None,
+            min_rtt: None,
             stats: Stats::default(),
             cfg,
         }
@@ -418,6 +441,11 @@ impl Connection {
 
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
+    }
+
+    /// The pacing rate in bytes per second, when the connection paces and has one.
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.pacer.as_ref().and_then(|p| p.rate())
     }
 
     pub fn srtt(&self) -> Option<SimTime> {
