@@ -247,7 +247,11 @@ impl Bbr {
 
     /// `bbr_tso_segs_goal`: segments per burst the pacing rate allows, at least 1 or 2.
     fn tso_segs_goal(&self) -> u64 {
-        let min_segs = if self.pacing_rate < MIN_TSO_RATE / 8 { 1 } else { 2 };
+        let min_segs = if self.pacing_rate < MIN_TSO_RATE / 8 {
+            1
+        } else {
+            2
+        };
         let bytes = (self.pacing_rate >> 10).min(GSO_BUDGET);
         (bytes / self.smss).max(min_segs)
     }
@@ -305,9 +309,9 @@ impl Bbr {
         if EXTRA_ACKED_GAIN == 0 || !self.full_bw_reached {
             return 0;
         }
-        let max_aggr =
-            (u128::from(self.bw()) * u128::from(EXTRA_ACKED_MAX.0) / 1_000_000_000) as u64
-                / self.smss;
+        let max_aggr = (u128::from(self.bw()) * u128::from(EXTRA_ACKED_MAX.0) / 1_000_000_000)
+            as u64
+            / self.smss;
         let aggr = EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1]) / UNIT;
         aggr.min(max_aggr)
     }

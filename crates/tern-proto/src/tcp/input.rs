@@ -2,8 +2,8 @@
 
 use super::config::{LossFlight, CWND_LIMITED_SLACK_SEGMENTS};
 use super::frto::{AckInfo, AckKind};
-use super::recovery::{PartialAck, Recovery};
 use super::rate::AckFacts;
+use super::recovery::{PartialAck, Recovery};
 use super::{pacing, unwrap_offset, Connection, Event, Segment, State};
 use crate::cc::{AckEvent, LossEvent, RttSample};
 use crate::time::SimTime;

@@ -126,11 +126,12 @@ impl Connection {
             let tx = s.on_send(now, first);
             self.sb.set_tx(start, tx);
         }
+        if self.pacer.as_ref().is_some_and(|p| p.rate().is_none()) {
+            // Before the first ACK of data: from the handshake's RTT, or the controller's
+            // initial rate.
+            self.update_pacing_rate();
+        }
         if let Some(p) = self.pacer.as_deref_mut() {
-            if p.rate().is_none() {
-                // Before the first ACK: the controller's initial rate, if it sets one.
-                p.set_rate(self.cc.pacing_rate());
-            }
             p.on_sent(now, len);
         }
     }

@@ -100,6 +100,48 @@ mod tests {
         assert_eq!(p.next_departure(), SimTime::from_micros(3000));
     }
 
+    /// A paced connection (CUBIC, `pacing = true`) with a large window: after its first
+    /// ten segments it sends the next only when the pacer's timer says so, and
+    /// `poll_timeout` gives that instant; an unpaced one sends the whole window at once.
+    #[test]
+    fn a_paced_connection_holds_data_for_the_pacing_timer() {
+        use super::super::{Config, Connection};
+        let sent_at_once = |pacing: bool| {
+            let cfg = Config {
+                timestamps: false,
+                pacing,
+                cc: crate::cc::CcKind::Cubic,
+                initial_window: super::super::InitialWindow::Segments(40),
+                ..Config::default()
+            };
+            let t0 = SimTime::ZERO;
+            let mut client = Connection::connect(cfg.clone(), 1, t0);
+            let mut server = Connection::listen(cfg, 2);
+            let rtt = SimTime::from_millis(100);
+            let pass = |from: &mut Connection, to: &mut Connection, at: SimTime| {
+                while let Some(seg) = from.poll_transmit(at) {
+                    to.handle_segment(at, &seg);
+                }
+            };
+            pass(&mut client, &mut server, t0);
+            pass(&mut server, &mut client, rtt);
+            client.write(1 << 20);
+            let mut n = 0;
+            while client.poll_transmit(rtt).is_some() {
+                n += 1;
+            }
+            (n, client.poll_timeout(), client.pacing_rate())
+        };
+        let (unpaced, _, none) = sent_at_once(false);
+        assert_eq!((unpaced, none), (40, None));
+        let (paced, timer, rate) = sent_at_once(true);
+        // An ACK of the SYN-ACK is not data and is not held.
+        assert_eq!(paced, 10);
+        // 200 % of 40 · 1460 B per 100 ms (slow start) = 1 168 000 B/s: 1460 B take 1.25 ms.
+        assert_eq!(rate, Some(1_168_000));
+        assert_eq!(timer, Some(SimTime::from_millis(100) + SimTime(1_250_000)));
+    }
+
     #[test]
     fn the_default_rate_is_linux_s_ratio_of_cwnd_over_srtt() {
         let srtt = Some(SimTime::from_millis(100));

@@ -75,11 +75,8 @@ impl Bbr {
         if self.pacing_gain == UNIT {
             return is_full_length;
         }
-        let inflight = self.packets_in_net_at_edt(
-            rs.now,
-            rs.pacing_edt,
-            self.packets(rs.prior_in_flight),
-        );
+        let inflight =
+            self.packets_in_net_at_edt(rs.now, rs.pacing_edt, self.packets(rs.prior_in_flight));
         let bw = self.bw.get();
         if self.pacing_gain > UNIT {
             return is_full_length
@@ -208,7 +205,8 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
-        let thresh = (u128::from(self.full_bw) * u128::from(FULL_BW_THRESH) / u128::from(UNIT)) as u64;
+        let thresh =
+            (u128::from(self.full_bw) * u128::from(FULL_BW_THRESH) / u128::from(UNIT)) as u64;
         if self.bw.get() >= thresh {
             self.full_bw = self.bw.get();
             self.full_bw_cnt = 0;
@@ -333,7 +331,8 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(rs, acked);
             cwnd = c;
             if !conserving {
-                let target = self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
+                let target =
+                    self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || rs.total_delivered < INIT_CWND * self.smss {

@@ -89,5 +89,7 @@ fn a_steady_path_is_modelled_and_probe_rtt_comes_every_ten_seconds() {
     assert!(enter > gap + SimTime::from_secs(10) && enter <= gap + gap + SimTime::from_secs(10));
     assert!(exit >= enter + PROBE_RTT_TIME && exit < enter + PROBE_RTT_TIME + ms(100));
     let next = probe_rtt[1].0;
-    assert!(next > exit + SimTime::from_secs(10) && next <= exit + SimTime::from_secs(10) + gap + gap);
+    assert!(
+        next > exit + SimTime::from_secs(10) && next <= exit + SimTime::from_secs(10) + gap + gap
+    );
 }

@@ -1,0 +1,70 @@
+//! TCP BBR and pacing over a point-to-point link, against the path's own figures.
+
+mod common;
+use common::*;
+
+fn bulk(duration: &str, transport: &str, record: &str) -> String {
+    format!(
+        r#"
+record = [{record}]
+[sim]
+duration = "{duration}"
+seed = 1
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "100pkt" }}
+[[flows]]
+name = "bulk"
+from = "a"
+to = "b"
+app = {{ kind = "bulk" }}
+transport = {{ kind = "tcp", mss = "1448B", {transport} }}
+"#
+    )
+}
+
+/// BBR on 10 Mbit/s and 40 ms, 30 s, TCP Small Queues on (the default): the goodput is
+/// the link's payload rate, 10 Mbit/s · 1448 / 1500 = 9.653 Mbit/s (IPv4 20 B + TCP 32 B
+/// with timestamps), less what PROBE_RTT and the start cost: at most 200 ms + one 40 ms
+/// round per PROBE_RTT (tcp_bbr.c: `bbr_probe_rtt_mode_ms`, "roughly 2%") and 1 s for the
+/// handshake and STARTUP. PROBE_RTT (the window at 4 packets) comes 10 s after the first
+/// minimum RTT (`bbr_min_rtt_win_sec`; the first sample comes one handshake and one data
+/// round trip in, 80 ms) and then 10 s after the previous one ended. With pacing, TCP Small
+/// Queues lets about 1 ms at the pacing rate into the link's queue (`sk_pacing_rate >> 10`,
+/// 1.2 kB here), never less than two packets, plus the one Linux always lets through:
+/// at most 3 packets wait.
+#[test]
+fn bbr_fills_the_pipe_and_probes_rtt_every_ten_seconds() {
+    let out = same_runs(&bulk("30s", r#"cc = "bbr""#, r#""cwnd""#));
+    let goodput = out.summary.flows["bulk"].goodput_bps;
+    let payload_rate = 10e6 * 1448.0 / 1500.0;
+    let lower = payload_rate * (30.0 - 2.0 * 0.24 - 1.0) / 30.0;
+    assert!(goodput >= lower && goodput <= payload_rate, "{goodput}");
+    let c = table(&out, "cwnd");
+    let (t, w) = (f64s(c, "time"), u64s(c, "cwnd"));
+    let mut dips = Vec::new();
+    let mut ends = Vec::new();
+    for i in 1..t.len() {
+        if w[i] <= 4 * 1448 && w[i - 1] > 4 * 1448 {
+            dips.push(t[i]);
+        }
+        if w[i] > 4 * 1448 && w[i - 1] <= 4 * 1448 && !dips.is_empty() {
+            ends.push(t[i]);
+        }
+    }
+    assert_eq!(dips.len(), 2, "{dips:?}");
+    assert!(dips[0] > 10.04 && dips[0] < 10.2, "{dips:?}");
+    let held = ends[0] - dips[0];
+    assert!((0.2..0.3).contains(&held), "{held}");
+    let gap = dips[1] - ends[0];
+    assert!((10.0..10.1).contains(&gap), "{gap}");
+    let q = &out.summary.links["l"]["forward"];
+    assert!(q.queue_max_packets <= 3, "{}", q.queue_max_packets);
+}
