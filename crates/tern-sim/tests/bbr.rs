@@ -68,3 +68,42 @@ fn bbr_fills_the_pipe_and_probes_rtt_every_ten_seconds() {
     let q = &out.summary.links["l"]["forward"];
     assert!(q.queue_max_packets <= 3, "{}", q.queue_max_packets);
 }
+
+/// The shared p2p scenario (`scenarios/examples/p2p-bulk.toml`: ns-3's set-up, no TCP Small
+/// Queues) with BBR, 30 s: goodput, the link queue's time-averaged and largest occupancy,
+/// and the PROBE_RTT instants (window at or below 4 segments), as
+/// `benches/ns3_bbr_p2p.py` measures them in ns-3's TcpBbr.
+fn ns3_setup_figures() -> (f64, f64, u64, Vec<f64>, Vec<f64>) {
+    let text = include_str!("../../../scenarios/examples/p2p-bulk.toml");
+    let set = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    let overrides = [
+        set("flows.bulk.transport.cc", "bbr"),
+        set("sim.duration", "30s"),
+        set("record", r#"["cwnd"]"#),
+    ];
+    let out = tern_sim::run_text("p2p-bulk.toml", text, &overrides, None).unwrap();
+    let q = &out.summary.links["access"]["forward"];
+    let c = table(&out, "cwnd");
+    let (t, w) = (f64s(c, "time"), u64s(c, "cwnd"));
+    let (mut dips, mut ends) = (Vec::new(), Vec::new());
+    for i in 1..t.len() {
+        if w[i] <= 4 * 1448 && w[i - 1] > 4 * 1448 {
+            dips.push(t[i]);
+        }
+        if w[i] > 4 * 1448 && w[i - 1] <= 4 * 1448 && !dips.is_empty() {
+            ends.push(t[i]);
+        }
+    }
+    (
+        out.summary.flows["bulk"].goodput_bps,
+        q.queue_mean_packets,
+        q.queue_max_packets,
+        dips,
+        ends,
+    )
+}
+
+#[test]
+fn print_ns3_setup_figures() {
+    println!("{:?}", ns3_setup_figures());
+}

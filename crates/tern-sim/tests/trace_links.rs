@@ -198,3 +198,23 @@ stop = "2.9s"
     // Some packets straddled two opportunities, some shared one.
     assert!(expected.windows(2).any(|w| w[0] == w[1]));
 }
+
+/// The shipped example runs from its own folder's relative paths, deterministically, and
+/// each direction carries no more than its trace offers: the downlink trace's mean rate
+/// (its opportunities · 1504 B per 20 s) bounds the download's goodput.
+#[test]
+fn the_trace_example_runs() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/examples");
+    let path = format!("{dir}/trace-cell.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let run = || tern_sim::run_text(&path, &text, &[], None).unwrap();
+    let (a, b) = (run(), run());
+    assert_eq!(a.tables, b.tables);
+    let down = std::fs::read_to_string(format!("{dir}/../traces/walk-lte.down")).unwrap();
+    let mean_bps = down.lines().count() as f64 * OPPORTUNITY as f64 * 8.0 / 20.0;
+    let goodput = a.summary.flows["download"].goodput_bps;
+    assert!(
+        goodput > 0.0 && goodput < mean_bps,
+        "{goodput} of {mean_bps}"
+    );
+}

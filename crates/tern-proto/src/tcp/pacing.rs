@@ -60,7 +60,7 @@ impl Pacer {
         }
         let len_ns = u64::from(len) * 1_000_000_000 / rate;
         let credit = (self.wstamp - prior).0;
-        self.wstamp = self.wstamp + SimTime(len_ns - (len_ns / 2).min(credit));
+        self.wstamp += SimTime(len_ns - (len_ns / 2).min(credit));
     }
 }
 

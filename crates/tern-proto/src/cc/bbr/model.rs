@@ -232,7 +232,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`.
     pub(super) fn check_probe_rtt_done(&mut self, now: SimTime) {
-        if !self.probe_rtt_done_stamp.is_some_and(|d| now > d) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
             return;
         }
         self.min_rtt_stamp = now;
