@@ -218,3 +218,53 @@ fn the_trace_example_runs() {
         "{goodput} of {mean_bps}"
     );
 }
+
+/// A trace that cannot be read is refused when the scenario is loaded, naming the key,
+/// the trace file and its line.
+#[test]
+fn bad_traces_are_refused_with_file_line_and_key() {
+    let bad = write_trace("bad.down", &[]);
+    std::fs::write(&bad, "1\n2\nthree\n").unwrap();
+    let e = error_of(&scenario(&bad, "1s", ""));
+    assert!(
+        e.contains("links[0].trace") || e.contains("links.l.trace"),
+        "{e}"
+    );
+    assert!(e.contains(&format!("{bad}:3:")), "{e}");
+    let e = error_of(&scenario("/nonexistent/x.down", "1s", ""));
+    assert!(
+        e.contains("/nonexistent/x.down") && e.contains("cannot read"),
+        "{e}"
+    );
+    let shape = |kind: &str| {
+        format!(
+            r#"
+[sim]
+duration = "1s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+delay = "1ms"
+trace = {kind}
+"#
+        )
+    };
+    let e = error_of(&shape(
+        r#"{ kind = "on-off", rate = "1kbps", on = "1ms", off = "1ms" }"#,
+    ));
+    assert!(e.contains("no opportunity"), "{e}");
+    let e = error_of(&shape(
+        r#"{ kind = "square", high = "1Mbps", low = "0bps", period = "1.5ms" }"#,
+    ));
+    assert!(e.contains("whole number of milliseconds"), "{e}");
+    // Without a trace, the rate is required.
+    let e = error_of(
+        &shape("{ kind = \"mahimahi\", file = \"x\" }\nreverse = { delay = \"2ms\" }")
+            .replace("trace = { kind = \"mahimahi\", file = \"x\" }", ""),
+    );
+    assert!(e.contains("rate"), "{e}");
+}
