@@ -19,7 +19,7 @@ pub fn opportunities(
     length: SimTime,
     opportunity: u32,
 ) -> Result<DeliveryTrace, String> {
-    if length.0 == 0 || length.0 % 1_000_000 != 0 {
+    if length.0 == 0 || !length.0.is_multiple_of(1_000_000) {
         return Err(format!(
             "a trace lasts a whole number of milliseconds above zero, got {}",
             Duration(length)
@@ -132,7 +132,7 @@ pub fn random_walk(
             rate.saturating_sub(step).max(min)
         };
         steps.push((at, rate));
-        at = at + every;
+        at += every;
     }
     Ok(steps)
 }
