@@ -261,6 +261,21 @@ trace = {kind}
         r#"{ kind = "square", high = "1Mbps", low = "0bps", period = "1.5ms" }"#,
     ));
     assert!(e.contains("whole number of milliseconds"), "{e}");
+    // Sizes that would exhaust time or memory are refused, not attempted.
+    let walk = r#"{ kind = "random-walk", start = "1Mbps", step = "1kbps", every = "1ns", min = "1kbps", max = "2Mbps", length = "1000min" }"#;
+    assert!(error_of(&shape(walk)).contains("steps"));
+    let e = error_of(&shape(
+        r#"{ kind = "on-off", rate = "1Gbps", on = "2000min", off = "1s" }"#,
+    ));
+    assert!(e.contains("at most a day"), "{e}");
+    let e = error_of(&shape(
+        r#"{ kind = "on-off", rate = "1Gbps", on = "1000min", off = "1s" }"#,
+    ));
+    assert!(e.contains("more than 20000000 opportunities"), "{e}");
+    let e = error_of(&shape(
+        r#"{ kind = "mahimahi", file = "x", opportunity = "0B" }"#,
+    ));
+    assert!(e.contains("at least one byte"), "{e}");
     // Without a trace, the rate is required.
     let e = error_of(
         &shape("{ kind = \"mahimahi\", file = \"x\" }\nreverse = { delay = \"2ms\" }")

@@ -3,7 +3,7 @@
 //! control can drive the same controllers).
 //!
 //! A controller owns its congestion window and slow-start threshold (both in
-//! bytes). Inputs arrive as event structs so new fields can be added without
+//! bytes), and may set a pacing rate (BBR, [`CongestionControl::pacing_rate`]). Inputs arrive as event structs so new fields can be added without
 //! touching every implementation, and hooks a controller may ignore have
 //! default, no-op methods. Loss *recovery* (which segments to resend, e.g.
 //! TCP's NewReno or SACK recovery) is the transport's business, not the

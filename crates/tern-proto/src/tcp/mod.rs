@@ -13,7 +13,11 @@
 //! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
 //! spurious-timeout detection with the RFC 4015 response, off by default:
 //! [`Config::frto`]), `rlci` (response to lower-layer connectivity-change
-//! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]).
+//! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]), [`rate`]
+//! (delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation, for a controller that
+//! asks, [`crate::cc::CongestionControl::wants_rate_samples`], or a pacing connection),
+//! `pacing` (Linux's internal pacing: a timer holds data segments; off by default,
+//! [`Config::pacing`], on whatever it says for a controller that needs it, as BBR).
 
 pub mod config;
 mod frto;

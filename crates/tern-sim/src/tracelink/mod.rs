@@ -162,6 +162,9 @@ pub fn build(spec: &TraceSpec, seed: u64, stream: &str) -> Result<DeliveryTrace,
         line: None,
         message,
     };
+    if opportunity == 0 {
+        return Err(plain("an opportunity carries at least one byte".into()));
+    }
     match spec {
         TraceSpec::Mahimahi { file, .. } => {
             let text = read(file)?;

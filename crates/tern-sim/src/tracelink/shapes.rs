@@ -8,6 +8,13 @@ use super::DeliveryTrace;
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::units::{DataRate, Duration};
 
+/// The longest generated trace (a day) and the most opportunities one may hold (160 MB of
+/// instants): a scenario asking for more is refused rather than left to run out of memory.
+const MAX_LENGTH_MS: u64 = 86_400_000;
+const MAX_OPPORTUNITIES: usize = 20_000_000;
+/// The most steps of a random walk.
+const MAX_WALK_STEPS: u64 = 1_000_000;
+
 /// The opportunities of a piecewise-constant rate: `steps[i].1` bit/s from `steps[i].0`
 /// (the first at zero, in order) to the next step, over `length` (whole milliseconds),
 /// then repeating. With `W(t) = ∫₀ᵗ rate` and `b = opportunity · 8` bits, millisecond `m`
@@ -27,6 +34,12 @@ pub fn opportunities(
     }
     if opportunity == 0 {
         return Err("an opportunity carries at least one byte".into());
+    }
+    if length.0 / 1_000_000 > MAX_LENGTH_MS {
+        return Err(format!(
+            "a generated trace lasts at most a day, got {}",
+            Duration(length)
+        ));
     }
     let per = u128::from(opportunity) * 8 * 1_000_000_000;
     let mut times_ms = Vec::new();
@@ -48,6 +61,11 @@ pub fn opportunities(
             t = next;
         }
         let total = work / per;
+        if total > MAX_OPPORTUNITIES as u128 {
+            return Err(format!(
+                "more than {MAX_OPPORTUNITIES} opportunities: a rate too high for the trace's length"
+            ));
+        }
         for _ in done..total {
             times_ms.push(m);
         }
@@ -121,6 +139,11 @@ pub fn random_walk(
     }
     if !(min <= start && start <= max) {
         return Err("expected min ≤ start ≤ max".into());
+    }
+    if length.0 / every.0 > MAX_WALK_STEPS {
+        return Err(format!(
+            "at most {MAX_WALK_STEPS} steps (`length` / `every`)"
+        ));
     }
     let mut steps = vec![(SimTime::ZERO, start)];
     let mut rate = start;

@@ -42,7 +42,7 @@ fn a_steady_path_is_modelled_and_probe_rtt_comes_every_ten_seconds() {
     let mut checked_cruise = false;
     let mut in_flight = 0u64;
     while now < SimTime::from_secs(21) {
-        now = now + gap;
+        now += gap;
         total += SMSS;
         let delivered = total.min(bdp);
         let prior_in_flight = in_flight;
