@@ -49,9 +49,9 @@ pub struct SentSeg {
     pub lost: Option<RetransmitKind>,
     /// A zero-window probe (RFC 9293 §3.8.6.1): timed by the persist timer.
     pub probe: bool,
-    /// Delivery-rate snapshot of its latest transmission (`tcp::rate`; unused when the
-    /// connection does not sample rates).
-    pub tx: TxState,
+    /// Delivery-rate snapshot of its latest transmission (`tcp::rate`), kept apart so that
+    /// a connection that does not sample rates pays one pointer per segment.
+    pub tx: Option<Box<TxState>>,
 }
 
 impl SentSeg {
@@ -148,8 +148,10 @@ pub struct Delivered {
 impl Delivered {
     fn add(&mut self, s: &SentSeg, bytes: u64) {
         self.bytes += bytes;
-        if s.tx.pending && self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
-            self.newest = Some((s.sent_at, s.tx));
+        if let Some(tx) = s.tx.as_deref().filter(|tx| tx.pending) {
+            if self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
+                self.newest = Some((s.sent_at, *tx));
+            }
         }
     }
 }
@@ -292,7 +294,9 @@ impl Scoreboard {
                     update(&mut self.counts, s, |s| {
                         s.sacked = true;
                         s.lost = None;
-                        s.tx.pending = false;
+                        if let Some(tx) = s.tx.as_deref_mut() {
+                            tx.pending = false;
+                        }
                     });
                     if i < self.mark.next {
                         self.mark.sacked_segs += 1;
@@ -339,7 +343,10 @@ impl Scoreboard {
     pub fn set_tx(&mut self, start: u64, tx: TxState) {
         let i = self.segs.partition_point(|s| s.start < start);
         if let Some(s) = self.segs.get_mut(i).filter(|s| s.start == start) {
-            s.tx = tx;
+            match s.tx.as_deref_mut() {
+                Some(old) => *old = tx,
+                None => s.tx = Some(Box::new(tx)),
+            }
         }
     }
 

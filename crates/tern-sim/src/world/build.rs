@@ -73,6 +73,15 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
     }
 }
 
+/// The mean rate of a traced direction's delivery opportunities (what its utilisation is
+/// counted against), `None` for a direction without a trace.
+fn traced_rate(link: &LinkSpec, dir: Dir, seed: u64) -> Option<DataRate> {
+    let spec = link.trace_of(dir == Dir::Reverse)?;
+    let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
+    let trace = crate::tracelink::build(spec, seed, &stream).ok()?;
+    Some(DataRate(trace.mean_rate()))
+}
+
 /// The rate an LTE cell's scheduler grants one direction of the bearer over time: the
 /// link's rate, its scheduled changes of that direction, and each target cell's bearer rate
 /// from its handover's completion (uplink forward, downlink reverse). See
@@ -182,7 +191,8 @@ impl World {
                     from: ends[2 * i + port].0,
                     to: ends[2 * i + port].1,
                     mtu: link.mtu.0 as u32,
-                    rate: reverse.and_then(|r| r.rate).unwrap_or(link.rate),
+                    rate: traced_rate(link, dir, seed)
+                        .unwrap_or_else(|| reverse.and_then(|r| r.rate).unwrap_or(link.rate)),
                     device: dev,
                     port: port as u32,
                     arrival_loss: false,
