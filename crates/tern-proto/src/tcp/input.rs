@@ -359,12 +359,14 @@ impl Connection {
         };
         // The delivery-rate sample's RTT is the newest acknowledged segment's, timed to the
         // nanosecond as Linux's `ca_rtt_us` (timestamps tick in milliseconds).
-        self.ack_rtt = acked
-            .karn_sample_from
-            .map(|t| now.saturating_sub(t))
-            .or(sample);
-        if let Some(r) = self.ack_rtt {
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        if self.sampler.is_some() {
+            self.ack_rtt = acked
+                .karn_sample_from
+                .map(|t| now.saturating_sub(t))
+                .or(sample);
+            if let Some(r) = self.ack_rtt {
+                self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            }
         }
         if let Some(r) = sample {
             // After a spurious timeout, the Eifel response re-initialises

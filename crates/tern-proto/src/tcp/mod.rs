@@ -300,6 +300,10 @@ impl Connection {
         // A controller that sets the window from rate samples (Linux's `cong_control`)
         // replaces PRR (`tcp_cong_control`).
         let prr = cfg.prr && !cc.wants_rate_samples();
+        let mut sb = Scoreboard::default();
+        if samples {
+            sb.set_sampling();
+        }
         Connection {
             state,
             iss: isn,
@@ -310,7 +314,7 @@ impl Connection {
             send: SendBuf::new(cfg.send_buffer),
             recv: RecvBuf::new(cfg.recv_buffer),
             ack: AckPolicy::new(cfg.delayed_ack),
-            sb: Scoreboard::default(),
+            sb,
             rtt: RttEstimator::of(&cfg),
             cc,
             recovery: Recovery::new(false, cfg.recovery, prr),

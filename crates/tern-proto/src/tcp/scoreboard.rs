@@ -188,6 +188,9 @@ pub struct Scoreboard {
     /// ([`FORGOTTEN`]).
     known: [(u64, u64); KNOWN],
     delivered: Delivered,
+    /// Whether deliveries are collected for [`Self::take_delivered`] (a connection that
+    /// samples delivery rates).
+    sampling: bool,
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
@@ -222,7 +225,7 @@ impl Scoreboard {
             let marked = self.mark.next > 0;
             if front.end() <= ack {
                 out.bytes += front.size();
-                if !front.sacked {
+                if self.sampling && !front.sacked {
                     self.delivered.add(front, front.size());
                 }
                 any_retx |= front.retransmitted;
@@ -241,7 +244,7 @@ impl Scoreboard {
                 if front.start < ack {
                     let cut = ack - front.start;
                     out.bytes += cut;
-                    if !front.sacked {
+                    if self.sampling && !front.sacked {
                         self.delivered.bytes += cut;
                     }
                     if marked && front.sacked {
@@ -290,7 +293,9 @@ impl Scoreboard {
             while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
                 if !s.sacked {
                     newly += s.size();
-                    self.delivered.add(s, s.size());
+                    if self.sampling {
+                        self.delivered.add(s, s.size());
+                    }
                     update(&mut self.counts, s, |s| {
                         s.sacked = true;
                         s.lost = None;
@@ -326,6 +331,11 @@ impl Scoreboard {
             .or_else(|| (0..KNOWN).min_by_key(|&i| self.known[i].1))
             .expect("KNOWN > 0");
         self.known[slot] = (l, r);
+    }
+
+    /// Collects deliveries for [`Self::take_delivered`] from now on.
+    pub fn set_sampling(&mut self) {
+        self.sampling = true;
     }
 
     /// What was delivered since the last call (see [`Delivered`]).
