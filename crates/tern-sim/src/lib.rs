@@ -21,6 +21,7 @@ pub mod radio;
 pub mod scenario;
 pub mod summary;
 pub mod trace;
+pub mod tracelink;
 pub mod transport;
 pub mod wifi;
 pub mod world;

@@ -188,6 +188,30 @@ impl CongestionControl for HyStartPlusPlus {
         self.inner.on_rate_sample(ev);
     }
 
+    fn wants_rate_samples(&self) -> bool {
+        self.inner.wants_rate_samples()
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        self.inner.pacing_rate()
+    }
+
+    fn needs_pacing(&self) -> bool {
+        self.inner.needs_pacing()
+    }
+
+    fn holds_app_limited(&self) -> bool {
+        self.inner.holds_app_limited()
+    }
+
+    fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
+        self.inner.on_tx_start(now, app_limited);
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.inner.reseed(seed);
+    }
+
     fn on_app_limited(&mut self, ev: &AppLimitedEvent) {
         self.inner.on_app_limited(ev);
     }

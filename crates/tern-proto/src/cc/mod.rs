@@ -3,7 +3,7 @@
 //! control can drive the same controllers).
 //!
 //! A controller owns its congestion window and slow-start threshold (both in
-//! bytes). Inputs arrive as event structs so new fields can be added without
+//! bytes), and may set a pacing rate (BBR, [`CongestionControl::pacing_rate`]). Inputs arrive as event structs so new fields can be added without
 //! touching every implementation, and hooks a controller may ignore have
 //! default, no-op methods. Loss *recovery* (which segments to resend, e.g.
 //! TCP's NewReno or SACK recovery) is the transport's business, not the
@@ -13,11 +13,14 @@
 //! Adding a controller is a new file, a [`CcKind`] variant and one line in
 //! [`new_controller`].
 
+mod bbr;
 mod ctcp;
 mod cubic;
 mod hystart;
+mod minmax;
 mod newreno;
 
+pub use bbr::Bbr;
 pub use ctcp::Ctcp;
 pub use cubic::{Cubic, CubicOptions};
 pub use hystart::HyStartPlusPlus;
@@ -34,6 +37,8 @@ pub enum CcKind {
     Cubic,
     /// Compound TCP (draft-sridharan-tcpm-ctcp-02).
     Ctcp,
+    /// BBR v1 as Linux's net/ipv4/tcp_bbr.c.
+    Bbr,
 }
 
 /// A cumulative ACK of new data outside loss recovery.
@@ -77,22 +82,44 @@ pub struct RttSample {
 
 /// A delivery-rate sample, as rate-based controllers (BBR, TFRC-style
 /// senders) consume them (draft-cheng-iccrg-delivery-rate-estimation §3.1:
-/// `rs.delivered` bytes over `rs.interval`). TCP does not produce them yet:
-/// it would need per-segment delivery state; the hook is for BBR and for
-/// QUIC stacks that already estimate delivery rate.
-#[derive(Clone, Copy, Debug)]
+/// `rs.delivered` bytes over `rs.interval`; Linux's `struct rate_sample`). TCP produces
+/// one per ACK that delivers data when its controller asks for them
+/// ([`CongestionControl::wants_rate_samples`]) or it paces (`tcp::rate`).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RateSample {
     pub now: SimTime,
     /// Bytes delivered during `interval` (`rs.delivered`).
     pub delivered: u64,
     /// The longer of the send and ACK intervals of the sample
-    /// (`rs.interval`).
+    /// (`rs.interval`); zero when the sample is not valid (shorter than the minimum RTT).
     pub interval: SimTime,
-    /// RTT of the newest packet the sample covers (`rs.rtt`).
+    /// RTT of the newest packet the sample covers (`rs.rtt`); `SimTime::MAX` without one.
     pub rtt: SimTime,
     /// The sender was application-limited when that packet was sent
     /// (`rs.is_app_limited`): the rate understates the path's.
     pub is_app_limited: bool,
+    /// The connection's delivered count when that packet was sent (`rs.prior_delivered`).
+    pub prior_delivered: u64,
+    /// Bytes delivered over the connection so far (`tp->delivered`).
+    pub total_delivered: u64,
+    /// When `total_delivered` last grew (`tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// Bytes this ACK newly acknowledged or SACKed (`rs.acked_sacked`).
+    pub acked_sacked: u64,
+    /// Bytes this ACK newly marked lost (`rs.losses`).
+    pub losses: u64,
+    /// Bytes in flight before the ACK (`rs.prior_in_flight`) and after it.
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+    /// The connection is in fast recovery after the ACK (Linux's `TCP_CA_Recovery`).
+    pub in_recovery: bool,
+    /// The connection is recovering from a timeout (`TCP_CA_Loss`).
+    pub in_loss: bool,
+    /// Bytes ever marked lost (`tp->lost`).
+    pub total_lost: u64,
+    /// When the pacer lets the next segment leave (`tp->tcp_wstamp_ns`); `now` or earlier
+    /// when it may leave at once.
+    pub pacing_edt: SimTime,
 }
 
 /// The sender had room in its congestion window but no data to send: it is
@@ -154,6 +181,33 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     fn on_rate_sample(&mut self, _ev: &RateSample) {}
     /// The sender found room in the window and nothing to send.
     fn on_app_limited(&mut self, _ev: &AppLimitedEvent) {}
+    /// Whether the transport must produce [`RateSample`]s for it.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// The rate to pace at, in bytes per second, if the controller sets one (Linux's
+    /// `sk_pacing_rate` written by a controller with `cong_control`); `None` leaves it to
+    /// the transport's default (`tcp_update_pacing_rate`).
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// Whether the controller needs pacing whatever the configuration (Linux's
+    /// `SK_PACING_NEEDED`, which BBR sets in `bbr_init`).
+    fn needs_pacing(&self) -> bool {
+        false
+    }
+    /// Whether the transport must mark its delivery samples application-limited now
+    /// (BBR's PROBE_RTT sets `tp->app_limited` so that its own low rate is not taken as
+    /// the path's).
+    fn holds_app_limited(&self) -> bool {
+        false
+    }
+    /// Data is sent with nothing in flight (Linux's `CA_EVENT_TX_START`), the connection
+    /// being application-limited or not.
+    fn on_tx_start(&mut self, _now: SimTime, _app_limited: bool) {}
+    /// A per-connection seed for a controller that draws random numbers (BBR's first
+    /// gain-cycle phase); the same seed gives the same draws.
+    fn reseed(&mut self, _seed: u64) {}
     /// A copy of the whole controller. The connection takes one before a
     /// retransmission timeout updates cwnd and ssthresh (RFC 4015 §2) so
     /// that a spurious timeout can be undone.
@@ -185,6 +239,7 @@ pub fn new_controller(
         CcKind::NewReno => Box::new(NewReno::new(smss, iw, ca_increase)),
         CcKind::Cubic => Box::new(Cubic::new(smss, iw, cubic)),
         CcKind::Ctcp => Box::new(Ctcp::new(smss, iw)),
+        CcKind::Bbr => Box::new(Bbr::new(smss, iw)),
     };
     if hystart {
         Box::new(HyStartPlusPlus::new(cc, smss))

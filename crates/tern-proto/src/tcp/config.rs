@@ -151,6 +151,9 @@ pub struct Config {
     pub ca_increase: CaIncrease,
     /// What a loss halves in RFC 5681 eq. 4, at a fast retransmit and at a timeout.
     pub loss_flight: LossFlight,
+    /// Linux's internal pacing (`tcp::pacing`): data segments leave at the pacing rate.
+    /// Off by default; a controller that needs it (BBR) paces anyway.
+    pub pacing: bool,
 }
 
 /// The flight that RFC 5681 eq. 4 halves, `ssthresh = max(flight/2, 2*SMSS)`.
@@ -240,6 +243,7 @@ impl Default for Config {
             cwnd_limited_growth: false,
             ca_increase: CaIncrease::ByteCounting,
             loss_flight: LossFlight::FlightSize,
+            pacing: false,
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use super::config::{LossFlight, CWND_LIMITED_SLACK_SEGMENTS};
 use super::frto::{AckInfo, AckKind};
+use super::rate::AckFacts;
 use super::recovery::{PartialAck, Recovery};
-use super::{unwrap_offset, Connection, Event, Segment, State};
+use super::{pacing, unwrap_offset, Connection, Event, Segment, State};
 use crate::cc::{AckEvent, LossEvent, RttSample};
 use crate::time::SimTime;
 
@@ -62,7 +63,8 @@ impl Connection {
             .min(peer_mss)
             .saturating_sub(ts_len)
             .max(1);
-        self.recovery = Recovery::new(self.sack_ok, self.cfg.recovery, self.cfg.prr);
+        let prr = self.cfg.prr && !self.cc.wants_rate_samples();
+        self.recovery = Recovery::new(self.sack_ok, self.cfg.recovery, prr);
         // The window of a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = u64::from(seg.window);
         self.max_snd_wnd = self.snd_wnd;
@@ -197,6 +199,8 @@ impl Connection {
         }
         let ack = ack as u64;
         let in_flight = self.sb.pipe();
+        let lost_before_ack = self.sb.marked_lost();
+        self.ack_rtt = None;
         // Window update (RFC 9293 §3.10.7.4): SND.WL1/SND.WL2 ordering.
         let wnd = u64::from(seg.window) << self.snd_wscale;
         let mut window_changed = false;
@@ -289,7 +293,52 @@ impl Connection {
             let (pipe, ssthresh) = (self.sb.pipe(), self.cc.ssthresh());
             prr.on_ack(delivered, pipe, ssthresh, u64::from(self.smss), safe);
         }
+        if self.sampler.is_some() {
+            self.on_rate_sample(now, in_flight, lost_before_ack);
+        }
         true
+    }
+
+    /// Delivery-rate sample of this ACK (`tcp::rate`) for the controller, then the pacing
+    /// rate it leaves (`tcp_ack` → `tcp_cong_control` → `tcp_update_pacing_rate`).
+    fn on_rate_sample(&mut self, now: SimTime, prior_in_flight: u64, lost_before: u64) {
+        let delivered = self.sb.take_delivered();
+        let facts = AckFacts {
+            rtt: self.ack_rtt,
+            min_rtt: self.min_rtt,
+            losses: self.sb.marked_lost() - lost_before,
+            prior_in_flight,
+            in_flight: self.sb.pipe(),
+            in_recovery: self.in_recovery,
+            in_loss: self.rto_recovery,
+            total_lost: self.sb.marked_lost(),
+            pacing_edt: self.pacer.as_ref().map_or(now, |p| p.next_departure()),
+        };
+        let Some(sampler) = self.sampler.as_deref_mut() else {
+            return;
+        };
+        sampler.on_delivered(now, delivered.newest, delivered.bytes);
+        let rs = sampler.generate(now, facts);
+        self.cc.on_rate_sample(&rs);
+        if self.cc.holds_app_limited() {
+            sampler.set_app_limited(self.sb.pipe());
+        }
+        self.update_pacing_rate();
+    }
+
+    /// The pacing rate: the controller's, else `tcp_update_pacing_rate`'s.
+    pub(super) fn update_pacing_rate(&mut self) {
+        if let Some(p) = self.pacer.as_deref_mut() {
+            let rate = self.cc.pacing_rate().or_else(|| {
+                pacing::default_rate(
+                    self.cc.cwnd(),
+                    self.cc.ssthresh(),
+                    self.sb.flight_size(),
+                    self.rtt.srtt(),
+                )
+            });
+            p.set_rate(rate);
+        }
     }
 
     fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, in_flight: u64) {
@@ -308,6 +357,17 @@ impl Connection {
             (true, Some((_, tsecr))) => Some(self.ts_sample(now, tsecr)),
             _ => acked.karn_sample_from.map(|t| now.saturating_sub(t)),
         };
+        // The delivery-rate sample's RTT is the newest acknowledged segment's, timed to the
+        // nanosecond as Linux's `ca_rtt_us` (timestamps tick in milliseconds).
+        if self.sampler.is_some() {
+            self.ack_rtt = acked
+                .karn_sample_from
+                .map(|t| now.saturating_sub(t))
+                .or(sample);
+            if let Some(r) = self.ack_rtt {
+                self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            }
+        }
         if let Some(r) = sample {
             // After a spurious timeout, the Eifel response re-initialises
             // the RTO from the first sample of new data (RFC 4015 §2).

@@ -13,13 +13,19 @@
 //! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
 //! spurious-timeout detection with the RFC 4015 response, off by default:
 //! [`Config::frto`]), `rlci` (response to lower-layer connectivity-change
-//! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]).
+//! indications, draft-schuetz-tcpm-tcp-rlci, off by default: [`Config::rlci`]), [`rate`]
+//! (delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation, for a controller that
+//! asks, [`crate::cc::CongestionControl::wants_rate_samples`], or a pacing connection),
+//! `pacing` (Linux's internal pacing: a timer holds data segments; off by default,
+//! [`Config::pacing`], on whatever it says for a controller that needs it, as BBR).
 
 pub mod config;
 mod frto;
 mod input;
 mod output;
+mod pacing;
 mod prr;
+pub mod rate;
 mod recovery;
 mod recv;
 mod rlci;
@@ -272,12 +278,32 @@ pub struct Connection {
     persist_backoff: u32,
     syn_sent_at: Option<SimTime>,
     last_cc: (u64, u64),
+    /// Delivery-rate estimation, when the controller wants samples or the connection paces
+    /// (`rate`).
+    sampler: Option<Box<rate::RateSampler>>,
+    /// Internal pacing (`pacing`), when configured or the controller needs it.
+    pacer: Option<Box<pacing::Pacer>>,
+    /// When the pacer lets held data go.
+    pacing_deadline: Option<SimTime>,
+    /// The RTT sample of the ACK being processed, and the smallest seen.
+    ack_rtt: Option<SimTime>,
+    min_rtt: Option<SimTime>,
 }
 
 impl Connection {
     fn new(cfg: Arc<Config>, isn: u32, state: State, now: SimTime) -> Self {
         let smss = cfg.own_mss();
-        let cc = cfg.controller(smss);
+        let mut cc = cfg.controller(smss);
+        cc.reseed(u64::from(isn));
+        let paces = cfg.pacing || cc.needs_pacing();
+        let samples = paces || cc.wants_rate_samples();
+        // A controller that sets the window from rate samples (Linux's `cong_control`)
+        // replaces PRR (`tcp_cong_control`).
+        let prr = cfg.prr && !cc.wants_rate_samples();
+        let mut sb = Scoreboard::default();
+        if samples {
+            sb.set_sampling();
+        }
         Connection {
             state,
             iss: isn,
@@ -288,10 +314,10 @@ impl Connection {
             send: SendBuf::new(cfg.send_buffer),
             recv: RecvBuf::new(cfg.recv_buffer),
             ack: AckPolicy::new(cfg.delayed_ack),
-            sb: Scoreboard::default(),
+            sb,
             rtt: RttEstimator::of(&cfg),
             cc,
-            recovery: Recovery::new(false, cfg.recovery, cfg.prr),
+            recovery: Recovery::new(false, cfg.recovery, prr),
             in_recovery: false,
             recover: 0,
             dupacks: 0,
@@ -325,6 +351,11 @@ impl Connection {
             events: VecDeque::new(),
             cwnd_rtt_events: true,
             last_cc: (0, 0),
+            sampler: samples.then(Box::default),
+            pacer: paces.then(Box::default),
+            pacing_deadline: None,
+            ack_rtt: None,
+            min_rtt: None,
             stats: Stats::default(),
             cfg,
         }
@@ -418,6 +449,11 @@ impl Connection {
 
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
+    }
+
+    /// The pacing rate in bytes per second, when the connection paces and has one.
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.pacer.as_ref().and_then(|p| p.rate())
     }
 
     pub fn srtt(&self) -> Option<SimTime> {

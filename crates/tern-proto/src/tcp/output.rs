@@ -41,6 +41,15 @@ impl Connection {
         if self.state == State::SynSent || self.state == State::SynReceived {
             return false;
         }
+        if let Some(p) = self.pacer.as_deref() {
+            if !p.may_send(now) {
+                // `tcp_pacing_check`: data waits for the pacing timer; an ACK does not.
+                if self.force_retx || self.sb.has_lost() || self.has_data_to_send() {
+                    self.pacing_deadline = Some(p.next_departure());
+                }
+                return self.emit_due_ack(now, out);
+            }
+        }
         if std::mem::take(&mut self.force_retx) && self.retransmit_lost(now, out) {
             self.prr_sent(out);
             return true;
@@ -89,13 +98,42 @@ impl Connection {
                 now,
                 in_flight: self.sb.pipe(),
             });
+            if let Some(s) = self.sampler.as_deref_mut() {
+                s.on_app_limited(self.sb.pipe());
+            }
         }
+        self.emit_due_ack(now, out)
+    }
+
+    /// A pure ACK, if one is due; into `out`, whether it sent.
+    fn emit_due_ack(&mut self, now: SimTime, out: &mut Segment) -> bool {
         if self.ack.ack_now {
             let seq = self.local_seq(self.send.snd_nxt);
             self.frame(now, seq, 0, Flags::default(), out);
             return true;
         }
         false
+    }
+
+    /// A data segment `[start, start + len)` (or a FIN) left at `now`, `first` if nothing
+    /// was outstanding before it: its delivery-rate snapshot, the controller's
+    /// `CA_EVENT_TX_START`, and the pacer's next departure.
+    fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
+        if let Some(s) = self.sampler.as_deref_mut() {
+            if first {
+                self.cc.on_tx_start(now, s.is_app_limited());
+            }
+            let tx = s.on_send(now, first);
+            self.sb.set_tx(start, tx);
+        }
+        if self.pacer.as_ref().is_some_and(|p| p.rate().is_none()) {
+            // Before the first ACK of data: from the handshake's RTT, or the controller's
+            // initial rate.
+            self.update_pacing_rate();
+        }
+        if let Some(p) = self.pacer.as_deref_mut() {
+            p.on_sent(now, len);
+        }
     }
 
     /// Counts data segment `seg`, sent during recovery, in PRR's `prr_out` (RFC 9937 §4).
@@ -176,6 +214,9 @@ impl Connection {
         };
         let seq = self.local_seq(start);
         self.note_retransmit(kind, seq, len);
+        if self.sampler.is_some() || self.pacer.is_some() {
+            self.on_data_sent(now, start, len, false);
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -280,6 +321,7 @@ impl Connection {
     /// Sends `len` new bytes (and the FIN if `fin`) from `snd_nxt`, framed in `out`.
     fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool, out: &mut Segment) {
         let start = self.send.snd_nxt;
+        let first = self.sb.is_empty();
         self.sb.push(SentSeg {
             start,
             len,
@@ -289,7 +331,11 @@ impl Connection {
             sacked: false,
             lost: None,
             probe,
+            tx: Default::default(),
         });
+        if self.sampler.is_some() || self.pacer.is_some() {
+            self.on_data_sent(now, start, len, first);
+        }
         self.send.snd_nxt += u64::from(len) + u64::from(fin);
         // RFC 6298 §5.1 (probes are timed by the persist timer instead).
         if self.rto_deadline.is_none() && !probe {

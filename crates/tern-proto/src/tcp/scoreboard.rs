@@ -20,6 +20,7 @@
 
 use std::collections::VecDeque;
 
+use super::rate::TxState;
 use super::RetransmitKind;
 use crate::time::SimTime;
 
@@ -48,6 +49,9 @@ pub struct SentSeg {
     pub lost: Option<RetransmitKind>,
     /// A zero-window probe (RFC 9293 §3.8.6.1): timed by the persist timer.
     pub probe: bool,
+    /// Delivery-rate snapshot of its latest transmission (`tcp::rate`), kept apart so that
+    /// a connection that does not sample rates pays one pointer per segment.
+    pub tx: Option<Box<TxState>>,
 }
 
 impl SentSeg {
@@ -89,6 +93,8 @@ struct Counts {
     sacked_bytes: u64,
     /// Segments awaiting retransmission.
     lost_segs: u64,
+    /// Bytes ever marked lost (Linux's `tp->lost`, in bytes).
+    marked_lost: u64,
 }
 
 impl Counts {
@@ -121,9 +127,33 @@ impl Counts {
 
 /// Applies `change` to `s`, keeping `counts` right.
 fn update(counts: &mut Counts, s: &mut SentSeg, change: impl FnOnce(&mut SentSeg)) {
+    let was_lost = s.lost.is_some();
     counts.remove(s);
     change(s);
     counts.add(s);
+    if !was_lost && s.lost.is_some() {
+        counts.marked_lost += s.size();
+    }
+}
+
+/// What ACKs delivered since [`Scoreboard::take_delivered`] was last called: the bytes
+/// newly acknowledged or SACKed, and the newest-sent delivered segment with a pending
+/// rate snapshot (its send time and snapshot).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivered {
+    pub bytes: u64,
+    pub newest: Option<(SimTime, TxState)>,
+}
+
+impl Delivered {
+    fn add(&mut self, s: &SentSeg, bytes: u64) {
+        self.bytes += bytes;
+        if let Some(tx) = s.tx.as_deref().filter(|tx| tx.pending) {
+            if self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
+                self.newest = Some((s.sent_at, *tx));
+            }
+        }
+    }
 }
 
 /// Where the IsLost() marking of [`Scoreboard::mark_lost_rfc6675`] resumes.
@@ -157,6 +187,10 @@ pub struct Scoreboard {
     /// without walking the queue over what was SACKed before. Empty slots are `(0, 0)`
     /// ([`FORGOTTEN`]).
     known: [(u64, u64); KNOWN],
+    delivered: Delivered,
+    /// Whether deliveries are collected for [`Self::take_delivered`] (a connection that
+    /// samples delivery rates).
+    sampling: bool,
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
@@ -191,6 +225,9 @@ impl Scoreboard {
             let marked = self.mark.next > 0;
             if front.end() <= ack {
                 out.bytes += front.size();
+                if self.sampling && !front.sacked {
+                    self.delivered.add(front, front.size());
+                }
                 any_retx |= front.retransmitted;
                 out.karn_sample_from = Some(front.sent_at);
                 self.counts.remove(front);
@@ -207,6 +244,9 @@ impl Scoreboard {
                 if front.start < ack {
                     let cut = ack - front.start;
                     out.bytes += cut;
+                    if self.sampling && !front.sacked {
+                        self.delivered.bytes += cut;
+                    }
                     if marked && front.sacked {
                         self.mark.sacked_bytes -= cut;
                     }
@@ -253,9 +293,15 @@ impl Scoreboard {
             while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
                 if !s.sacked {
                     newly += s.size();
+                    if self.sampling {
+                        self.delivered.add(s, s.size());
+                    }
                     update(&mut self.counts, s, |s| {
                         s.sacked = true;
                         s.lost = None;
+                        if let Some(tx) = s.tx.as_deref_mut() {
+                            tx.pending = false;
+                        }
                     });
                     if i < self.mark.next {
                         self.mark.sacked_segs += 1;
@@ -285,6 +331,33 @@ impl Scoreboard {
             .or_else(|| (0..KNOWN).min_by_key(|&i| self.known[i].1))
             .expect("KNOWN > 0");
         self.known[slot] = (l, r);
+    }
+
+    /// Collects deliveries for [`Self::take_delivered`] from now on.
+    pub fn set_sampling(&mut self) {
+        self.sampling = true;
+    }
+
+    /// What was delivered since the last call (see [`Delivered`]).
+    pub fn take_delivered(&mut self) -> Delivered {
+        std::mem::take(&mut self.delivered)
+    }
+
+    /// Bytes ever marked lost.
+    pub fn marked_lost(&self) -> u64 {
+        self.counts.marked_lost
+    }
+
+    /// Gives the segment last taken by [`Self::retransmit_next`], or pushed, at `start`
+    /// the rate snapshot of that transmission.
+    pub fn set_tx(&mut self, start: u64, tx: TxState) {
+        let i = self.segs.partition_point(|s| s.start < start);
+        if let Some(s) = self.segs.get_mut(i).filter(|s| s.start == start) {
+            match s.tx.as_deref_mut() {
+                Some(old) => *old = tx,
+                None => s.tx = Some(Box::new(tx)),
+            }
+        }
     }
 
     /// Forgets all SACK information (RFC 2018 §8 after an RTO).

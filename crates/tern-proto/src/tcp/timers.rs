@@ -13,7 +13,8 @@ impl Connection {
             (a, b) => a.or(b),
         };
         let retransmit = earliest(self.rto_deadline, self.persist_deadline);
-        earliest(retransmit, earliest(self.ack.deadline, self.tw_deadline))
+        let other = earliest(self.ack.deadline, self.tw_deadline);
+        earliest(earliest(retransmit, other), self.pacing_deadline)
     }
 
     /// Fires every timer whose deadline is at or before `now`; harmless
@@ -26,6 +27,10 @@ impl Connection {
             return;
         }
         self.ack.on_timeout(now);
+        // The pacing timer only lets held data go: the next `poll_transmit` sends it.
+        if self.pacing_deadline.is_some_and(|d| d <= now) {
+            self.pacing_deadline = None;
+        }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now);
         }

@@ -17,6 +17,7 @@ use super::qdisc::{Qdisc, Queued};
 use super::service::ServiceRate;
 use crate::engine::SimTime;
 use crate::scenario::units::DataRate;
+use crate::tracelink::service::TraceService;
 
 /// One direction of a point-to-point link.
 ///
@@ -45,10 +46,18 @@ pub struct Transmitter {
     /// decide).
     loss: Vec<LossModel>,
     queue: QueueStats,
-    /// A scheduled bearer's rate over time (an LTE cell's grants): when set, a packet is
-    /// served at the rate of each instant ([`ServiceRate::finish`]) and `rate` is only
+    /// A scheduled bearer's rate over time (an LTE cell's grants) or a trace of delivery
+    /// opportunities: when set, it times each packet's departure and `rate` is only
     /// reported.
-    service: Option<Box<ServiceRate>>,
+    service: Option<Box<Service>>,
+}
+
+/// How a direction without a fixed rate serves its packets.
+pub enum Service {
+    /// At the rate of each instant ([`ServiceRate::finish`]).
+    Rate(ServiceRate),
+    /// In a trace's delivery opportunities ([`TraceService::finish`]).
+    Trace(TraceService),
 }
 
 impl Transmitter {
@@ -72,7 +81,15 @@ impl Transmitter {
     /// applies to the rest of the packet being sent (a scheduled radio bearer, see
     /// [`ServiceRate`]), where a wired link's packet keeps the rate it started with.
     pub fn with_service(mut self, service: ServiceRate) -> Self {
-        self.service = Some(Box::new(service));
+        self.service = Some(Box::new(Service::Rate(service)));
+        self
+    }
+
+    /// The same transmitter, sending in `trace`'s delivery opportunities (and reporting its
+    /// mean rate as its rate); framing bytes count as the packet's.
+    pub fn with_trace(mut self, trace: TraceService) -> Self {
+        self.rate = DataRate(trace.trace().mean_rate());
+        self.service = Some(Box::new(Service::Trace(trace)));
         self
     }
 
@@ -99,13 +116,15 @@ impl Transmitter {
         self
     }
 
-    /// Starts serializing `p`: when its last bit (and its framing's) has left.
-    fn start(&mut self, now: SimTime, p: PacketRef, size: u32) -> SimTime {
+    /// Starts serializing `p`, which arrived at `arrived`: when its last bit (and its
+    /// framing's) has left.
+    fn start(&mut self, now: SimTime, p: PacketRef, size: u32, arrived: SimTime) -> SimTime {
         self.in_service = Some((p, size));
         let bytes = u64::from(size) + u64::from(self.framing);
-        match &self.service {
-            Some(s) => s.finish(now, bytes),
+        match self.service.as_deref_mut() {
             None => now + self.rate.tx_time(bytes),
+            Some(Service::Rate(s)) => s.finish(now, bytes),
+            Some(Service::Trace(t)) => t.finish(arrived, bytes),
         }
     }
 }
@@ -164,7 +183,7 @@ impl Device for PointToPoint {
         let size = pkt.size();
         let tx = &mut self.dirs[port as usize];
         if tx.in_service.is_none() {
-            let done = tx.start(now, p, size);
+            let done = tx.start(now, p, size, now);
             cx.push(Action::Wake {
                 at: done,
                 token: port,
@@ -205,7 +224,7 @@ impl Device for PointToPoint {
             });
         }
         if let Some(q) = next {
-            let end = tx.start(now, q.packet, q.size);
+            let end = tx.start(now, q.packet, q.size, q.enqueued_at);
             cx.push(Action::Wake {
                 at: end,
                 token: port,

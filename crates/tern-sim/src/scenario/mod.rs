@@ -196,6 +196,7 @@ pub(crate) fn load_with(
         }
         source.error(&path, message)
     })?;
+    resolve_trace_files(&mut scenario, name);
     if let Some(seed) = seed {
         // A resolved scenario is TOML again, whose integers are signed 64-bit.
         if seed > i64::MAX as u64 {
@@ -210,6 +211,25 @@ pub(crate) fn load_with(
     validate::check(&scenario, &source)?;
     models(&scenario, &source)?;
     Ok(scenario)
+}
+
+/// Makes every relative trace file name relative to the folder of the scenario file
+/// `name` (as written in the file) and absolute, so that the resolved scenario names the
+/// same file wherever it is run from.
+fn resolve_trace_files(scenario: &mut Scenario, name: &str) {
+    let folder = std::path::Path::new(name)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    for link in &mut scenario.links {
+        let reverse = link.reverse.as_mut().and_then(|r| r.trace.as_mut());
+        for spec in link.trace.as_mut().into_iter().chain(reverse) {
+            if let Some(file) = spec.file_mut() {
+                let joined = folder.join(&*file);
+                let absolute = std::path::absolute(&joined).unwrap_or(joined);
+                *file = absolute.to_string_lossy().into_owned();
+            }
+        }
+    }
 }
 
 /// The resolved scenario as TOML: every default filled in, with the seed and

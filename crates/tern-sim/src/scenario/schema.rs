@@ -7,11 +7,13 @@ mod defaults;
 mod flow;
 mod link;
 mod tfrc;
+mod trace;
 mod wifi;
 
 pub use flow::*;
 pub use link::*;
 pub use tfrc::*;
+pub use trace::*;
 pub use wifi::*;
 
 use super::units::Duration;

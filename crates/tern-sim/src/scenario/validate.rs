@@ -107,8 +107,19 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         if link.ends[0] == link.ends[1] {
             return Err(src.error(&at("links", i, "ends"), "a link joins two different nodes"));
         }
-        if link.rate.0 == 0 {
-            return Err(src.error(&at("links", i, "rate"), "expected a rate above zero"));
+        let reverse_rated = link.reverse.as_ref().is_some_and(|r| r.rate.is_some());
+        let needs_rate = link.trace.is_none() || (link.trace_of(true).is_none() && !reverse_rated);
+        if link.rate.0 == 0 && needs_rate {
+            return Err(src.error(
+                &at("links", i, "rate"),
+                "expected a rate above zero (or a `trace` for each direction)",
+            ));
+        }
+        if (link.trace.is_some() || link.trace_of(true).is_some()) && link.rlc.is_some() {
+            return Err(src.error(
+                &at("links", i, "trace"),
+                "a W-CDMA bearer (rlc) is timed by its TTIs, not by a trace",
+            ));
         }
         if link.mtu.0 < 68 || link.mtu.0 > 65535 {
             // RFC 791: every IPv4 module must forward 68-octet datagrams, and

@@ -7,7 +7,7 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
-use super::{small_queue_limit, Cmd, Io, Side, Transport, TransportReport};
+use super::{small_queue_limit, Cmd, Io, Side, SmallQueueRoom, Transport, TransportReport};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
@@ -33,6 +33,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             CcSpec::Newreno => CcKind::NewReno,
             CcSpec::Cubic => CcKind::Cubic,
             CcSpec::Ctcp => CcKind::Ctcp,
+            CcSpec::Bbr => CcKind::Bbr,
         },
         cubic: CubicOptions {
             beta: spec.cubic_beta,
@@ -81,6 +82,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             LossFlightSpec::FlightSize => LossFlight::FlightSize,
             LossFlightSpec::Pipe => LossFlight::Pipe,
         },
+        pacing: spec.pacing,
         ..Config::default()
     }
 }
@@ -384,8 +386,17 @@ impl TcpConn {
             }
         }
         let end = &mut self.ends[side.index()];
-        let limit = small_queue_limit(end.tsq_limit);
+        let mut limit = small_queue_limit(end.tsq_limit);
         let mut room = io.small_queues[2 * usize::from(key) + side.index()];
+        if let (Some(rate), true) = (end.conn.pacing_rate(), limit != SmallQueueRoom::MAX) {
+            // A paced socket's limit is about 1 ms at its pacing rate, at least two
+            // packets (`tcp_small_queue_check`: `max(2 · truesize, sk_pacing_rate >> 10)`,
+            // not capped by tcp_limit_output_bytes when pacing), in place of the static one.
+            let two_packets = 2 * i64::from(IPV4_HEADER + end.conn.smss() + 60);
+            let paced = small_queue_limit(rate >> 10).max(two_packets);
+            room = room - limit + paced;
+            limit = paced;
+        }
         while room > 0 || room == limit {
             let mut seg = Segment::default();
             if !end.conn.poll_transmit_into(now, &mut seg) {

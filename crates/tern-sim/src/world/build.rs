@@ -17,6 +17,7 @@ use crate::net::service::ServiceRate;
 use crate::scenario::units::DataRate;
 use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
+use crate::tracelink::service::TraceService;
 use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -60,10 +61,25 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
         loss,
     )
     .with_framing(link.framing.0 as u32);
+    if let Some(spec) = link.trace_of(dir == Dir::Reverse) {
+        let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
+        let trace = crate::tracelink::build(spec, seed, &stream)
+            .expect("a trace is checked when the scenario is loaded");
+        return tx.with_trace(TraceService::new(std::sync::Arc::new(trace)));
+    }
     match &link.cell {
         Some(cell) => tx.with_service(granted_rate(link, cell, dir, rate, end)),
         None => tx,
     }
+}
+
+/// The mean rate of a traced direction's delivery opportunities (what its utilisation is
+/// counted against), `None` for a direction without a trace.
+fn traced_rate(link: &LinkSpec, dir: Dir, seed: u64) -> Option<DataRate> {
+    let spec = link.trace_of(dir == Dir::Reverse)?;
+    let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
+    let trace = crate::tracelink::build(spec, seed, &stream).ok()?;
+    Some(DataRate(trace.mean_rate()))
 }
 
 /// The rate an LTE cell's scheduler grants one direction of the bearer over time: the
@@ -175,7 +191,8 @@ impl World {
                     from: ends[2 * i + port].0,
                     to: ends[2 * i + port].1,
                     mtu: link.mtu.0 as u32,
-                    rate: reverse.and_then(|r| r.rate).unwrap_or(link.rate),
+                    rate: traced_rate(link, dir, seed)
+                        .unwrap_or_else(|| reverse.and_then(|r| r.rate).unwrap_or(link.rate)),
                     device: dev,
                     port: port as u32,
                     arrival_loss: false,

@@ -25,6 +25,22 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
     }
     for (i, link) in s.links.iter().enumerate() {
+        for (reverse, path) in [
+            (false, &[key("trace")][..]),
+            (true, &[key("reverse"), key("trace")]),
+        ] {
+            let own = if reverse {
+                link.reverse.as_ref().and_then(|r| r.trace.as_ref())
+            } else {
+                link.trace.as_ref()
+            };
+            let Some(spec) = own else { continue };
+            let dir = if reverse { "reverse" } else { "forward" };
+            let stream = format!("link/{}/{dir}/trace", link.name);
+            if let Err(e) = crate::tracelink::build(spec, s.sim.seed, &stream) {
+                return Err(src.error(&link_path(i, path), e.to_string()));
+            }
+        }
         if let Some(rlc) = &link.rlc {
             if let Err(e) = crate::cellular::wcdma::config(rlc).validate() {
                 // The RLC's own check names its field; the scenario's key and value here.

@@ -166,6 +166,8 @@ fn boundary(segs: &[SentSeg], snd_nxt: u64, a: usize, nudge: i8) -> u64 {
 fn check_invariants(sb: &Scoreboard) -> Result<(), TestCaseError> {
     let mut counts = Counts::default();
     sb.segs.iter().for_each(|s| counts.add(s));
+    // A running total, not a function of the queue.
+    counts.marked_lost = sb.counts.marked_lost;
     prop_assert_eq!(counts, sb.counts);
     let below = sb.segs.range(..sb.mark.next).filter(|s| s.sacked);
     let (segs, bytes) = below.fold((0, 0), |(n, b), s| (n + 1, b + s.size()));
@@ -203,6 +205,7 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     sacked: false,
                     lost: None,
                     probe,
+                    tx: Default::default(),
                 };
                 snd_nxt = seg.end();
                 sb.push(seg.clone());

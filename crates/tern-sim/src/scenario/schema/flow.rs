@@ -179,9 +179,9 @@ pub struct TcpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "super::super::tcp_profile::schema")]
     pub profile: Option<super::super::tcp_profile::TcpProfile>,
-    /// Congestion control: "newreno" (RFC 5681, RFC 6582), "cubic" (RFC 9438) or "ctcp"
+    /// Congestion control: "newreno" (RFC 5681, RFC 6582), "cubic" (RFC 9438), "ctcp"
     /// (Compound TCP, draft-sridharan-tcpm-ctcp-02: Windows' from Server 2008 to Windows 10
-    /// 1703).
+    /// 1703) or "bbr" (BBR v1 as Linux's tcp_bbr.c; it paces whatever `pacing` says).
     #[serde(default)]
     pub cc: CcSpec,
     /// CUBIC's multiplicative decrease beta_cubic (RFC 9438 §4.6: 0.7, Linux's too; Apple's
@@ -284,6 +284,13 @@ pub struct TcpSpec {
     /// with SACK; needs `sack`).
     #[serde(default, skip_serializing_if = "is_default")]
     pub loss_flight: LossFlightSpec,
+    /// Linux's internal pacing (`tcp_pacing_check`): data segments leave at the pacing
+    /// rate, `cwnd / srtt` × 200 % in slow start and × 120 % after
+    /// (`tcp_update_pacing_rate`) or the controller's own (BBR); TCP Small Queues then
+    /// holds about 1 ms of it (`sk_pacing_rate >> 10`). Off by default, as Linux without
+    /// the `fq` qdisc or a controller that asks for it.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pacing: bool,
     /// React to the host's link coming back (an 802.11 station joining its new AP, a cellular
     /// handover completing) as draft-schuetz-tcpm-tcp-rlci proposes: if retransmission
     /// timeouts have backed off, retransmit the oldest unacknowledged segment at once and
@@ -311,6 +318,7 @@ pub enum CcSpec {
     Newreno,
     Cubic,
     Ctcp,
+    Bbr,
 }
 
 /// How TCP's RTO follows its RTT samples.

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 pub struct LinkSpec {
     pub name: String,
     pub ends: [String; 2],
+    /// The rate of each direction without a `trace` (required unless both have one).
+    #[serde(default = "zero_rate")]
     pub rate: DataRate,
     /// One-way propagation delay.
     pub delay: Duration,
@@ -51,6 +53,28 @@ pub struct LinkSpec {
     /// (the RLC sender buffer is `rlc.buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rlc: Option<RlcSpec>,
+    /// Both directions' capacity from a trace of delivery opportunities (mahimahi's
+    /// `mm-link`) instead of `rate`; `reverse.trace` gives the reverse its own. The queue
+    /// in front is `queue` as on any link; loss models and an LTE cell's handover bursts
+    /// still apply (a cell's granted rates do not: the trace is the capacity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<super::trace::TraceSpec>,
+}
+
+fn zero_rate() -> DataRate {
+    DataRate(0)
+}
+
+impl LinkSpec {
+    /// The trace of one direction (`reverse`: the reverse's own, else the link's).
+    pub fn trace_of(&self, reverse: bool) -> Option<&super::trace::TraceSpec> {
+        let own = self.reverse.as_ref().and_then(|r| r.trace.as_ref());
+        if reverse {
+            own.or(self.trace.as_ref())
+        } else {
+            self.trace.as_ref()
+        }
+    }
 }
 
 /// RLC acknowledged mode (3GPP TS 25.322) on a W-CDMA bearer. Defaults: the
@@ -115,6 +139,9 @@ pub struct ReverseSpec {
     pub delay: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueSpec>,
+    /// The reverse direction's own trace of delivery opportunities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<super::trace::TraceSpec>,
 }
 
 /// An LTE cell bearer between a UE (`ends[0]`) and the network (`ends[1]`):

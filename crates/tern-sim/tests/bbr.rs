@@ -1,0 +1,130 @@
+//! TCP BBR and pacing over a point-to-point link, against the path's own figures.
+
+mod common;
+use common::*;
+
+fn bulk(duration: &str, transport: &str, record: &str) -> String {
+    format!(
+        r#"
+record = [{record}]
+[sim]
+duration = "{duration}"
+seed = 1
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+ends = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "100pkt" }}
+[[flows]]
+name = "bulk"
+from = "a"
+to = "b"
+app = {{ kind = "bulk" }}
+transport = {{ kind = "tcp", mss = "1448B", {transport} }}
+"#
+    )
+}
+
+/// BBR on 10 Mbit/s and 40 ms, 30 s, TCP Small Queues on (the default): the goodput is
+/// the link's payload rate, 10 Mbit/s · 1448 / 1500 = 9.653 Mbit/s (IPv4 20 B + TCP 32 B
+/// with timestamps), less what PROBE_RTT and the start cost: at most 200 ms + one 40 ms
+/// round per PROBE_RTT (tcp_bbr.c: `bbr_probe_rtt_mode_ms`, "roughly 2%") and 1 s for the
+/// handshake and STARTUP. PROBE_RTT (the window at 4 packets) comes 10 s after the first
+/// minimum RTT (`bbr_min_rtt_win_sec`; the first sample comes one handshake and one data
+/// round trip in, 80 ms) and then 10 s after the previous one ended. With pacing, TCP Small
+/// Queues lets about 1 ms at the pacing rate into the link's queue (`sk_pacing_rate >> 10`,
+/// 1.2 kB here), never less than two packets, plus the one Linux always lets through:
+/// at most 3 packets wait.
+#[test]
+fn bbr_fills_the_pipe_and_probes_rtt_every_ten_seconds() {
+    let out = same_runs(&bulk("30s", r#"cc = "bbr""#, r#""cwnd""#));
+    let goodput = out.summary.flows["bulk"].goodput_bps;
+    let payload_rate = 10e6 * 1448.0 / 1500.0;
+    let lower = payload_rate * (30.0 - 2.0 * 0.24 - 1.0) / 30.0;
+    assert!(goodput >= lower && goodput <= payload_rate, "{goodput}");
+    let c = table(&out, "cwnd");
+    let (t, w) = (f64s(c, "time"), u64s(c, "cwnd"));
+    let mut dips = Vec::new();
+    let mut ends = Vec::new();
+    for i in 1..t.len() {
+        if w[i] <= 4 * 1448 && w[i - 1] > 4 * 1448 {
+            dips.push(t[i]);
+        }
+        if w[i] > 4 * 1448 && w[i - 1] <= 4 * 1448 && !dips.is_empty() {
+            ends.push(t[i]);
+        }
+    }
+    assert_eq!(dips.len(), 2, "{dips:?}");
+    assert!(dips[0] > 10.04 && dips[0] < 10.2, "{dips:?}");
+    let held = ends[0] - dips[0];
+    assert!((0.2..0.3).contains(&held), "{held}");
+    let gap = dips[1] - ends[0];
+    assert!((10.0..10.1).contains(&gap), "{gap}");
+    let q = &out.summary.links["l"]["forward"];
+    assert!(q.queue_max_packets <= 3, "{}", q.queue_max_packets);
+}
+
+/// The shared p2p scenario (`scenarios/examples/p2p-bulk.toml`: ns-3's set-up, no TCP Small
+/// Queues) with BBR, 30 s: goodput, the link queue's time-averaged and largest occupancy,
+/// and the PROBE_RTT instants (window at or below 4 segments), as
+/// `benches/ns3_bbr_p2p.py` measures them in ns-3's TcpBbr.
+fn ns3_setup_figures() -> (f64, f64, u64, Vec<f64>, Vec<f64>) {
+    let text = include_str!("../../../scenarios/examples/p2p-bulk.toml");
+    let set = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    let overrides = [
+        set("flows.bulk.transport.cc", "bbr"),
+        set("sim.duration", "30s"),
+        set("record", r#"["cwnd"]"#),
+    ];
+    let out = tern_sim::run_text("p2p-bulk.toml", text, &overrides, None).unwrap();
+    let q = &out.summary.links["access"]["forward"];
+    let c = table(&out, "cwnd");
+    let (t, w) = (f64s(c, "time"), u64s(c, "cwnd"));
+    let (mut dips, mut ends) = (Vec::new(), Vec::new());
+    for i in 1..t.len() {
+        if w[i] <= 4 * 1448 && w[i - 1] > 4 * 1448 {
+            dips.push(t[i]);
+        }
+        if w[i] > 4 * 1448 && w[i - 1] <= 4 * 1448 && !dips.is_empty() {
+            ends.push(t[i]);
+        }
+    }
+    (
+        out.summary.flows["bulk"].goodput_bps,
+        q.queue_mean_packets,
+        q.queue_max_packets,
+        dips,
+        ends,
+    )
+}
+
+/// Against ns-3.44's TcpBbr on the same set-up (`benches/ns3_bbr_p2p.py --duration 30`,
+/// benches/RESULTS.md "BBR against ns-3's TcpBbr"): ns-3 delivers 9.4599 Mbit/s and enters
+/// PROBE_RTT at 10.041 s and 20.394 s. The goodputs agree to 0.13 %; each PROBE_RTT costs
+/// about 0.3 s, so an entry one or two RTTs apart moves the goodput by under 0.3 %: the
+/// check allows 0.5 %. The entries are one and 1.5 RTTs apart (ns-3 takes its first
+/// minimum one round later): the check allows two RTTs, 80 ms. ns-3's queue is not
+/// compared here: it keeps about one BDP queued where Tern (and the kernel's pacing margin)
+/// keep about one packet (see RESULTS.md).
+#[test]
+fn bbr_agrees_with_ns3_tcpbbr_on_goodput_and_probe_rtt() {
+    let (goodput, _, _, dips, _) = ns3_setup_figures();
+    let ns3 = 9.459_880_5e6;
+    assert!((goodput - ns3).abs() / ns3 <= 0.005, "{goodput}");
+    // PROBE_RTT episodes: a dip more than 1 s after the previous one starts a new one.
+    let mut starts: Vec<f64> = Vec::new();
+    for d in dips {
+        if starts.last().is_none_or(|&s| d - s > 1.0) {
+            starts.push(d);
+        }
+    }
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    for (tern, ns3) in starts.iter().zip([10.041_022, 20.393_947]) {
+        assert!((tern - ns3).abs() <= 0.080, "{starts:?}");
+    }
+}
