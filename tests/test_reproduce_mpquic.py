@@ -49,6 +49,9 @@ def test_the_stations_link_carries_mininet_wifis_tc_settings_along_the_walk():
     assert mpquic_rssi.mininet_tc(mpquic_rssi.distance_at(13.0)) == pytest.approx(
         (11 * 1.01**-101, 101 / 20)
     )
+    # Its loss term (eqLoss = 2d/1000 %, set above 0.1 %) on both directions (ifb), driven
+    # by the radio's distance to the AP; the formula's values: net/loss.rs's unit test.
+    assert wire["loss"] == {"kind": "mininet-wifi-distance", "station": "radio", "ap": "ap"}
 
 
 def test_the_rssi_follows_mininet_wifis_log_distance_defaults():

@@ -119,7 +119,13 @@ impl WcdmaBearer {
                 .filter(|l| covers(l.direction()))
                 .map(|l| {
                     let rng = RngStream::new(seed, &format!("link/{}/{name}/pdu-loss", link.name));
-                    LossModel::from_spec(l, rng)
+                    // Validation refuses a distance model for PDU errors: no node's path is asked.
+                    let nowhere = |_: &str| {
+                        crate::radio::mobility::Mobility::Static(
+                            crate::radio::mobility::Position::new(0.0, 0.0, 0.0),
+                        )
+                    };
+                    LossModel::from_spec(l, rng, &nowhere)
                 });
             // PDUs per TTI = rate × TTI / payload bits, kept as an exact fraction.
             let num = u128::from(rate.0) * tti_ns;

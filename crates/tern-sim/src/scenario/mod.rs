@@ -16,7 +16,9 @@ pub mod units;
 mod validate;
 
 pub use error::{Origin, ScenarioError};
-pub use quic::{QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicSpec, RssiSchedulerSpec};
+pub use quic::{
+    QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
+};
 pub use schema::*;
 
 use toml_edit::{ImDocument, Item, Value};

@@ -52,6 +52,17 @@ pub struct QuicSpec {
     /// default): one path, routed (or pinned by the flow's `via`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<QuicPathSpec>,
+    /// Multipath: the order in which each transmission tries the paths that may carry it
+    /// (status and validation decide which may; the first with room in its congestion window
+    /// and pacer sends). "lowest_id" (the default, noq-proto's own: path-id order, so the
+    /// first available path fills and the others take what it has no room for); "min_rtt"
+    /// (the lowest smoothed RTT first, ties by id: the lowest-latency scheduler of mp-quic,
+    /// De Coninck and Bonaventure, CoNEXT 2017, and XQUIC's `xqc_minrtt_scheduler_cb`,
+    /// `src/transport/scheduler/xqc_scheduler_minrtt.c`); "round_robin" (path-id order
+    /// starting after the path of the previous transmission). The stack's own scheduler with
+    /// Tern's patch (`crates/noq-proto-patched`, `TransportConfig::path_scheduler`).
+    #[serde(default)]
+    pub scheduler: QuicScheduler,
     /// The RSSI-threshold scheduler of the mpquic-rssi study (`mech::rssi_scheduler`): it sets
     /// path 0 (Wi-Fi: `via` an 802.11 BSS) and path 1 (cellular) available or backup from the
     /// client's Wi-Fi RSSI, overriding their `status`. Needs exactly these two paths.
@@ -117,6 +128,16 @@ pub struct QuicPathSpec {
     /// abandoned no earlier than the handshake's end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandon_at: Option<Duration>,
+}
+
+/// A multipath QUIC connection's path order (see [`QuicSpec::scheduler`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuicScheduler {
+    #[default]
+    LowestId,
+    MinRtt,
+    RoundRobin,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -152,10 +152,10 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             check_cell(src, i, cell)?;
         }
         if let Some(loss) = &link.loss {
-            check_loss(src, at("links", i, "loss"), loss)?;
+            check_loss(s, src, at("links", i, "loss"), loss)?;
         }
         if let Some(rlc) = &link.rlc {
-            check_rlc(src, i, link, rlc)?;
+            check_rlc(s, src, i, link, rlc)?;
         }
         for (j, change) in link.schedule.iter().enumerate() {
             let mut p = at("links", i, "schedule");
@@ -200,7 +200,12 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     check_flows(s, src)
 }
 
-fn check_loss(src: &Source, path: Vec<PathSeg>, loss: &LossSpec) -> Result<(), ScenarioError> {
+fn check_loss(
+    s: &Scenario,
+    src: &Source,
+    path: Vec<PathSeg>,
+    loss: &LossSpec,
+) -> Result<(), ScenarioError> {
     match loss {
         LossSpec::Bernoulli { p, .. } => check_probability(src, path, *p),
         LossSpec::GilbertElliott {
@@ -223,11 +228,27 @@ fn check_loss(src: &Source, path: Vec<PathSeg>, loss: &LossSpec) -> Result<(), S
             }
             Ok(())
         }
+        LossSpec::MininetWifiDistance { station, ap, .. } => {
+            for (field, name) in [("station", station), ("ap", ap)] {
+                if !s.nodes.iter().any(|n| &n.name == name) {
+                    let mut p = path.clone();
+                    p.push(key(field));
+                    return Err(src.error(&p, format!("no node named {name:?}")));
+                }
+            }
+            Ok(())
+        }
     }
 }
 
 /// The path of a key inside `links[i]`.
-fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(), ScenarioError> {
+fn check_rlc(
+    s: &Scenario,
+    src: &Source,
+    i: usize,
+    link: &LinkSpec,
+    rlc: &RlcSpec,
+) -> Result<(), ScenarioError> {
     let sub = |k: &str| link_path(i, &[key("rlc"), key(k)]);
     if link.cell.is_some() {
         return Err(src.error(
@@ -245,13 +266,16 @@ fn check_rlc(src: &Source, i: usize, link: &LinkSpec, rlc: &RlcSpec) -> Result<(
         return Err(src.error(&sub("tti"), "expected a TTI above zero"));
     }
     if let Some(loss) = rlc.pdu_loss.as_ref() {
-        if matches!(loss, LossSpec::Outage { .. }) {
+        if matches!(
+            loss,
+            LossSpec::Outage { .. } | LossSpec::MininetWifiDistance { .. }
+        ) {
             return Err(src.error(
                 &sub("pdu_loss"),
                 "expected a PDU error model: bernoulli or gilbert-elliott",
             ));
         }
-        check_loss(src, sub("pdu_loss"), loss)?;
+        check_loss(s, src, sub("pdu_loss"), loss)?;
     }
     // The values TS 25.331 §10.3.4.4 ("Polling info") can signal.
     if ![0, 1, 4, 16, 64].contains(&rlc.poll_sdu) {

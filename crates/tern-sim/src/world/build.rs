@@ -14,6 +14,7 @@ use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::net::service::ServiceRate;
+use crate::radio::mobility::{Mobility, Position};
 use crate::scenario::units::DataRate;
 use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
@@ -22,8 +23,9 @@ use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
 /// One direction of a point-to-point link: its transmitter with its queue and loss models
-/// (the link's own and, on an LTE cell, the handovers' burst-loss windows).
-fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitter {
+/// (the link's own and, on an LTE cell, the handovers' burst-loss windows). `s` gives the
+/// nodes' paths a distance loss model follows.
+fn transmitter(s: &Scenario, link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitter {
     let covers = |d: Direction| match dir {
         Dir::Forward => d.covers_forward(),
         Dir::Reverse => d.covers_reverse(),
@@ -34,7 +36,7 @@ fn transmitter(link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitte
         .filter(|l| covers(l.direction()))
         .map(|l| {
             let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
-            LossModel::from_spec(l, rng)
+            LossModel::from_spec(l, rng, &|name| node_mobility(s, name))
         })
         .collect();
     if let Some(cell) = &link.cell {
@@ -80,6 +82,15 @@ fn traced_rate(link: &LinkSpec, dir: Dir, seed: u64) -> Option<DataRate> {
     let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
     let trace = crate::tracelink::build(spec, seed, &stream).ok()?;
     Some(DataRate(trace.mean_rate()))
+}
+
+/// Where node `name` is over time (validation checked that it exists and moves validly).
+fn node_mobility(s: &Scenario, name: &str) -> Mobility {
+    s.nodes
+        .iter()
+        .find(|n| n.name == name)
+        .and_then(|n| crate::wifi::build::mobility(n).ok())
+        .unwrap_or(Mobility::Static(Position::new(0.0, 0.0, 0.0)))
 }
 
 /// The rate an LTE cell's scheduler grants one direction of the bearer over time: the
@@ -202,8 +213,8 @@ impl World {
             let p2p = || {
                 PointToPoint::new(
                     first,
-                    transmitter(link, Dir::Forward, seed, end),
-                    transmitter(link, Dir::Reverse, seed, end),
+                    transmitter(s, link, Dir::Forward, seed, end),
+                    transmitter(s, link, Dir::Reverse, seed, end),
                 )
             };
             let handovers: Vec<_> = link.cell.as_ref().map_or(Vec::new(), |c| {

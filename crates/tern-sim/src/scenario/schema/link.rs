@@ -344,6 +344,17 @@ pub enum LossSpec {
         #[serde(default)]
         direction: Direction,
     },
+    /// Mininet-WiFi's distance loss on a station's interface (its tc mode): each packet is
+    /// lost independently with the netem `loss` Mininet-WiFi sets for the distance `d` (m)
+    /// between node `station` and node `ap` at that moment (`net::loss::mininet_wifi_loss`).
+    /// With `Mininet_wifi(ifb=True)` it shapes both the interface and its IFB device, so both
+    /// directions (the default).
+    MininetWifiDistance {
+        station: String,
+        ap: String,
+        #[serde(default)]
+        direction: Direction,
+    },
 }
 
 impl LossSpec {
@@ -352,7 +363,8 @@ impl LossSpec {
         match self {
             LossSpec::Bernoulli { direction, .. }
             | LossSpec::GilbertElliott { direction, .. }
-            | LossSpec::Outage { direction, .. } => *direction,
+            | LossSpec::Outage { direction, .. }
+            | LossSpec::MininetWifiDistance { direction, .. } => *direction,
         }
     }
 }

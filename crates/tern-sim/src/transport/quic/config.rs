@@ -5,12 +5,12 @@ use super::qlog::Qlog;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
-use crate::scenario::{QuicCcSpec, QuicSpec};
+use crate::scenario::{QuicCcSpec, QuicScheduler, QuicSpec};
 use noq_proto::congestion::{Bbr3Config, ControllerFactory, CubicConfig, NewRenoConfig};
 use noq_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use noq_proto::{
     AckFrequencyConfig, ClientConfig, ConnectionId, ConnectionIdGenerator, EndpointConfig,
-    IdleTimeout, MtuDiscoveryConfig, ServerConfig, TransportConfig, VarInt,
+    IdleTimeout, MtuDiscoveryConfig, PathScheduler, ServerConfig, TransportConfig, VarInt,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -126,7 +126,12 @@ pub fn transport(spec: &QuicSpec, mtu: u32, qlog: Option<&Qlog>) -> TransportCon
     if spec.paths.len() > 1 {
         // draft-ietf-quic-multipath-21: the initial_max_path_id transport parameter allows
         // this many concurrent paths.
-        t.max_concurrent_multipath_paths(spec.paths.len() as u32);
+        t.max_concurrent_multipath_paths(spec.paths.len() as u32)
+            .path_scheduler(match spec.scheduler {
+                QuicScheduler::LowestId => PathScheduler::LowestId,
+                QuicScheduler::MinRtt => PathScheduler::MinRtt,
+                QuicScheduler::RoundRobin => PathScheduler::RoundRobin,
+            });
     }
     t
 }

@@ -20,7 +20,9 @@
 //!   is validated and either available, or backup while no validated available path exists
 //!   at all (a blocked or full available path does not count as missing: backup paths then
 //!   stay idle). So available paths fill in id order, the lowest first, and share a bulk
-//!   transfer once each is window-limited.
+//!   transfer once each is window-limited. The order is the flow's `transport.scheduler`:
+//!   that id order (noq's own), lowest smoothed RTT first, or round robin (Tern's patch
+//!   `0003-path-scheduler.patch`, `TransportConfig::path_scheduler`).
 
 use crate::engine::SimTime;
 use crate::scenario::{QuicPathSpec, QuicPathStatus};
