@@ -112,9 +112,9 @@ CASES = [
         "a congestion control TCP does not have",
         lambda s: s.replace(
             'app = { kind = "cbr", rate = "2Mbps", size = "1000B" }',
-            'app = { kind = "bulk" }\ntransport = { kind = "tcp", cc = "bbr" }',
+            'app = { kind = "bulk" }\ntransport = { kind = "tcp", cc = "vegas" }',
         ),
-        "bad.toml:25: flows[0].transport.cc: unknown variant `bbr`, expected one of `newreno`",
+        "bad.toml:25: flows[0].transport.cc: unknown variant `vegas`, expected one of `newreno`",
     ),
     (
         "a rate with no unit Tern knows, inside a table of one kind",
