@@ -162,3 +162,29 @@ fn the_default_cwnd_stays_near_the_flight() {
         "growth on every ACK: cwnd {cwnd} B, flight {flight} B"
     );
 }
+
+/// TCP Small Queues of `linux-3.13`: each segment below TCP counts its skb's truesize,
+/// 4352 B, against tcp_limit_output_bytes = 131072, and the kernel hands one down while
+/// sk_wmem_alloc ≤ 131072 (tcp_write_xmit): 30 segments hold 130560 B, so a 31st goes and
+/// then no more. On a 10 Mbit/s, 20 ms link (the pacing term, 2 · cwnd / srtt / 1024, stays
+/// far below 128 KiB: the window is at most the 25-segment path plus the 31) the link's
+/// queue then holds at most 30 waiting behind the one being sent. Counted in IP bytes
+/// (1500 B, `tsq_truesize = "0B"`), 131072 / 1500 = 87.4: 88 go, 87 wait.
+#[test]
+fn linux_3_13_small_queues_count_truesize() {
+    let max_queue = |extra: &str| {
+        let text = common::p2p(
+            "10Mbps",
+            "20ms",
+            "{ kind = \"droptail\", limit = \"1000pkt\" }",
+            "5s",
+            &format!(
+                "[[flows]]\nname = \"bulk\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+                 transport = {{ kind = \"tcp\", profile = \"linux-3.13\"{extra} }}"
+            ),
+        );
+        common::run(&text).summary.links["l"]["forward"].queue_max_packets
+    };
+    assert_eq!(max_queue(""), 131_072 / 4352 + 1 - 1);
+    assert_eq!(max_queue(", tsq_truesize = \"0B\""), 131_072 / 1500 + 1 - 1);
+}

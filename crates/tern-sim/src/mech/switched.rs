@@ -9,6 +9,7 @@ use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use crate::summary::SwitcherSummary;
 use crate::trace::SwitcherRecord;
+use crate::transport::small_queues::SmallQueues;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
 use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
 use std::sync::Arc;
@@ -25,7 +26,7 @@ pub struct SpareRecipe {
     pub port_index: u32,
     pub seed: u64,
     pub config: Arc<Config>,
-    pub tsq_limit: u64,
+    pub tsq: SmallQueues,
 }
 
 impl SpareRecipe {
@@ -36,7 +37,7 @@ impl SpareRecipe {
             self.port_index,
             self.seed,
             self.config.clone(),
-            self.tsq_limit,
+            self.tsq,
             now,
             TcpApp::Messages(Box::new(MessageStream::new(MessageSource::silent()))),
         )
@@ -245,8 +246,8 @@ impl Transport for SwitchedTcp {
 
     /// The two connections (keys 0 and 1, the spare counted before it opens); a notice
     /// (key [`NOTICE`]) is not TCP and has no Small Queues count.
-    fn small_queues(&self) -> Option<(u64, u8)> {
-        Some((self.conns[0].ends[0].tsq_limit, 2))
+    fn small_queues(&self) -> Option<(SmallQueues, u8)> {
+        Some((self.conns[0].ends[0].tsq, 2))
     }
 
     fn first_hop_room(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {

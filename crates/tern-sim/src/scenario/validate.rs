@@ -606,8 +606,20 @@ fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), Sce
             return Err(src.error(&field(name), "expected a size above zero"));
         }
     }
+    if spec.tsq_truesize.0 > MAX_TSQ_TRUESIZE {
+        return Err(src.error(
+            &field("tsq_truesize"),
+            format!(
+                "got {} B, expected at most {MAX_TSQ_TRUESIZE} B (an skb's truesize: a packet of at most 64 KiB and its sk_buff)",
+                spec.tsq_truesize.0
+            ),
+        ));
+    }
     Ok(())
 }
+
+/// The largest `tsq_truesize` accepted: a 64 KiB packet's buffer and its `sk_buff`.
+const MAX_TSQ_TRUESIZE: u64 = 128 * 1024;
 
 /// Emulation's fields: commands only on real nodes, and real nodes within the addresses of
 /// 198.18.0.0/15 (node index + 1, see `emu::real_addr`).

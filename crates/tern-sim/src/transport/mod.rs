@@ -10,6 +10,7 @@
 //! `world/registry.rs`.
 
 pub mod quic;
+pub mod small_queues;
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
@@ -63,11 +64,12 @@ pub enum Cmd {
 /// TCP Small Queues' account of one endpoint, which the world keeps (Linux
 /// `tcp_small_queue_check`, net/ipv4/tcp_output.c, compares the bytes of a socket's packets
 /// not yet gone from its host's queues, `sk_wmem_alloc`, with its limit): the bytes it may
-/// still hand its first-hop device before it is held back, its limit less the bytes of its
-/// packets there (taken when the world hands a packet to that device, given back when the
-/// packet leaves it: serialized, acknowledged or dropped there). At or below 0 the endpoint
-/// is held back, unless it has nothing there (room equal to the limit): Linux lets one
-/// packet through.
+/// still hand its first-hop device before it is held back, its limit less what its packets
+/// there count ([`SmallQueues::charge`]: taken when the world hands a packet to that
+/// device, given back when the packet leaves it: serialized, acknowledged or dropped there).
+/// Below 0 the endpoint is held back: Linux sends while `sk_wmem_alloc` ≤ limit (3.12-3.x
+/// `tcp_write_xmit`: `if (atomic_read(&sk->sk_wmem_alloc) > limit) break;`), so a packet
+/// goes when the room is 0 or more, and one always goes when nothing is there.
 pub type SmallQueueRoom = i64;
 
 /// The room of an endpoint with nothing in its first hop, for a limit of `limit` bytes.
@@ -157,7 +159,7 @@ pub trait Transport {
     /// do; asked once, when the world is built. The world then keeps each such endpoint's
     /// [`SmallQueueRoom`] (in [`Io`]) and calls [`Transport::first_hop_room`] when one held
     /// back has room again.
-    fn small_queues(&self) -> Option<(u64, u8)> {
+    fn small_queues(&self) -> Option<(small_queues::SmallQueues, u8)> {
         None
     }
 

@@ -7,6 +7,7 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
+use super::small_queues::SmallQueues;
 use super::{small_queue_limit, Cmd, Io, Side, SmallQueueRoom, Transport, TransportReport};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
@@ -113,8 +114,8 @@ impl TcpConfigs {
 pub struct Endpoint {
     /// This endpoint's pending wake-up.
     pub wake: Wake,
-    /// TCP Small Queues' limit, bytes (Linux lets at least one packet through).
-    pub tsq_limit: u64,
+    /// TCP Small Queues: its limit and what a packet counts against it.
+    pub tsq: SmallQueues,
     /// Offset after the highest byte sent so far (for the `segments` trace:
     /// a segment starting below it is a retransmission).
     sent_max: u64,
@@ -146,10 +147,10 @@ impl Endpoint {
         self.sent_max = self.sent_max.max(end);
     }
 
-    fn new(conn: Connection, tsq_limit: u64) -> Self {
+    fn new(conn: Connection, tsq: SmallQueues) -> Self {
         Endpoint {
             wake: Wake::default(),
-            tsq_limit,
+            tsq,
             sent_max: 0,
             conn,
         }
@@ -204,7 +205,7 @@ impl TcpConn {
         index: u32,
         seed: u64,
         config: Arc<Config>,
-        tsq_limit: u64,
+        tsq: SmallQueues,
         start: SimTime,
         app: TcpApp,
     ) -> TcpConn {
@@ -217,10 +218,7 @@ impl TcpConn {
             .with_ports(client_port, server_port);
         let server = Connection::listen(config, isn("server")).with_ports(server_port, client_port);
         TcpConn {
-            ends: [
-                Endpoint::new(client, tsq_limit),
-                Endpoint::new(server, tsq_limit),
-            ],
+            ends: [Endpoint::new(client, tsq), Endpoint::new(server, tsq)],
             app,
             written: 0,
             read: 0,
@@ -386,23 +384,25 @@ impl TcpConn {
             }
         }
         let end = &mut self.ends[side.index()];
-        let mut limit = small_queue_limit(end.tsq_limit);
+        // The room against the kernel's limit (the world counts against `tsq.limit` alone).
         let mut room = io.small_queues[2 * usize::from(key) + side.index()];
+        let limit = small_queue_limit(end.tsq.limit);
         if let (Some(rate), true) = (end.conn.pacing_rate(), limit != SmallQueueRoom::MAX) {
             // A paced socket's limit is about 1 ms at its pacing rate, at least two
             // packets (`tcp_small_queue_check`: `max(2 · truesize, sk_pacing_rate >> 10)`,
             // not capped by tcp_limit_output_bytes when pacing), in place of the static one.
-            let two_packets = 2 * i64::from(IPV4_HEADER + end.conn.smss() + 60);
+            let two_packets = 2 * end.tsq.charge(IPV4_HEADER + end.conn.smss() + 60);
             let paced = small_queue_limit(rate >> 10).max(two_packets);
             room = room - limit + paced;
-            limit = paced;
+        } else {
+            room = room.saturating_add(end.tsq.raise(&end.conn));
         }
-        while room > 0 || room == limit {
+        while room >= 0 {
             let mut seg = Segment::default();
             if !end.conn.poll_transmit_into(now, &mut seg) {
                 break;
             }
-            room -= i64::from(IPV4_HEADER + seg.wire_len());
+            room -= end.tsq.charge(IPV4_HEADER + seg.wire_len());
             if io.traces.wants::<SegmentRecord>() {
                 end.trace_segment(now, io.flow, side, &seg, io.traces);
             }
@@ -597,8 +597,8 @@ impl Transport for TcpTransport {
         self.conn.arm(now, side)
     }
 
-    fn small_queues(&self) -> Option<(u64, u8)> {
-        Some((self.conn.ends[0].tsq_limit, 1))
+    fn small_queues(&self) -> Option<(SmallQueues, u8)> {
+        Some((self.conn.ends[0].tsq, 1))
     }
 
     fn speaks_tcp(&self) -> bool {

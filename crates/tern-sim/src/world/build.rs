@@ -19,6 +19,7 @@ use crate::scenario::units::DataRate;
 use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
 use crate::tracelink::service::TraceService;
+use crate::transport::small_queues::SmallQueues;
 use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
@@ -304,7 +305,14 @@ impl World {
             let (transport, first) =
                 registry::build(f, i as u32, seed, mtu, source, files, &mut shared);
             first_commands(&mut queue, id, first);
-            let (limit, keys) = transport.small_queues().unwrap_or((0, 0));
+            let (tsq, keys) = transport.small_queues().unwrap_or((
+                SmallQueues {
+                    limit: 0,
+                    truesize: 0,
+                    pacing: false,
+                },
+                0,
+            ));
             assert!(
                 keys <= SMALL_QUEUE_KEYS,
                 "a flow's Small Queues keys fit its line"
@@ -322,7 +330,8 @@ impl World {
                 start,
                 keys,
                 pinned: !via.is_empty(),
-                small_queues: [small_queue_limit(limit); 2 * SMALL_QUEUE_KEYS as usize],
+                small_queues: [small_queue_limit(tsq.limit); 2 * SMALL_QUEUE_KEYS as usize],
+                tsq,
                 transport,
                 via: via.into(),
             });

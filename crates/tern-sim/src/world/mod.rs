@@ -24,6 +24,7 @@ use crate::summary::{EmulationSummary, Summary};
 use crate::trace::{
     Captures, DropRecord, QlogFiles, QueueRecord, Table, TraceConfig, TraceError, Traces,
 };
+use crate::transport::small_queues::SmallQueues;
 use crate::transport::{Cmd, Io, Side, SmallQueueRoom, Transport, SMALL_QUEUE_KEYS};
 
 #[derive(Clone, Copy, Debug)]
@@ -76,6 +77,8 @@ pub(crate) struct Flow {
     /// The room of endpoint `key` at `side`, at `2 * key + side.index()`, for keys below
     /// `keys`.
     pub small_queues: [SmallQueueRoom; 2 * SMALL_QUEUE_KEYS as usize],
+    /// Its endpoints' Small Queues rule (what a packet counts; whether the limit moves).
+    pub tsq: SmallQueues,
     pub name: String,
     /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
     /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
@@ -475,7 +478,7 @@ impl World {
                             self.pool.set_body(p, Body::Raw(bytes));
                         }
                     }
-                    let size = SmallQueueRoom::from(self.pool.get(p).size());
+                    let size = flow.tsq.charge(self.pool.get(p).size());
                     // Its sender's Small Queues room, if it counts one: the packet is in its
                     // first-hop device from here, unless refused there.
                     let count = (key < flow.keys).then(|| 2 * usize::from(key) + side.index());
@@ -661,10 +664,14 @@ impl World {
         } else {
             Side::Server
         };
+        let charge = flow.tsq.charge(pkt.size());
         let room = &mut flow.small_queues[2 * usize::from(key) + side.index()];
-        let held_back = *room <= 0;
-        *room += SmallQueueRoom::from(pkt.size());
-        if held_back && *room > 0 {
+        let held_back = *room < 0;
+        *room += charge;
+        // With a moving limit (pacing) the transport re-checks on every packet freed while
+        // it was over `tsq`, as `tcp_wfree` schedules `tcp_tsq_handler` for a throttled
+        // socket; otherwise only once it is back within `tsq`.
+        if held_back && (*room >= 0 || flow.tsq.pacing) {
             self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
         }
     }

@@ -10,6 +10,7 @@ use crate::net::packet::IPV4_HEADER;
 use crate::scenario::{AppSpec, FlowSpec, SpareSpec, SwitchPolicy, TransportSpec};
 use crate::trace::QlogFiles;
 use crate::transport::quic::{QlogUse, QuicApp, QuicTransport};
+use crate::transport::small_queues::SmallQueues;
 use crate::transport::tcp::{self, TcpApp, TcpConfigs, TcpConn, TcpTransport};
 use crate::transport::tfrc::{tfrc_wire, TfrcApp, TfrcTransport};
 use crate::transport::udp::UdpTransport;
@@ -95,7 +96,12 @@ pub fn build(
         }
         TransportSpec::Tcp(spec) => {
             let config = shared.tcp_configs.intern(tcp::config(spec, mtu));
-            let mut conn = tcp_conn(f, index, seed, config.clone(), spec.tsq.0, source);
+            let tsq = SmallQueues {
+                limit: spec.tsq.0,
+                truesize: u32::try_from(spec.tsq_truesize.0).expect("validated: at most 128 KiB"),
+                pacing: spec.tsq_pacing,
+            };
+            let mut conn = tcp_conn(f, index, seed, config.clone(), tsq, source);
             conn.set_cwnd_rtt_events(shared.tcp_events);
             match &f.switcher {
                 None => boxed(TcpTransport::new(conn, start)),
@@ -106,7 +112,7 @@ pub fn build(
                         port_index: index + 8192,
                         seed,
                         config,
-                        tsq_limit: spec.tsq.0,
+                        tsq,
                     };
                     // Without switching there is no spare to open.
                     let on_demand =
@@ -147,7 +153,7 @@ fn tcp_conn(
     index: u32,
     seed: u64,
     config: Arc<Config>,
-    tsq_limit: u64,
+    tsq: SmallQueues,
     source: Option<MessageSource>,
 ) -> TcpConn {
     let app = match (&f.app, source) {
@@ -163,5 +169,5 @@ fn tcp_conn(
         (_, Some(source)) => TcpApp::Messages(Box::new(MessageStream::new(source))),
         (_, None) => unreachable!("every app but bulk and file has a source"),
     };
-    TcpConn::new(&f.name, index, seed, config, tsq_limit, f.start.0, app)
+    TcpConn::new(&f.name, index, seed, config, tsq, f.start.0, app)
 }

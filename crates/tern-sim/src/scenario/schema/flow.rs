@@ -303,6 +303,18 @@ pub struct TcpSpec {
     /// `tcp_limit_output_bytes`). Set it huge (e.g. "1GB") to turn it off.
     #[serde(default = "kib128")]
     pub tsq: Bytes,
+    /// TCP Small Queues: what each packet below TCP counts against `tsq`. Linux counts
+    /// `sk_wmem_alloc`, each skb's truesize (its buffer as allocated plus the `sk_buff`;
+    /// `skb_set_owner_w` in `tcp_transmit_skb`), not its IP bytes: set it to that truesize.
+    /// 0 (the default) counts each packet's IP bytes.
+    #[serde(default = "zero_bytes")]
+    pub tsq_truesize: Bytes,
+    /// TCP Small Queues' limit is max(`tsq`, pacing rate / 1024), the pacing rate being
+    /// 2 × max(cwnd, flight) / srtt, as Linux 3.12-3.x's `tcp_write_xmit` has it
+    /// (net/ipv4/tcp_output.c; `tcp_update_pacing_rate`, net/ipv4/tcp_input.c). Off: the
+    /// limit is `tsq` alone.
+    #[serde(default)]
+    pub tsq_pacing: bool,
 }
 
 impl Default for TcpSpec {

@@ -76,6 +76,8 @@ pub(super) const LINUX_3_13: Profile = Profile {
         key("send_buffer", "\"4MiB\"", "net.ipv4.tcp_wmem max = 4 MiB (net/ipv4/tcp.c tcp_init: min(4 MiB, memory/128)), the most tcp_sndbuf_expand autotunes to"),
         key("recv_buffer", "\"6MiB\"", "net.ipv4.tcp_rmem max = 6 MiB (net/ipv4/tcp.c tcp_init), the most tcp_rcv_space_adjust autotunes to (the advertised share, tcp_adv_win_scale, not modelled)"),
         key("tsq", "\"128KiB\"", "net/ipv4/tcp_output.c sysctl_tcp_limit_output_bytes = 131072 (TCP Small Queues, 3.6 on)"),
+        key("tsq_truesize", "\"4352B\"", "sk_wmem_alloc counts skb->truesize (tcp_transmit_skb → skb_set_owner_w): without scatter-gather (mac80211 in 3.13) no GSO, so each segment is a linear skb of mss + MAX_TCP_HEADER + skb_shared_info ≈ 2.1 KB, which __alloc_skb rounds to its 4096 B kmalloc slab (ksize), plus the 256 B sk_buff"),
+        key("tsq_pacing", "true", "net/ipv4/tcp_output.c tcp_write_xmit: limit = max(sysctl_tcp_limit_output_bytes, sk->sk_pacing_rate >> 10) (3.12 on), sk_pacing_rate = 2 · mss · max(cwnd, packets_out) / srtt (net/ipv4/tcp_input.c tcp_update_pacing_rate)"),
     ],
 };
 
@@ -93,6 +95,8 @@ pub(super) const LINUX_6: Profile = Profile {
         key("send_buffer", "\"4MiB\"", "net.ipv4.tcp_wmem max = 4194304 (net/ipv4/tcp.c tcp_init; read on a 6.18 host)"),
         key("recv_buffer", "\"32MiB\"", "net.ipv4.tcp_rmem max = 33554432 (net/ipv4/tcp.c tcp_init; read on a 6.18 host)"),
         key("tsq", "\"4MiB\"", "net/ipv4/tcp_ipv4.c tcp_sk_init: sysctl_tcp_limit_output_bytes = 4 << 20 (read on a 6.18 host: 4194304)"),
+        key("tsq_truesize", "\"0B\"", "approximated: GSO skbs of up to 64 KiB have truesizes Tern does not model; each packet counts its IP bytes"),
+        key("tsq_pacing", "false", "net/ipv4/tcp_output.c tcp_small_queue_check (4.x on) takes min(tcp_limit_output_bytes, max(2 · truesize, sk_pacing_rate >> sk_pacing_shift)), not 3.12's max: not modelled, the limit is tcp_limit_output_bytes"),
     ],
 };
 
@@ -110,5 +114,7 @@ pub(super) const ANDROID: Profile = Profile {
     keys: &[
         key("send_buffer", "\"1MiB\"", "AOSP system/core rootdir/init.rc (Android 4.x-5.x): net.tcp.buffersize.lte = 524288,1048576,2097152,262144,524288,1048576, tcp_wmem max 1048576"),
         key("recv_buffer", "\"2MiB\"", "AOSP system/core rootdir/init.rc: net.tcp.buffersize.lte, tcp_rmem max 2097152"),
+        key("tsq_truesize", "\"0B\"", "approximated: the handset's driver features (scatter-gather, GSO), which set the skbs' truesize, are not known; each packet counts its IP bytes"),
+        key("tsq_pacing", "false", "net/ipv4/tcp_output.c tcp_write_xmit of 3.10: the limit is sysctl_tcp_limit_output_bytes alone (the pacing-rate term came in 3.12)"),
     ],
 };

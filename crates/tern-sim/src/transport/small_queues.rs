@@ -1,0 +1,144 @@
+//! TCP Small Queues (TSQ) as Linux counts it: what an endpoint's packets below TCP count
+//! against its limit, and the limit itself.
+//!
+//! Linux charges every skb handed below TCP to the socket's `sk_wmem_alloc` with its
+//! *truesize* (`tcp_transmit_skb` → `skb_set_owner_w`, net/ipv4/tcp_output.c and
+//! net/core/sock.c: `atomic_add(skb->truesize, &sk->sk_wmem_alloc)`), the buffer as
+//! allocated (`__alloc_skb` sizes it with `ksize()`, i.e. the kmalloc slab it came from)
+//! plus the `sk_buff` itself, and gives it back when the skb is freed (`tcp_wfree`). A
+//! clone keeps its original's truesize (`__skb_clone`). Linux 3.12-3.x's `tcp_write_xmit`
+//! (net/ipv4/tcp_output.c) stops handing segments down once
+//!
+//! ```text
+//! sk_wmem_alloc > max(sysctl_tcp_limit_output_bytes, sk_pacing_rate >> 10)
+//! ```
+//!
+//! (the second term from "tcp: TSQ can use a dynamic limit", 3.12), where
+//! `tcp_update_pacing_rate` (net/ipv4/tcp_input.c, called from `tcp_ack` whenever srtt
+//! changed) sets `sk_pacing_rate = 2 · mss · max(snd_cwnd, packets_out) · (HZ << 3) / srtt`
+//! bytes per second, srtt in jiffies << 3; an srtt of at most 10 (1.25 jiffies) is taken as
+//! 1 (the division is skipped), and the rate is capped by `sk_max_pacing_rate`, ~0U, which
+//! is also `sk_pacing_rate`'s value before the first RTT sample (`sock_init_data`,
+//! net/core/sock.c). So the limit is the bytes the pacing rate sends in 1/1024 s when that
+//! exceeds `tcp_limit_output_bytes`.
+//!
+//! Approximations, stated: Tern's cwnd and flight are in bytes (the kernel's `mss ·
+//! snd_cwnd` and `mss · packets_out`; the flight is RFC 6675's pipe, which leaves out SACKed
+//! segments that `packets_out` keeps), and its srtt is not rounded to jiffies before the
+//! 1.25-jiffy test and the division.
+
+use super::SmallQueueRoom;
+use tern_proto::tcp::Connection;
+
+/// The kernel's tick rate for srtt's unit: CONFIG_HZ = 250, the generic kernels of the
+/// distributions that shipped Linux 3.13 (Ubuntu 14.04's `CONFIG_HZ_250`).
+pub const HZ: u64 = 250;
+
+/// `sk_max_pacing_rate`'s default, ~0U (bytes per second; `sock_init_data`).
+pub const MAX_PACING_RATE: u64 = u32::MAX as u64;
+
+/// TCP Small Queues of one endpoint as a scenario sets it (`tsq`, `tsq_truesize`,
+/// `tsq_pacing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmallQueues {
+    /// `tcp_limit_output_bytes`, bytes.
+    pub limit: u64,
+    /// What each packet below TCP counts, bytes (Linux: its skb's truesize); 0: its IP bytes.
+    pub truesize: u32,
+    /// Whether the limit is raised to `sk_pacing_rate >> 10` (Linux 3.12-3.x).
+    pub pacing: bool,
+}
+
+impl SmallQueues {
+    /// What a packet of `ip_bytes` counts against the limit.
+    pub fn charge(&self, ip_bytes: u32) -> SmallQueueRoom {
+        SmallQueueRoom::from(if self.truesize > 0 {
+            self.truesize
+        } else {
+            ip_bytes
+        })
+    }
+
+    /// How far the limit lies above `limit` for `conn` now: `(sk_pacing_rate >> 10) −
+    /// limit` when pacing counts and that is positive, else 0. Added to the world's room
+    /// (which counts against `limit`), it gives the room against the kernel's limit.
+    pub fn raise(&self, conn: &Connection) -> SmallQueueRoom {
+        if !self.pacing {
+            return 0;
+        }
+        let window = conn.cwnd().max(conn.bytes_in_flight());
+        let rate = pacing_rate(window, conn.srtt().map(|s| s.as_nanos()));
+        let above = (rate >> 10).saturating_sub(self.limit);
+        SmallQueueRoom::try_from(above).unwrap_or(SmallQueueRoom::MAX)
+    }
+}
+
+/// Linux 3.12-3.x's `sk_pacing_rate`, bytes per second, for a window of `window` bytes
+/// (mss · max(snd_cwnd, packets_out)) and a smoothed RTT of `srtt_ns` (none before the
+/// first sample): 2 · window · (HZ << 3) / srtt, srtt in units of 1/(8·HZ) s, not divided
+/// when srtt is at most 10 units, capped at [`MAX_PACING_RATE`].
+pub fn pacing_rate(window: u64, srtt_ns: Option<u64>) -> u64 {
+    let Some(srtt_ns) = srtt_ns else {
+        return MAX_PACING_RATE;
+    };
+    let units = u128::from(srtt_ns) * u128::from(HZ << 3) / 1_000_000_000;
+    let mut rate = u128::from(window) * 2 * u128::from(HZ << 3);
+    if units > 10 {
+        rate /= units;
+    }
+    u64::try_from(rate.min(u128::from(MAX_PACING_RATE))).unwrap_or(MAX_PACING_RATE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Linux 3.13 with the study's station: 1448 B segments, no GSO, so each skb is one
+    /// linear buffer of mss + MAX_TCP_HEADER + skb_shared_info ≈ 2.1 KB from the 4096 B
+    /// slab plus the 256 B sk_buff: truesize 4352 B. Against tcp_limit_output_bytes =
+    /// 131072 the kernel hands down segments while sk_wmem_alloc ≤ 131072: after 30 it
+    /// holds 130560 ≤ 131072, so a 31st goes (134912 > 131072) and then it stops.
+    #[test]
+    fn truesize_limit_is_the_kernels_arithmetic() {
+        let tsq = SmallQueues {
+            limit: 131_072,
+            truesize: 4352,
+            pacing: false,
+        };
+        let mut room = 131_072i64;
+        let mut sent = 0;
+        while room >= 0 {
+            room -= tsq.charge(1500);
+            sent += 1;
+        }
+        assert_eq!(sent, 131_072 / 4352 + 1);
+        assert_eq!(sent, 31);
+        // Counted in IP bytes (1500 B each) the same limit lets 88 through.
+        let ip = SmallQueues { truesize: 0, ..tsq };
+        let (mut room, mut sent) = (131_072i64, 0);
+        while room >= 0 {
+            room -= ip.charge(1500);
+            sent += 1;
+        }
+        assert_eq!(sent, 131_072 / 1500 + 1);
+    }
+
+    /// tcp_update_pacing_rate at HZ = 250: srtt 40 ms is 40 · 250 · 8 / 1000 = 80 units;
+    /// cwnd 100 segments of 1448 B: 2 · 144800 · 2000 / 80 = 7 240 000 B/s, >> 10 = 7070.
+    #[test]
+    fn pacing_rate_is_the_kernels_arithmetic() {
+        assert_eq!(pacing_rate(144_800, Some(40_000_000)), 7_240_000);
+        assert_eq!(7_240_000u64 >> 10, 7070);
+        // srtt at or below 1.25 jiffies (5 ms at HZ = 250): no division.
+        assert_eq!(pacing_rate(14_480, Some(5_000_000)), 2 * 14_480 * 2000);
+        // 5.5 ms is 11 units: divided.
+        assert_eq!(pacing_rate(14_480, Some(5_500_000)), 2 * 14_480 * 2000 / 11);
+        // Before the first sample, and a huge window: ~0U.
+        assert_eq!(pacing_rate(14_480, None), u64::from(u32::MAX));
+        assert_eq!(pacing_rate(1 << 40, Some(40_000_000)), u64::from(u32::MAX));
+        // The limit is raised only above tcp_limit_output_bytes: 131072 needs
+        // 2 · window / srtt > 131072 · 1024 B/s, at 20 ms a window over 1342 KB.
+        assert!(pacing_rate(1_300_000, Some(20_000_000)) >> 10 < 131_072);
+        assert!(pacing_rate(1_400_000, Some(20_000_000)) >> 10 > 131_072);
+    }
+}
