@@ -221,3 +221,32 @@ def test_same_seed_same_traces(tmp_path, variant):
         assert r.returncode == 0, r.stderr
         outs.append(out / "tfrc.parquet")
     assert outs[0].read_bytes() == outs[1].read_bytes()
+
+
+def test_held_packets_delay_the_report_of_the_gap_s_loss(quick):
+    # The receiver learns of the gap's loss only from the first packet after the hole
+    # (RFC 3448 §5.1); with a FIFO MAC queue (§4.4) that packet comes after the held ones, so
+    # the feedback sent while they drain carries p = 0 (§5.4). Without held packets
+    # (countermeasure D) the hole is the first thing AP2 forwards: fewer p = 0 records, and
+    # the first p > 0 record sooner after the reconnection, in the same seed.
+    def drain(exp):
+        con = store.connect(quick.out / exp)
+        return dict(
+            con.sql(
+                """WITH g AS (SELECT key, seed FROM runs WHERE flow = 'mobile'
+                              AND "roaming.handover.disconnect" = '4.5s')
+                   SELECT g.seed, struct_pack(
+                       n0 := count(*) FILTER (WHERE coalesce(x.p, 0) <= 0),
+                       first := min(x.time) FILTER (WHERE x.p > 0) - 24.5)
+                   FROM tfrc x JOIN g USING (key)
+                   WHERE x.flow = 'mobile' AND x.event = 'feedback' AND x.time >= 24.5
+                   GROUP BY g.seed"""
+            ).fetchall()
+        )
+
+    held, discarded = drain("gaps"), drain("countermeasure-d")
+    assert discarded
+    for seed, d in discarded.items():
+        h = held[seed]
+        assert h["n0"] > d["n0"], (seed, h, d)
+        assert h["first"] > d["first"], (seed, h, d)
