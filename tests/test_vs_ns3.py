@@ -1,9 +1,9 @@
 """The 10-flow dumbbell against ns-3, with ns-3's numbers as the expected values.
 
 Reference: ns-3 3.44 (the `ns3==3.44.post0` wheel), `../shared/bench/ns3/many_flows.py --flows 10
---duration 10 --run R` for R = 1-4 (ns-3's start-time draws), run on 2026-11-25 on the project's
-machine; "LinuxReno" is the same script with `ns3::TcpL4Protocol::SocketType` forced to
-`ns3::TcpLinuxReno` (benches/RESULTS.md, "Fidelity of the dumbbell", says why both). Tern runs
+--duration 10 --run R` for R = 1-4 (ns-3's start-time draws); "LinuxReno" is the same script
+with `ns3::TcpL4Protocol::SocketType` forced to `ns3::TcpLinuxReno` (why both: the comment on
+the drops below). Tern runs
 the same topology (`benches/make_dumbbell.py`) with its own start-time draws (seeds 1-4), so runs
 are compared with the spread of ns-3's runs, not one to one.
 """
