@@ -116,3 +116,29 @@ def assert_within_budget(rep) -> None:
     assert max(cost.peak_rss_worker_mib, cost.peak_rss_main_mib) < BUDGET_PEAK_MIB, cost
     evaluation = cost.evaluation_cpu_s + cost.reports_cpu_s
     assert evaluation <= BUDGET_EVALUATION_SHARE * cost.simulation_cpu_s, cost
+
+
+def chromium() -> str:
+    """Path of a headless-capable Chromium; skips the test without one (fails when
+    TERN_REQUIRE_CHROMIUM=1, as CI sets where it is installed)."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("TERN_REQUIRE_CHROMIUM") == "1":
+        pytest.fail("TERN_REQUIRE_CHROMIUM=1 but no chromium, chromium-browser or google-chrome")
+    pytest.skip(
+        "no Chromium to render pages with (apt-get install chromium); "
+        "set TERN_REQUIRE_CHROMIUM=1 to make this a failure"
+    )
+
+
+def headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `browser` headless with its own profile folder."""
+    return subprocess.run(
+        [
+            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", f"--user-data-dir={profile}", *args,
+        ],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import polars as pl
 import pytest
 
 import tern
+from conftest import chromium, headless
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs"))
@@ -116,36 +116,16 @@ def test_the_readme_links_lead_to_files():
         assert (ROOT / link).exists(), link
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("TERN_REQUIRE_CHROMIUM") == "1":
-        pytest.fail("TERN_REQUIRE_CHROMIUM=1 but no chromium, chromium-browser or google-chrome")
-    pytest.skip("no Chromium to render the site with (apt-get install chromium)")
-
-
-def _headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", f"--user-data-dir={profile}", *args,
-        ],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-
-
 def test_the_tutorial_renders_in_headless_chromium(site, tmp_path):
-    browser = _chromium()
+    browser = chromium()
     page = site / "tutorial" / "index.html"
-    dom = _headless(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
+    dom = headless(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "<title>A point-to-point run - Tern</title>" in dom.stdout
     assert re.search(r"<h1[^>]*>Tutorial: a point-to-point run", dom.stdout)
     assert dom.stdout.count('<div class="highlight">') == 4  # its four code blocks
     shot = tmp_path / "tutorial.png"
-    res = _headless(
+    res = headless(
         browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,1000",
         "--hide-scrollbars", page.as_uri(),
     )  # fmt: skip

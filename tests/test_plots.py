@@ -4,10 +4,7 @@ and self-contained HTML reports, checked as files and as a browser renders them.
 from __future__ import annotations
 
 import math
-import os
 import re
-import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,7 +15,7 @@ import polars as pl
 import pytest
 
 import tern
-from conftest import EXAMPLES, P2P, tern_cli
+from conftest import EXAMPLES, P2P, chromium, headless, tern_cli
 from tern import plots, report
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -357,32 +354,9 @@ def test_write_html_renders_checks_and_figures_for_a_study():
     assert report.write_html("Study", sections).count("<svg") == 1  # SVG by default
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("TERN_REQUIRE_CHROMIUM") == "1":
-        pytest.fail("TERN_REQUIRE_CHROMIUM=1 but no chromium, chromium-browser or google-chrome")
-    pytest.skip(
-        "no Chromium to render the report with (apt-get install chromium); "
-        "set TERN_REQUIRE_CHROMIUM=1 to make this a failure"
-    )
-
-
-def _headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", f"--user-data-dir={profile}", *args,
-        ],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("which", ["run", "sweep"])
 def test_reports_render_in_headless_chromium(runs, tiny_sweep, tmp_path, which):
-    browser = _chromium()
+    browser = chromium()
     folder = runs["udp"][1] if which == "run" else tiny_sweep[0]
     out = tmp_path / "report.html"
     res = tern_cli("report", str(folder), "--out", str(out), "--no-markdown")
@@ -391,14 +365,14 @@ def test_reports_render_in_headless_chromium(runs, tiny_sweep, tmp_path, which):
     expected = _elements(out.read_text())
     n_figures = expected.count.get("svg", 0) + len(expected.img_src)
     assert n_figures == (len(UDP_KINDS) if which == "run" else 8)  # sweep: 4 metrics x 2
-    dom = _headless(browser, tmp_path / "profile", "--dump-dom", out.as_uri())
+    dom = headless(browser, tmp_path / "profile", "--dump-dom", out.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     seen = _elements(dom.stdout)
     assert seen.count.get("svg", 0) + len(seen.img_src) == n_figures
     assert seen.count["table"] == expected.count["table"] >= 2
     assert seen.count.get("td", 0) == expected.count["td"]
     shot = tmp_path / "shot.png"
-    res = _headless(
+    res = headless(
         browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,4000",
         "--hide-scrollbars", out.as_uri(),
     )  # fmt: skip
