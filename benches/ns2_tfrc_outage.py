@@ -8,10 +8,11 @@ second. Tern runs the same link in process (`tern.run`), 992-byte payloads over 
 packet is 1032 B on the link as ns-2's (`packetSize_` 1000 + `headersize_` 32), in several
 configurations: ns-2's options (history discounting, oscillation prevention, NDUPACK 1, t_RTO
 300 ms, a no-feedback timeout of 2 RTTs, the receive rate since the last report, loss events
-grouped by the sender's round as its TFRCSink's `PreciseLoss_ 1` does) with each no-feedback
-rule; the same with X_recv over the last RTT, with RFC 5348 §5.2's interpolated loss events, or
-with RFC 5348's no-feedback timeout of 4 RTTs; and RFC defaults (RFC 5348; RFC 3448 as
-published).
+grouped by the sender's round as its TFRCSink's `PreciseLoss_ 1` does, and its additive rate
+increase of at most s/R per RTT once a loss is reported, tfrc.cc `increase_rate`) with each
+no-feedback rule; the same with RFC 5348's immediate increase to the equation's rate, with
+X_recv over the last RTT, with RFC 5348 §5.2's interpolated loss events, or with RFC 5348's
+no-feedback timeout of 4 RTTs; and RFC defaults (RFC 5348; RFC 3448 as published).
 
 Two times after the outage's end, from 100 ms bins: `rx`, the first bin whose delivered packets
 reach 90 % of the flow's own delivery rate over the 5 s before the outage; `X`, the first bin end
@@ -48,12 +49,15 @@ CASES = [
 NS2_OPTIONS = (
     'wire = "udp", segment = "992B", history_discounting = true, '
     'oscillation_prevention = true, ndupack = 1, min_rto = "300ms", nofeedback_rtts = 2, '
-    'receive_rate = "since-last-feedback", loss_grouping = "round"'
+    'receive_rate = "since-last-feedback", loss_grouping = "round", additive_increase = true'
 )
 CONFIGS = {
     "ns-2 options, erratum-1458": NS2_OPTIONS,
     "ns-2 options, rfc3448-original": NS2_OPTIONS
     + ', profile = "rfc3448", nofeedback_rule = "rfc3448-original"',
+    "ns-2 options, RFC's immediate increase": NS2_OPTIONS.replace(
+        "additive_increase = true", "additive_increase = false"
+    ),
     "ns-2 options, X_recv of the last RTT": NS2_OPTIONS.replace("since-last-feedback", "last-rtt"),
     "ns-2 options, interpolated loss events": NS2_OPTIONS.replace(
         'loss_grouping = "round"', 'loss_grouping = "interpolated"'

@@ -78,6 +78,7 @@ impl TfrcTransport {
             min_rto: spec.min_rto.0,
             oscillation_prevention: spec.oscillation_prevention,
             nofeedback_rtts: spec.nofeedback_rtts,
+            additive_increase: spec.additive_increase,
             ..SenderConfig::new(profile, s)
         };
         let mut first = vec![Cmd::WakeAt {

@@ -70,6 +70,25 @@ mod tests {
         assert!(rates.windows(2).all(|w| w[0] > w[1]), "{rates:?}");
     }
 
+    /// §6.3.1 at the tfrc-handover study's numbers (s = 629 B, X_recv at most the
+    /// application's 503.2 kbit/s = 62 900 B/s, t_RTO = 4R). Without the t_RTO term the
+    /// equation is X = s/(R·sqrt(2p/3)), so 1/p = (2/3)·W² with W = X_recv·R/s packets per
+    /// RTT: R = 0.26 s gives W = 26.0 and 1/p = 450.7. At p = 1/468 the t_RTO term,
+    /// 1.04·3·sqrt(3p/8)·p·(1 + 32p²) = 1.89e-4, adds 1.9 % to R·sqrt(2p/3) = 9.81e-3, so
+    /// the same X needs 1/p about 3.9 % larger: 468. R = 0.773 s gives W = 77.3, 3983.5
+    /// without the term and about 4000 with it.
+    #[test]
+    fn first_interval_at_the_study_s_rates() {
+        let interval = |r: f64| 1.0 / loss_rate_for(62_900.0, 629.0, r, 4.0 * r, 1.0);
+        let small = interval(0.26);
+        assert!((small - 468.0).abs() < 1.0, "{small}");
+        let large = interval(0.773);
+        assert!((large - 4000.0).abs() < 10.0, "{large}");
+        // §6.3.1 grows with R²: twice R, about four times the interval.
+        let ratio = interval(0.52) / small;
+        assert!((ratio - 4.0).abs() < 0.05, "{ratio}");
+    }
+
     /// §6.3.1: the inverse gives back the p the rate was computed from.
     #[test]
     fn inverse_finds_p() {

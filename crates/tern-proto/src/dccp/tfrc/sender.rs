@@ -59,6 +59,14 @@ pub struct SenderConfig {
     /// `Agent/TFRC` uses 2 (tfrc.cc, `recv` and `reduce_rate_on_no_feedback`: `t =
     /// 2*rtt_`), so it halves twice as often through an outage.
     pub nofeedback_rtts: f64,
+    /// ns-2.35's rate increase after the first loss event (`Agent/TFRC`, tfrc.cc,
+    /// `increase_rate`: `rate_ = rate_ + (size_/rtt_)*mult` with `mult` the RTTs since the
+    /// last change, at most 2, then capped by the equation's rate): while p > 0, a
+    /// feedback that allows more than X raises X by at most s/R per RTT since the last
+    /// change (two at most), where RFC 5348 §4.3 step (4) (RFC 3448 alike) sets X to
+    /// min(X_calc, limit) at once. A decrease is immediate in both. Not in any RFC; off
+    /// by default.
+    pub additive_increase: bool,
 }
 
 impl SenderConfig {
@@ -75,6 +83,7 @@ impl SenderConfig {
             min_rto: SimTime::ZERO,
             oscillation_prevention: false,
             nofeedback_rtts: 4.0,
+            additive_increase: false,
         }
     }
 }
@@ -132,6 +141,9 @@ pub struct TfrcSender {
     /// Feedback packets taken in plus no-feedback expiries: the round a data packet
     /// carries ([`TfrcSender::round`]).
     round: u64,
+    /// When a feedback last set X ([`SenderConfig::additive_increase`]; ns-2's
+    /// `last_change_`, which its no-feedback timer leaves as it is).
+    last_change: SimTime,
 }
 
 impl TfrcSender {
@@ -156,6 +168,7 @@ impl TfrcSender {
             recent_rtt: None,
             estimate_since: None,
             round: 0,
+            last_change: now,
         }
     }
 
@@ -328,6 +341,9 @@ impl TfrcSender {
             sample.sqrt()
         };
         let loss_up = fb.p > self.p;
+        // ns-2 leaves slow start at the equation's rate; it increases additively only
+        // after that (`rate_change_` other than SLOW_START).
+        let additive = self.cfg.additive_increase && self.p > 0.0;
         self.p = fb.p;
         // Countermeasure A: a report on packets sent before the estimate keeps it.
         let before_estimate = self.estimate_since.is_some_and(|t| fb.t_recvdata < t);
@@ -347,7 +363,8 @@ impl TfrcSender {
         };
         // Without an earlier RTT the first feedback gives R, and with it the initial rate
         // (§4.2: slow start from 1 packet/s lands on max(2X, initial_rate)).
-        self.update_rate(now, r, limit);
+        self.update_rate(now, r, limit, additive);
+        self.last_change = now;
         self.limited_since_feedback = false;
         self.reschedule();
         // (5) the no-feedback timer restarts (§4.3 step 6).
@@ -392,10 +409,18 @@ impl TfrcSender {
 
     /// §4.3 step (4): X = max(min(X_calc, limit), s/t_mbi) after a loss event; in slow
     /// start X doubles once per RTT up to the limit.
-    fn update_rate(&mut self, now: SimTime, r: f64, limit: f64) {
+    /// With `additive` ([`SenderConfig::additive_increase`]) an increase is at most s/R
+    /// per RTT since the last change, two at most.
+    fn update_rate(&mut self, now: SimTime, r: f64, limit: f64, additive: bool) {
         let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
         if self.p > 0.0 {
-            self.x = self.x_calc.min(limit).max(floor);
+            let target = self.x_calc.min(limit).max(floor);
+            self.x = if additive && target > self.x {
+                let rtts = (now.saturating_sub(self.last_change).as_secs_f64() / r).min(2.0);
+                (self.x + self.s() / r * rtts).min(target)
+            } else {
+                target
+            };
         } else if self
             .tld
             .is_none_or(|t| now.saturating_sub(t).as_secs_f64() >= r)
@@ -443,7 +468,7 @@ impl TfrcSender {
                     self.x_calc / 4.0
                 };
                 // Step (2): X recomputed by §4.3 step (4).
-                self.update_rate(now, r, 2.0 * self.x_recv);
+                self.update_rate(now, r, 2.0 * self.x_recv, false);
             }
             (Some(r), Profile::Rfc5348) => {
                 // §4.4: an idle sender whose X_recv is below four packets per RTT keeps it.
@@ -459,7 +484,7 @@ impl TfrcSender {
                     let timer_limit = timer_limit.max(floor);
                     self.x_recv = timer_limit / 2.0;
                     self.x_recv_set = vec![(now, self.x_recv)];
-                    self.update_rate(now, r, 2.0 * self.set_max());
+                    self.update_rate(now, r, 2.0 * self.set_max(), false);
                 }
             }
         }

@@ -56,6 +56,12 @@ pub struct TfrcSpec {
     /// most 64. Default 4.
     #[serde(default = "four")]
     pub nofeedback_rtts: f64,
+    /// ns-2.35's rate increase (`Agent/TFRC`, tfrc.cc, `increase_rate`; in no RFC): once
+    /// a loss event has been reported, X rises by at most s/R per RTT since the last
+    /// feedback (two at most) towards the equation's rate, where RFC 5348 §4.3 (4) sets
+    /// it at once. Default false.
+    #[serde(default)]
+    pub additive_increase: bool,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a
     /// missing one lost: RFC 5348 §5.1's NDUPACK = 3 (ns-2's receiver: 1, `numPkts_`).
     #[serde(default = "three")]

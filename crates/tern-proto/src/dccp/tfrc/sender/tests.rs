@@ -300,3 +300,35 @@ fn set_rate_from_an_estimate() {
     tx.set_rate(SimTime(2010 * MS), 1.0);
     assert_eq!(tx.rate(), 1000.0 / 64.0);
 }
+
+/// ns-2.35's `increase_rate` (tfrc.cc): after the first loss event, a feedback allowing
+/// more than X raises it by s/R per RTT since the last feedback, at most two: with R =
+/// 100 ms and s = 1000 B that is 10 000 B/s per RTT, 20 000 at most; a decrease is
+/// immediate. The first loss report itself leaves slow start at the equation's rate as
+/// RFC 3448 does (ns-2: `oldrate_ = rate_ = rcvrate`).
+#[test]
+fn ns2_additive_increase_after_the_first_loss() {
+    let mut tx = TfrcSender::new(
+        SenderConfig {
+            additive_increase: true,
+            ..SenderConfig::new(Profile::Rfc3448, 1000)
+        },
+        SimTime::ZERO,
+    );
+    feed(&mut tx, 100, 0.0, 0.0);
+    feed(&mut tx, 200, 1e6, 0.01);
+    // §3.1 at R = 100 ms, p = 1 %: 112 332 B/s, as without the option.
+    assert!((tx.rate() - 112_332.2).abs() < 0.1, "{}", tx.rate());
+    // A report of p = 0.1 % allows far more; one RTT later X grows by s/R = 10 000 B/s.
+    feed(&mut tx, 300, 1e6, 0.001);
+    assert!((tx.rate() - 122_332.2).abs() < 0.1, "{}", tx.rate());
+    // Five RTTs later: two RTTs' worth at most, 20 000 B/s.
+    feed(&mut tx, 800, 1e6, 0.001);
+    assert!((tx.rate() - 142_332.2).abs() < 0.1, "{}", tx.rate());
+    // Half an RTT later: 5 000 B/s.
+    feed(&mut tx, 850, 1e6, 0.001);
+    assert!((tx.rate() - 147_332.2).abs() < 0.1, "{}", tx.rate());
+    // A decrease to 2·X_recv = 60 000 B/s is immediate.
+    feed(&mut tx, 950, 30_000.0, 0.001);
+    assert_eq!(tx.rate(), 60_000.0);
+}
