@@ -58,7 +58,7 @@ def test_quic_run_plots_congestion_window_and_rtt(tmp_path):
         set={"sim.duration": "3s", "record": '["quic", "qlog"]'},
         out=out,
     )
-    assert plots.available(run) == ["cwnd", "rtt"]
+    assert plots.available(run) == ["cwnd", "inflight", "rtt"]
     cwnd = _lines(plots.timeseries_data(run, "cwnd"))
     # The data's sender (the client of a bulk upload) ends at the summary's final window.
     final = run.summary["flows"]["bulk"]["quic"]["final_cwnd"]
@@ -67,7 +67,7 @@ def test_quic_run_plots_congestion_window_and_rtt(tmp_path):
     assert srtt.y[-1] == pytest.approx(run.summary["flows"]["bulk"]["quic"]["final_srtt_s"] * 1e3)
     res = tern_cli("plot", str(out))
     assert res.returncode == 0, res.stderr
-    assert {p.name for p in (out / "plots").iterdir()} == {"cwnd.png", "rtt.png"}
+    assert {p.name for p in (out / "plots").iterdir()} == {"cwnd.png", "inflight.png", "rtt.png"}
 
 
 def test_quic_report_lists_its_traces_and_quic_section(tmp_path):

@@ -73,7 +73,10 @@ class Line:
     label: str
     x: np.ndarray
     y: np.ndarray
-    #: "steps": the value holds until the next record; "line": samples joined; "points": markers.
+    #: "steps": the value holds until the next record; "line": samples joined; "points": markers;
+    #: "markers": markers only; "events": a tick per instant on the row `y` (a category);
+    #: "bands": a row of coloured spans, `y[i]` (an index into the panel's `states`) holding
+    #: from `x[i]` to `x[i + 1]`.
     style: str = "line"
 
 
@@ -88,6 +91,10 @@ class Panel:
     notes: list[str] = field(default_factory=list)
     #: Whether the y axis starts at 0 (not for dBm).
     zero_based: bool = True
+    #: For rows of categories ("events", "bands"): the label of each y value 0, 1, ...
+    rows: list[str] = field(default_factory=list)
+    #: For "bands": the name of each state code 0, 1, ...
+    states: list[str] = field(default_factory=list)
 
 
 def _groups(frame: pl.DataFrame, keys: list[str]) -> list[tuple[tuple[Any, ...], pl.DataFrame]]:

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
+from tern import plots_events as events
 from tern import plots_traces as traces
 from tern._plotbase import (
     Line,
@@ -104,8 +106,9 @@ def _cwnd(run: Run, _bin: float | None) -> Panel:
 
 
 def _inflight(run: Run, _bin: float | None) -> Panel:
-    lines = _tcp_lines(run, "in_flight", 1e-3, _duration(run))
-    return Panel("inflight", "TCP bytes in flight", "in flight (kB)", lines)
+    lines = _tcp_lines(run, "in_flight", 1e-3, _duration(run)) if "cwnd" in run.tables else []
+    lines += traces.quic_lines(run, "bytes_in_flight", 1e-3)
+    return Panel("inflight", "Bytes in flight", "in flight (kB)", lines)
 
 
 def _rtt(run: Run, _bin: float | None) -> Panel:
@@ -227,7 +230,9 @@ def _retransmits(run: Run, _bin: float | None) -> Panel:
 #: Every time-series kind: the traces it reads (any of them), and what it shows.
 KINDS: dict[str, _Kind] = {
     "cwnd": _Kind(("cwnd", "quic"), "TCP and QUIC congestion window per endpoint (kB)", _cwnd),
-    "inflight": _Kind(("cwnd",), "TCP bytes in flight per flow and endpoint (kB)", _inflight),
+    "inflight": _Kind(
+        ("cwnd", "quic"), "TCP and QUIC bytes in flight per flow and endpoint (kB)", _inflight
+    ),
     "rtt": _Kind(("rtt", "rto", "quic"), "ping RTT, TCP and QUIC smoothed RTT (ms)", _rtt),
     "rto": _Kind(("rto",), "TCP retransmission timeout (s)", _rto),
     "queue": _Kind(("queue",), "queue length per link direction (packets)", _queue),
@@ -248,6 +253,18 @@ KINDS: dict[str, _Kind] = {
     "tfrc": _Kind(("tfrc",), "TFRC allowed rate X and receive rate X_recv (Mbit/s)", traces.tfrc),
     "rssi": _Kind(("rssi",), "802.11 beacon RSSI per station and AP (dBm)", traces.rssi),
     "rlc": _Kind(("rlc",), "RLC sender buffer per link direction (kB)", traces.rlc),
+    "rlc_sdu": _Kind(("rlc_sdu",), "delay of each SDU across RLC AM (ms)", events.rlc_sdu),
+    "wifi_rx": _Kind(
+        ("wifi_rx",), "802.11 MPDUs received: sequence number, good or bad FCS", events.wifi_rx
+    ),
+    "retry_out": _Kind(
+        ("retry_out",), "802.11 MPDUs the AP's retry-out index declared lost", events.retry_out
+    ),
+    "path_status": _Kind(
+        ("path_status",), "multipath QUIC path status per path, as bands", events.path_status
+    ),
+    "switcher": _Kind(("switcher",), "ConnectionSwitcher notices and switches", events.switcher),
+    "events": _Kind(("handovers", "roaming"), "cellular handovers and 802.11 roams", events.events),
 }
 
 _EMPTY_HINTS = {
@@ -319,7 +336,12 @@ def timeseries(
     fig = _figure(*size)
     ax = fig.add_subplot()
     for i, line in enumerate(panel.lines):
-        if line.style == "steps":
+        if line.style == "bands":
+            _draw_bands(ax, panel, i, line, f"tern-{what}-{i}")
+            continue
+        if line.style == "events":
+            (artist,) = ax.plot(line.x, line.y, ls="none", marker="|", ms=12, label=line.label)
+        elif line.style == "steps":
             (artist,) = ax.plot(line.x, line.y, drawstyle="steps-post", lw=1.2, label=line.label)
         elif line.style == "markers":
             (artist,) = ax.plot(line.x, line.y, ls="none", marker=".", ms=3, label=line.label)
@@ -331,20 +353,46 @@ def timeseries(
         else:
             (artist,) = ax.plot(line.x, line.y, lw=1.2, label=line.label)
         artist.set_gid(f"tern-{what}-{i}")
-    for j, (label, times) in enumerate(traces.markers(run)):
+    for j, (label, times) in enumerate(traces.markers(run) if what != "events" else []):
         for k, t in enumerate(times):
             ax.axvline(
                 t, color="0.3", lw=0.8, ls=(":", "--", "-.")[j % 3], label=label if k == 0 else None
             )
+    if panel.rows:
+        ax.set_yticks(range(len(panel.rows)), panel.rows)
+        ax.set_ylim(-0.6, len(panel.rows) - 0.4)
+        ax.invert_yaxis()
     ax.set_xlabel("time (s)")
     ax.set_ylabel(panel.ylabel)
     ax.set_title(title or panel.title)
     if _duration(run) > 0:
         ax.set_xlim(0, _duration(run))
-    if panel.zero_based:
+    if panel.zero_based and not panel.rows:
         ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    if panel.states:
+        handles = [Patch(color=_state_colour(s, panel.states), label=s) for s in panel.states]
+        ax.legend(handles=handles, loc="best", fontsize="small")
+    elif any(line.style != "events" for line in panel.lines):
+        ax.legend(loc="best", fontsize="small")
     if panel.notes:
         fig.text(0.01, 0.005, "; ".join(panel.notes), fontsize="x-small", color="0.35")
     return fig
+
+
+#: Colours of the path statuses a band shows; other states take the default cycle's.
+_STATE_COLOURS = {"available": "tab:green", "backup": "tab:orange", "none": "0.75"}
+
+
+def _state_colour(state: str, states: list[str]) -> str:
+    return _STATE_COLOURS.get(state, f"C{3 + states.index(state) % 7}")
+
+
+def _draw_bands(ax, panel: Panel, row: int, line: Line, gid: str) -> None:
+    """Row `row` of a band panel: each state from its change to the next, in its colour."""
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for x0, x1, code in zip(line.x[:-1], line.x[1:], line.y[:-1], strict=True):
+        spans.setdefault(int(code), []).append((float(x0), float(x1 - x0)))
+    for code, xs in spans.items():
+        colour = _state_colour(panel.states[code], panel.states)
+        ax.broken_barh(xs, (row - 0.35, 0.7), color=colour, gid=f"{gid}-{code}")

@@ -16,7 +16,7 @@ from tern.runner import Run
 def quic_lines(run: Run, column: str, scale: float) -> list[Line]:
     """One step line per QUIC flow, endpoint (and path, for multipath) of a `quic` column."""
     frame = _table(run, "quic")
-    if frame is None or frame.is_empty():
+    if frame is None or frame.is_empty() or column not in frame.columns:
         return []
     multipath = frame["path"].n_unique() > 1
     lines = []

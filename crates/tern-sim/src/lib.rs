@@ -31,14 +31,20 @@ pub use world::{RunError, RunOutput, World};
 /// Reads a scenario from TOML `text` (named `name` in errors), applies `overrides`
 /// (`("links.access.rate", "5Mbps")`, elements of arrays picked by their `name`), and
 /// checks everything a run needs: the scenario's own rules, then routes, path MTUs and the
-/// models' own checks. `seed`, when given, replaces `sim.seed`.
+/// models' own checks. `seed`, when given, replaces `sim.seed`. Each 802.11 BSS comes back
+/// with its standard's defaults written out ([`wifi::build::with_defaults`]), so that the
+/// resolved scenario shows them.
 pub fn load(
     name: &str,
     text: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<scenario::Scenario, scenario::ScenarioError> {
-    scenario::load_with(name, text, overrides, seed, world::check::check)
+    let mut s = scenario::load_with(name, text, overrides, seed, world::check::check)?;
+    for w in &mut s.wifi {
+        *w = wifi::build::with_defaults(w);
+    }
+    Ok(s)
 }
 
 /// Loads, builds and runs a scenario in one call (no progress reporting).

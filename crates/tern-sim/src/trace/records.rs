@@ -272,8 +272,8 @@ record! {
 
 record! {
     /// A QUIC endpoint's path state from the stack's own statistics, whenever its congestion
-    /// window, smoothed RTT, PTO count or lost-packet count changed; keyed by path id from the start
-    /// (0 for single-path QUIC).
+    /// window, bytes in flight, smoothed RTT, PTO count or lost-packet count changed; keyed by
+    /// path id from the start (0 for single-path QUIC).
     QuicRecord<'a> => "quic" {
         time: SimTime,
         flow: &'a str,
@@ -283,6 +283,10 @@ record! {
         path: u64,
         /// Congestion window, bytes.
         cwnd: u64,
+        /// Bytes of ack-eliciting packets sent and not yet acknowledged or declared lost
+        /// (RFC 9002 §B.2 `bytes_in_flight`), as the stack reports it in its qlog
+        /// (`recovery_metrics_updated`); its path statistics do not have it.
+        bytes_in_flight: u64,
         /// Smoothed RTT (RFC 9002 §5.3).
         srtt: SimTime,
         /// Probe timeouts since the last acknowledgment (RFC 9002 §6.2.1: the PTO period is

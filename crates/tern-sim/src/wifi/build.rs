@@ -16,10 +16,10 @@ use crate::radio::propagation::{
     LogDistance, Shadowing, DEFAULT_NOISE_FIGURE_DB, DEFAULT_TX_POWER_DBM,
 };
 use crate::radio::{LinkFading, RadioChannel};
-use crate::scenario::units::DataRate;
+use crate::scenario::units::{DataRate, Duration};
 use crate::scenario::{
-    BandSpec, GuardIntervalSpec, MoveSpec, NodeSpec, PreambleSpec, RateControlSpec, WifiSpec,
-    WifiStandard,
+    AmpduSpec, BandSpec, GuardIntervalSpec, MoveSpec, NodeSpec, PreambleSpec, RateControlSpec,
+    WifiSpec, WifiStandard,
 };
 use tern_proto::time::SimTime;
 
@@ -50,6 +50,45 @@ pub fn mobility(node: &NodeSpec) -> Result<Mobility, String> {
         })
         .collect();
     Mobility::from_legs(start, &legs)
+}
+
+/// `spec` (validated) with each setting of its standard that it leaves unset written out as
+/// the model takes it ([`phy`], [`bss`], [`nominal_rate`]): 802.11b's rate and preamble,
+/// 802.11g's rate control (without a fixed rate), 802.11n's band, width, guard interval,
+/// spatial streams, rate control and A-MPDU limits, and every standard's retry limit. The
+/// same BSS, so that a resolved scenario shows what a run uses and runs the same.
+pub fn with_defaults(spec: &WifiSpec) -> WifiSpec {
+    let mut s = spec.clone();
+    let ht = s.standard == WifiStandard::Dot11n;
+    s.retry_limit
+        .get_or_insert(if ht { HT_RETRY_LIMIT } else { DCF_RETRY_LIMIT });
+    match s.standard {
+        WifiStandard::Dot11b => {
+            s.rate.get_or_insert(DataRate(DsssRate::Mbps11.bps()));
+            s.preamble.get_or_insert(PreambleSpec::Long);
+        }
+        WifiStandard::Dot11g => {
+            if s.rate.is_none() {
+                s.rate_control.get_or_insert(RateControlSpec::Minstrel);
+            }
+        }
+        WifiStandard::Dot11n => {
+            s.band.get_or_insert(BandSpec::Ghz5);
+            s.width.get_or_insert(20);
+            s.guard_interval.get_or_insert(GuardIntervalSpec::Long);
+            s.streams.get_or_insert(1);
+            s.rate_control.get_or_insert(RateControlSpec::Minstrel);
+            let ampdu = s.ampdu.get_or_insert(AmpduSpec {
+                max_mpdus: 64,
+                max_bytes: 65_535,
+                max_duration: None,
+            });
+            ampdu
+                .max_duration
+                .get_or_insert(Duration(ht_mf_max_ppdu(band(spec))));
+        }
+    }
+    s
 }
 
 /// The PHY a BSS table describes (validated).

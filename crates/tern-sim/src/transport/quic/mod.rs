@@ -302,23 +302,24 @@ impl QuicTransport {
                 }
             }
             let wants = traces.wants::<QuicRecord>();
-            // Each path's PTO count, by path index, from the stack's qlog (see `qlog`).
-            let ptos: Vec<(u8, (u32, bool))> = match qlog {
+            // Each path's PTO count and bytes in flight, by path index, from the stack's
+            // qlog (see `qlog`).
+            let ptos: Vec<(u8, (qlog::Recovery, bool))> = match qlog {
                 Some(q) if wants => c
                     .paths()
                     .into_iter()
                     .filter_map(|id| {
-                        Some((paths::index(c, id, client)?, q.pto_count(side.index(), id)))
+                        Some((paths::index(c, id, client)?, q.recovery(side.index(), id)))
                     })
                     .collect(),
                 _ => Vec::new(),
             };
             for (k, old, s) in paths.update_stats(side.index(), c) {
-                let (pto_count, pto_changed) = ptos
+                let (recovery, recovery_changed) = ptos
                     .iter()
                     .find(|(i, _)| *i == k)
-                    .map_or((0, false), |&(_, p)| p);
-                let changed = pto_changed
+                    .map_or((qlog::Recovery::default(), false), |&(_, p)| p);
+                let changed = recovery_changed
                     || old.is_none_or(|old| {
                         (old.cwnd, old.rtt, old.lost_packets) != (s.cwnd, s.rtt, s.lost_packets)
                     });
@@ -329,8 +330,9 @@ impl QuicTransport {
                         endpoint: side.as_str(),
                         path: u64::from(k),
                         cwnd: s.cwnd,
+                        bytes_in_flight: recovery.bytes_in_flight,
                         srtt: SimTime::from_nanos(s.rtt.as_nanos() as u64),
-                        pto_count: u64::from(pto_count),
+                        pto_count: u64::from(recovery.pto_count),
                         sent_packets: s.sent_packets,
                         lost_packets: s.lost_packets,
                         congestion_events: s.congestion_events,

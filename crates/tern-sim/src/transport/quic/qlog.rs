@@ -3,13 +3,14 @@
 //! draft-ietf-quic-qlog-quic-events-12) and read record by record as it is written, for two
 //! uses:
 //!
-//! - **The PTO count.** The stack keeps each path's probe-timeout count (RFC 9002 §6.2.1,
-//!   the exponent of the PTO back-off) private: its public `PathStats` have none. It reports
-//!   the count only in its qlog, in `quic:recovery_metrics_updated` events (draft-ietf-quic-
-//!   qlog-quic-events-12 §8.2, field `pto_count`, with the event's `path_id`), emitted after
-//!   every expiry of the loss-detection timer and every packet received or sent that changed
-//!   a metric. [`Tap`], the writer, keeps the latest count of each path, which the `quic`
-//!   trace shows.
+//! - **The PTO count and the bytes in flight.** The stack keeps each path's probe-timeout
+//!   count (RFC 9002 §6.2.1, the exponent of the PTO back-off) and its bytes in flight
+//!   (RFC 9002 §B.2 `bytes_in_flight`) private: its public `PathStats` have neither. It
+//!   reports them only in its qlog, in `quic:recovery_metrics_updated` events (draft-ietf-
+//!   quic-qlog-quic-events-12 §8.2, fields `pto_count` and `bytes_in_flight`, each present
+//!   when it changed, with the event's `path_id`), emitted after every expiry of the
+//!   loss-detection timer and every packet received or sent that changed a metric. [`Tap`],
+//!   the writer, keeps the latest values of each path, which the `quic` trace shows.
 //!   So the stack logs whenever that trace is recorded, even without `record = ["qlog"]`.
 //! - **The files**, when the scenario records "qlog": each record goes on at once to its
 //!   [`QlogFile`], in memory or streamed to the output folder (see [`super::qvis`] for what
@@ -34,17 +35,28 @@ use std::time::Instant;
 pub enum QlogUse {
     /// Nothing: neither qlog nor the `quic` trace is recorded.
     Off,
-    /// The `quic` trace's PTO count only.
+    /// The `quic` trace's PTO count and bytes in flight only.
     PtoCount,
-    /// These files (client's, server's), and the `quic` trace's PTO count if it is recorded.
+    /// These files (client's, server's), and the `quic` trace's PTO count and bytes in
+    /// flight if it is recorded.
     Files([QlogFile; 2]),
 }
 
-/// The name of the stack's event that carries the PTO count.
+/// The name of the stack's event that carries the PTO count and the bytes in flight.
 const METRICS_UPDATED: &[u8] = b"quic:recovery_metrics_updated";
 
-/// Each path's latest PTO count at one endpoint, and whether it changed since last read.
-type PtoCounts = Arc<Mutex<Vec<(PathId, u32, bool)>>>;
+/// A path's recovery state as the stack's qlog last reported it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Probe timeouts since the last acknowledgment (RFC 9002 §6.2.1).
+    pub pto_count: u32,
+    /// Bytes of ack-eliciting packets sent and not yet acknowledged or declared lost
+    /// (RFC 9002 §B.2 `bytes_in_flight`).
+    pub bytes_in_flight: u64,
+}
+
+/// Each path's latest recovery state at one endpoint, and whether it changed since last read.
+type PtoCounts = Arc<Mutex<Vec<(PathId, Recovery, bool)>>>;
 
 /// The writer the stack is given for one endpoint's qlog: it sees each record whole.
 struct Tap {
@@ -66,6 +78,7 @@ struct Metrics {
 #[derive(Deserialize)]
 struct MetricsData {
     pto_count: Option<u32>,
+    bytes_in_flight: Option<u64>,
     path_id: Option<u32>,
 }
 
@@ -90,20 +103,32 @@ impl Tap {
     }
 }
 
-/// Takes the PTO count of a `recovery_metrics_updated` event into `pto`.
+/// Takes the PTO count and bytes in flight of a `recovery_metrics_updated` event (each there
+/// only when it changed) into `pto`.
 fn metrics(record: &[u8], pto: &PtoCounts) {
     let json = record.strip_prefix(&[qvis::RS]).unwrap_or(record);
     // The stack's own serialisation of its own event: it parses.
     let Ok(Metrics { data }) = serde_json::from_slice::<Metrics>(json) else {
         return;
     };
-    let Some(count) = data.pto_count else { return };
+    if data.pto_count.is_none() && data.bytes_in_flight.is_none() {
+        return;
+    }
     let id = PathId::from(data.path_id.unwrap_or(0));
     let mut pto = pto.lock().expect("not poisoned");
-    match pto.iter_mut().find(|(i, ..)| *i == id) {
-        Some(entry) => *entry = (id, count, entry.1 != count || entry.2),
-        None => pto.push((id, count, count != 0)),
-    }
+    let at = match pto.iter().position(|(i, ..)| *i == id) {
+        Some(at) => at,
+        None => {
+            pto.push((id, Recovery::default(), false));
+            pto.len() - 1
+        }
+    };
+    let (_, old, changed) = pto[at];
+    let new = Recovery {
+        pto_count: data.pto_count.unwrap_or(old.pto_count),
+        bytes_in_flight: data.bytes_in_flight.unwrap_or(old.bytes_in_flight),
+    };
+    pto[at] = (id, new, changed || new != old);
 }
 
 impl io::Write for Tap {
@@ -156,13 +181,13 @@ impl Qlog {
         })
     }
 
-    /// Endpoint `side`'s (0: client, 1: server) latest PTO count on path `id`, and whether it
-    /// changed since the last call.
-    pub fn pto_count(&self, side: usize, id: PathId) -> (u32, bool) {
+    /// Endpoint `side`'s (0: client, 1: server) latest recovery state on path `id`, and
+    /// whether it changed since the last call.
+    pub fn recovery(&self, side: usize, id: PathId) -> (Recovery, bool) {
         let mut pto = self.pto[side].lock().expect("not poisoned");
         match pto.iter_mut().find(|(i, ..)| *i == id) {
-            Some((_, count, changed)) => (*count, std::mem::take(changed)),
-            None => (0, false),
+            Some((_, state, changed)) => (*state, std::mem::take(changed)),
+            None => (Recovery::default(), false),
         }
     }
 }
