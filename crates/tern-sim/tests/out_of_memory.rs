@@ -8,12 +8,14 @@
 //! Without the test harness (`harness = false`): the limit is the process's, so the cases
 //! run one after the other on the main thread, after it is set.
 
+mod common;
+
 #[cfg(target_os = "linux")]
 fn main() {
     use nix::sys::resource::{setrlimit, Resource};
     // Room for about 10 million events or queued packets above what the process maps now:
     // the queues' doublings reach it within seconds, even in a debug build.
-    let limit = vm_size() + (256 << 20);
+    let limit = common::vm_size() + (256 << 20);
     setrlimit(Resource::RLIMIT_AS, limit, limit).expect("setrlimit(RLIMIT_AS)");
     an_event_queue_refuses_what_it_has_no_room_for();
     a_link_queue_refuses_what_it_has_no_room_for();
@@ -22,19 +24,6 @@ fn main() {
 
 #[cfg(not(target_os = "linux"))]
 fn main() {}
-
-/// The process's mapped address space now (`VmSize` of /proc/self/status, proc(5)), in bytes.
-#[cfg(target_os = "linux")]
-fn vm_size() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("readable status");
-    let kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmSize:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .expect("VmSize in /proc/self/status");
-    kib << 10
-}
 
 /// Most items either queue can be given before the limit: 256 MiB over 16-byte items.
 #[cfg(target_os = "linux")]
