@@ -110,6 +110,7 @@ CORRUPTIONS: dict[str, Callable[[Path], None]] = {
     "parquet empty": _write("delay.parquet", b""),
     "parquet garbage": _write("queue.parquet", b"PAR1" + b"\x00garbage" * 50),
     "trace replaced by another's": _swap("delay.parquet", "queue.parquet"),
+    "trace replaced by another's, the other kept": _swap("queue.parquet", "delay.parquet"),
     "summary a list": _write("summary.json", b"[1, 2, 3]"),
     "summary invalid JSON": _write("summary.json", b'{"flows": {'),
     "summary not UTF-8": _write("summary.json", b'{"flows": "\xff\xfe"}'),
@@ -146,6 +147,8 @@ AT_FAULT = {
     "parquet empty": "delay.parquet",
     "parquet garbage": "queue.parquet",
     "trace replaced by the summary": "delay.parquet",
+    "trace replaced by another's": "delay.parquet",
+    "trace replaced by another's, the other kept": "queue.parquet",
     "params invalid": "params.json",
     "params of the wrong form": "params.json",
     "params truncated": "params.json",
@@ -153,10 +156,16 @@ AT_FAULT = {
     "sweep.json invalid": "sweep.json",
     "sweep.json of the wrong form": "sweep.json",
     "sweep.json a list": "sweep.json",
-    # Values of the wrong type meet the arithmetic, or the union of the runs' summaries, that
-    # reads them: the error names the folder, which file disagrees is not known there.
-    "summary values of other types": "",
-    "summary numbers past a float": "",
+}
+
+#: The key a corruption's error must name beside the file, where one value is at fault.
+KEY_AT_FAULT = {
+    "summary values of other types": "flows.msgs.goodput_bps",
+    "summary numbers past a float": "flows.msgs.goodput_bps",
+    "summary flows of numbers": "flows",
+    # What the file holds and what it should.
+    "trace replaced by another's": "holdsthe'queue'trace",
+    "trace replaced by another's, the other kept": "holdsthe'delay'trace",
 }
 
 COMMANDS = {
@@ -199,6 +208,8 @@ def _names_the_file(output: str, folder: Path, corruption: str) -> None:
     assert str(folder).replace(" ", "") in text or expected in text, (corruption, output)
     if expected:
         assert expected in text, (corruption, output)
+    if corruption in KEY_AT_FAULT:
+        assert KEY_AT_FAULT[corruption] in text, (corruption, output)
 
 
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS))

@@ -47,6 +47,9 @@ def validate(
 def schema() -> str:
     """The scenario format as a JSON Schema document."""
 
+def trace_columns() -> list[tuple[str, list[str]]]:
+    """Every trace table a run can record, with its column names, in the order a run lists them."""
+
 def run(
     text: str,
     name: str,

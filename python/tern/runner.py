@@ -451,7 +451,7 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     summary_file = root / "summary.json"
     if not summary_file.is_file():
         raise FileNotFoundError(f"{root}: not a run folder (no summary.json inside)")
-    from tern.store import ResultsError, check_summary, read_json
+    from tern.store import ResultsError, check_summary, check_trace_columns, read_json
 
     summary = check_summary(read_json(summary_file, "the run's summary"), summary_file)
     scenario_file = root / "scenario.toml"
@@ -469,6 +469,7 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
             tables[name] = pl.read_parquet(files[name])
         except (pl.exceptions.PolarsError, OSError) as e:
             raise ResultsError(f"{files[name]}: not a readable Parquet file ({e})") from None
+        check_trace_columns(files[name], tables[name].columns)
     found = [p for pattern in ("*.pcap", "*.sqlog") for p in sorted(root.glob(pattern))]
     captures = {p.name: p for p in found}
     return Run(summary, scenario, tables, captures)

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,52 @@ def read_json(path: Path, what: str, form: type = dict) -> Any:
     return data
 
 
+#: The keys of a run's flows and link directions whose values Tern writes as text (the
+#: `String` and `&str` fields of `crates/tern-sim/src/summary.rs`); every other value there is
+#: a number, `null`, or a table of them.
+SUMMARY_TEXT_KEYS = frozenset(
+    {"app", "transport", "from", "to", "state", "status", "reason", "endpoint", "wire"}
+)
+
+#: The summary's top-level values that are numbers when present.
+SUMMARY_NUMBERS = ("seed", "duration_s", "events", "packets", "idle_directions")
+
+
+def _is_number(value: Any) -> bool:
+    """A JSON number Tern can have written: not a bool, and finite (it writes `null` for a
+    float that is not)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def _check_values(value: dict[str, Any], where: str, path: Path) -> None:
+    """Every value under a flow or a link direction: a table, a number, `null`, or text at
+    the keys Tern writes as text. A wrong one is named by the file and its dotted key."""
+    for key, v in value.items():
+        here = f"{where}.{key}"
+        if isinstance(v, dict):
+            _check_values(v, here, path)
+        elif v is None or _is_number(v) or (key in SUMMARY_TEXT_KEYS and isinstance(v, str)):
+            continue
+        else:
+            expected = "text" if key in SUMMARY_TEXT_KEYS else "a finite number or null"
+            raise ResultsError(f"{path}: {here}: expected {expected}, got {_shown(v)}")
+
+
+def _shown(value: Any) -> str:
+    """A short rendering of a value read from a file, for an error message."""
+    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def check_summary(summary: dict[str, Any], path: Path) -> dict[str, Any]:
     """`summary.json`'s form: `flows` a table of tables, `links` (if there) a table of
-    directions, each a table."""
+    directions, each a table; under them numbers (finite), `null` or, at the keys Tern
+    writes as text, text; the top-level counts numbers. A value of another type is named by
+    the file and its key (`flows.bulk.goodput_bps`)."""
     flows = summary.get("flows")
     if not isinstance(flows, dict) or not all(isinstance(v, dict) for v in flows.values()):
         raise ResultsError(f"{path}: 'flows' must be a table of flows, each a table")
@@ -75,7 +119,35 @@ def check_summary(summary: dict[str, Any], path: Path) -> dict[str, Any]:
         isinstance(d, dict) and all(isinstance(v, dict) for v in d.values()) for d in links.values()
     ):
         raise ResultsError(f"{path}: 'links' must be a table of links, each of directions")
+    for key in SUMMARY_NUMBERS:
+        if key in summary and not _is_number(summary[key]):
+            raise ResultsError(f"{path}: {key}: expected a number, got {_shown(summary[key])}")
+    _check_values(flows, "flows", path)
+    _check_values(links, "links", path)
     return summary
+
+
+@functools.cache
+def trace_columns() -> dict[str, tuple[str, ...]]:
+    """Every trace table a run can record and its columns, as the core declares them."""
+    from tern._core import trace_columns as declared
+
+    return {name: tuple(columns) for name, columns in declared()}
+
+
+def check_trace_columns(path: Path, columns: Sequence[str]) -> None:
+    """A trace file `<table>.parquet` holds the columns of the trace it is named after (a
+    file of a name Tern does not write is left alone); a file holding another trace's (one
+    trace's file replaced by another's) is named, with what it holds and what it should."""
+    expected = trace_columns().get(path.stem)
+    if expected is None or set(expected) <= set(columns):
+        return
+    holds = [name for name, cols in trace_columns().items() if set(cols) == set(columns)]
+    held = f"the '{holds[0]}' trace" if holds else "other columns"
+    raise ResultsError(
+        f"{path}: holds {held} ({', '.join(columns)}), not the '{path.stem}' trace "
+        f"(expected {', '.join(expected)})"
+    )
 
 
 def check_params(meta: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -188,14 +260,21 @@ def link_summaries(folder: str | os.PathLike[str], keys: Keys = None) -> pl.Data
     return _frame(rows, folder)
 
 
+def _file_schema(f: str) -> pa.Schema:
+    """The columns of one trace file, checked against the trace it is named after."""
+    try:
+        schema = pq.read_schema(f)
+    except (pa.ArrowException, OSError) as e:
+        raise ResultsError(f"{f}: not a readable Parquet file ({e})") from None
+    check_trace_columns(Path(f), schema.names)
+    return schema
+
+
 def _trace_schema(name: str, files: list[str]) -> pa.Schema:
     """The columns of one trace over every run's file of it."""
     schemas = []
     for f in files:
-        try:
-            schemas.append(pq.read_schema(f))
-        except (pa.ArrowException, OSError) as e:
-            raise ResultsError(f"{f}: not a readable Parquet file ({e})") from None
+        schemas.append(_file_schema(f))
     try:
         return pa.unify_schemas(schemas)
     except pa.ArrowException as e:
@@ -269,6 +348,10 @@ def connect(
             traces.setdefault(path.stem, []).append(str(path))
     for name, files in traces.items():
         small = sum(os.path.getsize(f) for f in files) <= MATERIALIZE_LIMIT_BYTES
+        if not sandbox or (materialize and small):
+            # (`register_trace` checks each file's columns itself.)
+            for f in files:
+                _file_schema(f)
         if sandbox and materialize and small:
             # Read once, now, while files may still be opened; queried many times after.
             paths = ", ".join(_sql_string(p) for p in files)

@@ -118,6 +118,16 @@ fn schema() -> String {
     scenario::json_schema()
 }
 
+/// Every trace table a run can record, as `(table_name, [column_name, ...])` in the order a
+/// run lists them: what a results folder's `<table>.parquet` must hold.
+#[pyfunction]
+fn trace_columns() -> Vec<(&'static str, Vec<&'static str>)> {
+    tern_sim::trace::SCHEMAS
+        .iter()
+        .map(|s| (s.name, s.columns.iter().map(|(c, _)| *c).collect()))
+        .collect()
+}
+
 /// Runs a scenario.
 ///
 /// Returns `(summary_json, resolved_toml, tables, captures, files)`. Without `out`, the
@@ -297,5 +307,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
     Ok(())
 }

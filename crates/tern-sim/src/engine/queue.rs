@@ -65,6 +65,11 @@
 //! at other times), and bucket 0 is read from the front. The property tests below check
 //! the order against a sort by (time, insertion order). Measured against
 //! `std::collections::BinaryHeap` in `benches/event_queue.rs`.
+//!
+//! The slab and the vectors grow by fallible allocation (`try_reserve`): an event the
+//! allocator has no room for is not filed and the queue says it is
+//! [`exhausted`](EventQueue::exhausted), so that a run whose pending events outgrow the
+//! memory stops with an error (`RunError::Memory`) instead of the process aborting.
 
 use super::SimTime;
 
@@ -142,6 +147,8 @@ pub struct EventQueue<E> {
     /// Bit `b % 64` of word `b / 64` set when bucket `b` (not 0) has events.
     occupied: [u64; WORDS],
     len: usize,
+    /// Whether an event was lost because the allocator refused room for it.
+    exhausted: bool,
     /// The time popped last, or found earliest while refilling bucket 0.
     last: u64,
     now: SimTime,
@@ -164,6 +171,7 @@ impl<E: Copy> EventQueue<E> {
             in_vec: [0; WORDS],
             occupied: [0; WORDS],
             len: 0,
+            exhausted: false,
             last: 0,
             now: SimTime::ZERO,
             popped: 0,
@@ -190,9 +198,11 @@ impl<E: Copy> EventQueue<E> {
             // Only after `peek_time` looked ahead without popping.
             self.rebase(time);
         }
-        let i = self.alloc(time, event);
-        self.link(i, time);
+        let Some(i) = self.alloc(time, event) else {
+            return;
+        };
         self.len += 1;
+        self.link(i, time);
     }
 
     /// Schedules `event` after `delay` from now.
@@ -240,10 +250,36 @@ impl<E: Copy> EventQueue<E> {
         self.popped
     }
 
-    /// A slot holding `event`, due at `time`, linked nowhere: the slot freed last, or a new
-    /// one.
+    /// Whether an event was lost because the allocator refused room for it: the run that
+    /// owns the queue must stop.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// An event that has no room (the allocator refused it) is lost: counted out, and the
+    /// queue marked [`exhausted`](EventQueue::exhausted).
+    #[cold]
+    fn lose_one(&mut self) {
+        self.exhausted = true;
+        self.len -= 1;
+    }
+
+    /// Appends `(time, event)` to bucket `b`'s vector, if the allocator gives it room
+    /// (else the event is lost: [`EventQueue::lose_one`]).
     #[inline(always)]
-    fn alloc(&mut self, time: u64, event: E) -> u32 {
+    fn push_vec(&mut self, b: usize, time: u64, event: E) {
+        let v = &mut self.vecs[b];
+        if v.len() == v.capacity() && v.try_reserve(1).is_err() {
+            return self.lose_one();
+        }
+        v.push((time, event));
+    }
+
+    /// A slot holding `event`, due at `time`, linked nowhere: the slot freed last, or a new
+    /// one; `None` (the queue then [`exhausted`](EventQueue::exhausted)) when a new one is
+    /// needed and the allocator refuses the room, or slot numbers ran out.
+    #[inline(always)]
+    fn alloc(&mut self, time: u64, event: E) -> Option<u32> {
         let slot = Slot {
             time,
             next: NIL,
@@ -251,15 +287,28 @@ impl<E: Copy> EventQueue<E> {
         };
         match self.free {
             NIL => {
+                let full = self.slots.len() == self.slots.capacity();
+                if full && !self.grow_slots() {
+                    self.exhausted = true;
+                    return None;
+                }
                 self.slots.push(slot);
-                (self.slots.len() - 1) as u32
+                Some((self.slots.len() - 1) as u32)
             }
             i => {
                 self.free = self.slots[i as usize].next;
                 self.slots[i as usize] = slot;
-                i
+                Some(i)
             }
         }
+    }
+
+    /// Room for one more slot, if the allocator gives it and slot numbers (32-bit, `NIL`
+    /// excluded) last.
+    #[cold]
+    #[inline(never)]
+    fn grow_slots(&mut self) -> bool {
+        self.slots.len() < NIL as usize && self.slots.try_reserve(1).is_ok()
     }
 
     /// Returns slot `i` to the free list.
@@ -324,13 +373,14 @@ impl<E: Copy> EventQueue<E> {
         let mut j = list.head;
         while j != NIL {
             let slot = &self.slots[j as usize];
-            let next = slot.next;
-            self.vecs[b].push((slot.time, slot.event));
+            let (next, time, event) = (slot.next, slot.time, slot.event);
+            self.push_vec(b, time, event);
             self.release(j);
             j = next;
         }
         let slot = &self.slots[i as usize];
-        self.vecs[b].push((slot.time, slot.event));
+        let (time, event) = (slot.time, slot.event);
+        self.push_vec(b, time, event);
         self.release(i);
     }
 
@@ -426,20 +476,24 @@ impl<E: Copy> EventQueue<E> {
             for (time, event) in from.drain(..) {
                 let x = time ^ self.last;
                 if x < 1 << (LIST_LEVELS * DIGIT_BITS) {
-                    let i = self.alloc(time, event);
-                    self.link_as::<false>(i, time);
+                    match self.alloc(time, event) {
+                        Some(i) => self.link_as::<false>(i, time),
+                        None => self.lose_one(),
+                    }
                 } else {
                     let c = Self::bucket(time, x);
                     let (w, bit) = Self::bit(c);
                     self.occupied[w] |= bit;
                     self.in_vec[w] |= bit;
-                    self.vecs[c].push((time, event));
+                    self.push_vec(c, time, event);
                 }
             }
         } else {
             for (time, event) in from.drain(..) {
-                let i = self.alloc(time, event);
-                self.link(i, time);
+                match self.alloc(time, event) {
+                    Some(i) => self.link(i, time),
+                    None => self.lose_one(),
+                }
             }
         }
         self.vecs[b] = from;
@@ -461,7 +515,12 @@ impl<E: Copy> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn rebase(&mut self, time: u64) {
-        let mut all: Vec<(u64, E)> = Vec::with_capacity(self.len);
+        let mut all: Vec<(u64, E)> = Vec::new();
+        if all.try_reserve_exact(self.len).is_err() {
+            // Every event is kept where it is; the run stops at its next check.
+            self.exhausted = true;
+            return;
+        }
         for b in 0..BUCKETS {
             let mut i = std::mem::replace(&mut self.lists[b], EMPTY).head;
             while i != NIL {
@@ -477,8 +536,10 @@ impl<E: Copy> EventQueue<E> {
         self.in_vec = [0; WORDS];
         self.last = time;
         for (t, e) in all {
-            let i = self.alloc(t, e);
-            self.link(i, t);
+            match self.alloc(t, e) {
+                Some(i) => self.link(i, t),
+                None => self.lose_one(),
+            }
         }
     }
 }

@@ -197,7 +197,7 @@ impl Device for PointToPoint {
             size,
             enqueued_at: now,
         };
-        tx.qdisc.enqueue(q).map_err(|_| "queue")?;
+        tx.qdisc.enqueue(q)?;
         tx.note_max();
         cx.push(Action::QueueChanged { iface });
         Ok(())

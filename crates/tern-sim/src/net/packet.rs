@@ -189,6 +189,13 @@ impl PacketPool {
         self.exhausted
     }
 
+    /// Marks the memory as run out elsewhere (a link's queue or the event queue could not
+    /// grow), with the packets alive now, unless the pool ran out first.
+    pub fn mark_exhausted(&mut self) {
+        let alive = self.slots.len() - self.free.len();
+        self.exhausted.get_or_insert(alive);
+    }
+
     /// Pins a packet to interfaces (see [`Pin`]).
     pub fn pin(&mut self, r: PacketRef, pin: Pin) {
         if let Some(p) = self.slots[r.0 as usize].as_mut() {

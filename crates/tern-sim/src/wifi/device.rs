@@ -544,13 +544,11 @@ impl Device for WifiDevice {
             // Behind packets already waiting, or in front of a full MAC queue: the qdisc.
             if qdisc.packets() > 0 || !self.bsses[b].has_room(from) {
                 let size = pkt.size();
-                qdisc
-                    .enqueue(Queued {
-                        packet: p,
-                        size,
-                        enqueued_at: now,
-                    })
-                    .map_err(|_| "queue")?;
+                qdisc.enqueue(Queued {
+                    packet: p,
+                    size,
+                    enqueued_at: now,
+                })?;
                 self.queues[port as usize].add(now, 1, u64::from(size));
                 cx.push(Action::QueueChanged { iface });
                 return Ok(());

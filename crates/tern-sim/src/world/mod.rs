@@ -17,6 +17,7 @@ use crate::emu::{Boundary, Outbox, EMULATED};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
 use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, Pin};
+use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
@@ -237,7 +238,7 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
-                if let Some(packets) = self.pool.exhausted() {
+                if let Some(packets) = self.memory_ran_out() {
                     self.discard_outputs();
                     return Err(RunError::Memory { at: now, packets });
                 }
@@ -260,6 +261,16 @@ impl World {
         // A run shorter than one progress check is measured once, at its end.
         self.count_memory();
         self.finish(None)
+    }
+
+    /// The packets alive when an allocation the run needs was refused (the packet pool,
+    /// a link's queue or the event queue could not grow), if one was: the run must stop,
+    /// its network no longer what the scenario describes.
+    fn memory_ran_out(&mut self) -> Option<usize> {
+        if self.queue.exhausted() {
+            self.pool.mark_exhausted();
+        }
+        self.pool.exhausted()
     }
 
     /// Tells the devices the run ends at `self.end`.
@@ -616,6 +627,12 @@ impl World {
         self.spare_actions.push(actions);
         match result {
             Ok(()) => true,
+            Err(OUT_OF_MEMORY) => {
+                // Not a drop of the scenario's: the run stops at the next check.
+                self.pool.mark_exhausted();
+                self.pool.release(p);
+                false
+            }
             Err(reason) => {
                 self.ifaces[i.0 as usize].stats.drops_queue += 1;
                 self.drop_packet(now, i, p, reason);

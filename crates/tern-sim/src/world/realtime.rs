@@ -96,7 +96,7 @@ impl World {
             let now = wall();
             if now >= next_control {
                 next_control = now + CONTROL_EVERY;
-                if let Some(packets) = self.pool.exhausted() {
+                if let Some(packets) = self.memory_ran_out() {
                     self.discard_outputs();
                     return Err(RunError::Memory { at: now, packets });
                 }

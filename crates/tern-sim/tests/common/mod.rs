@@ -286,3 +286,16 @@ pub fn mean_rtt(out: &RunOutput, warm: f64) -> f64 {
         .collect();
     after.iter().sum::<f64>() / after.len() as f64
 }
+
+/// The process's mapped address space now (`VmSize` of /proc/self/status, proc(5)), in bytes.
+#[cfg(target_os = "linux")]
+pub fn vm_size() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("readable status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmSize in /proc/self/status");
+    kib << 10
+}

@@ -154,7 +154,7 @@ mod tests {
         );
         let mut dropped = Vec::new();
         for i in 0..100u64 {
-            c.fifo.push(pkt(SimTime::from_millis(i)));
+            c.fifo.push(pkt(SimTime::from_millis(i))).unwrap();
         }
         // Each packet waits 4 ms < target.
         for i in 0..100u64 {
@@ -176,7 +176,7 @@ mod tests {
         );
         let mut dropped = Vec::new();
         for _ in 0..1000 {
-            c.fifo.push(pkt(SimTime::ZERO));
+            c.fifo.push(pkt(SimTime::ZERO)).unwrap();
         }
         // Sojourn above target from t = 10 ms on; RFC 8289 §5.4: no drop until
         // it has stayed above for a whole interval.

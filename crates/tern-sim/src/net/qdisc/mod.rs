@@ -15,6 +15,11 @@ use crate::scenario::units::QueueLimit;
 use crate::scenario::QueueSpec;
 use std::collections::VecDeque;
 
+/// The reason of a tail drop: the queue is at its limit.
+pub const QUEUE_FULL: &str = "queue";
+/// The reason a packet under the queue's limit is refused when the memory for it ran out.
+pub const OUT_OF_MEMORY: &str = "out of memory";
+
 /// A packet waiting in a queue, with what the disciplines need to know of it.
 #[derive(Clone, Copy, Debug)]
 pub struct Queued {
@@ -48,9 +53,15 @@ impl Fifo {
         }
     }
 
-    pub fn push(&mut self, q: Queued) {
+    /// Appends a packet; gives it back if the allocator refuses the room for it (a limit
+    /// beyond the machine's memory, filled), leaving the queue as it was.
+    pub fn push(&mut self, q: Queued) -> Result<(), Queued> {
+        if self.items.len() == self.items.capacity() && self.items.try_reserve(1).is_err() {
+            return Err(q);
+        }
         self.bytes += u64::from(q.size);
         self.items.push_back(q);
+        Ok(())
     }
 
     pub fn pop(&mut self) -> Option<Queued> {
@@ -88,15 +99,15 @@ impl Qdisc {
         }
     }
 
-    /// Offers a packet; gives it back if the queue refuses it (tail drop).
-    pub fn enqueue(&mut self, q: Queued) -> Result<(), Queued> {
+    /// Offers a packet; says why if the queue refuses it: [`QUEUE_FULL`] (a tail drop) or
+    /// [`OUT_OF_MEMORY`] (under its limit, but the allocator refused the room: the run must
+    /// stop, see [`crate::world::RunError::Memory`]).
+    pub fn enqueue(&mut self, q: Queued) -> Result<(), &'static str> {
         let fifo = self.fifo_mut();
-        if fifo.fits(q.size) {
-            fifo.push(q);
-            Ok(())
-        } else {
-            Err(q)
+        if !fifo.fits(q.size) {
+            return Err(QUEUE_FULL);
         }
+        fifo.push(q).map_err(|_| OUT_OF_MEMORY)
     }
 
     /// Takes the next packet to transmit; packets the discipline drops on the
