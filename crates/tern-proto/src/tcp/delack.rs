@@ -224,8 +224,9 @@ impl AckPolicy {
         }
     }
 
-    /// Linux's current `ato` and quick-ACK count (for tests and traces).
-    pub fn linux_state(&self) -> Option<(SimTime, u32, bool)> {
+    /// Linux's current `ato`, quick-ACK count and `pingpong`.
+    #[cfg(test)]
+    fn linux_state(&self) -> Option<(SimTime, u32, bool)> {
         self.linux.as_deref().map(|l| (l.ato, l.quick, l.pingpong))
     }
 }
@@ -395,7 +396,7 @@ mod tests {
             p.on_timeout(d, ctx.rto);
             p.on_ack_sent();
             assert_eq!(p.linux_state().map(|s| s.0), Some(ms(want)));
-            t = t + ms(want + 1);
+            t += ms(want + 1);
         }
         // m = 301 ms > RTO: quick-ACK mode again (2 ACKs: a small window).
         p.on_in_order_segment(t, 1000, ctx);

@@ -46,7 +46,7 @@ pub use config::{
 pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
-use delack::{AckPolicy, RecvCtx};
+use delack::AckPolicy;
 use recovery::Recovery;
 use recv::RecvBuf;
 use rtt::RttEstimator;
