@@ -38,6 +38,23 @@ pub struct DelayedAck {
     pub max_delay: SimTime,
     /// Acknowledge at least every `every` in-order segments (2).
     pub every: u32,
+    /// How the timeout is chosen: fixed at `max_delay`, or Linux's adaptive rule (then
+    /// `max_delay` is TCP_DELACK_MAX and `every` is replaced by Linux's "more than one
+    /// full frame"; `super::delack`).
+    pub rule: DelayedAckRule,
+}
+
+/// How the delayed-ACK timeout is chosen ([`DelayedAck::rule`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DelayedAckRule {
+    /// RFC 1122 §4.2.3.2 / RFC 5681 §4.2: a fixed timer of `max_delay`, an ACK every
+    /// `every` segments.
+    #[default]
+    Fixed,
+    /// Linux's adaptive ATO with quick-ACK mode (net/ipv4/tcp_input.c
+    /// `tcp_event_data_recv`, `tcp_incr_quickack`, `__tcp_ack_snd_check`; tcp_output.c
+    /// `tcp_send_delayed_ack`; tcp_timer.c `tcp_delack_timer_handler`).
+    Linux,
 }
 
 impl Default for DelayedAck {
@@ -45,6 +62,7 @@ impl Default for DelayedAck {
         DelayedAck {
             max_delay: SimTime::from_millis(200),
             every: 2,
+            rule: DelayedAckRule::Fixed,
         }
     }
 }

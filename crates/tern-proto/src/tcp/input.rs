@@ -1,6 +1,7 @@
 //! Segment arrival (RFC 9293 §3.10.7).
 
 use super::config::{LossFlight, CWND_LIMITED_SLACK_SEGMENTS};
+use super::delack::RecvCtx;
 use super::frto::{AckInfo, AckKind};
 use super::rate::AckFacts;
 use super::recovery::{PartialAck, Recovery};
@@ -469,7 +470,8 @@ impl Connection {
         );
         if !can_receive {
             // Retransmitted data or FIN after we already have everything.
-            self.ack.ack_now = true;
+            let ctx = self.recv_ctx();
+            self.ack.on_out_of_order(ctx);
             if self.state == State::TimeWait {
                 self.tw_deadline = Some(now + self.cfg.time_wait);
             }
@@ -484,14 +486,23 @@ impl Connection {
         };
         let fin_before = self.recv.fin_done();
         let out = self.recv.on_data(start, len, seg.flags.fin);
-        if out.nothing_new
-            || out.out_of_order
-            || out.filled_hole
-            || self.recv.fin_done() != fin_before
-        {
+        let ctx = self.recv_ctx();
+        if out.nothing_new || out.out_of_order {
+            // Linux: `tcp_data_queue` enters quick-ACK mode for both.
+            self.ack.on_out_of_order(ctx);
+        } else if out.filled_hole || self.recv.fin_done() != fin_before {
             self.ack.ack_now = true;
         } else if len > 0 {
-            self.ack.on_in_order_segment(now);
+            self.ack.on_in_order_segment(now, len, ctx);
+        }
+    }
+
+    /// What the delayed-ACK policy reads of the connection.
+    pub(super) fn recv_ctx(&self) -> RecvCtx {
+        RecvCtx {
+            srtt: self.rtt.srtt(),
+            rto: self.rtt.rto(),
+            rcv_wnd: self.adv_right.saturating_sub(self.recv.rcv_nxt()),
         }
     }
 

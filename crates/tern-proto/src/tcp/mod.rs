@@ -20,6 +20,7 @@
 //! [`Config::pacing`], on whatever it says for a controller that needs it, as BBR).
 
 pub mod config;
+mod delack;
 mod frto;
 mod input;
 mod output;
@@ -39,13 +40,15 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use config::{
-    CcKind, Config, DelayedAck, InitialWindow, LossFlight, RtoRule, SpuriousRtoResponse,
+    CcKind, Config, DelayedAck, DelayedAckRule, InitialWindow, LossFlight, RtoRule,
+    SpuriousRtoResponse,
 };
 pub use recovery::RecoveryKind;
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
+use delack::AckPolicy;
 use recovery::Recovery;
-use recv::{AckPolicy, RecvBuf};
+use recv::RecvBuf;
 use rtt::RttEstimator;
 use scoreboard::Scoreboard;
 use send::SendBuf;
@@ -313,7 +316,7 @@ impl Connection {
             now,
             send: SendBuf::new(cfg.send_buffer),
             recv: RecvBuf::new(cfg.recv_buffer),
-            ack: AckPolicy::new(cfg.delayed_ack),
+            ack: AckPolicy::new(cfg.delayed_ack, smss),
             sb,
             rtt: RttEstimator::of(&cfg),
             cc,

@@ -119,6 +119,7 @@ impl Connection {
     /// was outstanding before it: its delivery-rate snapshot, the controller's
     /// `CA_EVENT_TX_START`, and the pacer's next departure.
     fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
+        self.ack.on_data_sent(now);
         if let Some(s) = self.sampler.as_deref_mut() {
             if first {
                 self.cc.on_tx_start(now, s.is_app_limited());

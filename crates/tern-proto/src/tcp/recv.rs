@@ -1,11 +1,8 @@
-//! Receive side: reassembly, advertised window, SACK generation and the
-//! delayed-ACK policy.
+//! Receive side: reassembly, advertised window and SACK generation (the
+//! delayed-ACK policy is in `delack`).
 //!
 //! Offsets are 64-bit positions relative to the peer's ISN (offset 0 is the
 //! SYN, stream byte 0 is offset 1).
-
-use super::config::DelayedAck;
-use crate::time::SimTime;
 
 /// How much of the recency list of SACK-able ranges is remembered.
 const RECENT_CAP: usize = 8;
@@ -198,59 +195,6 @@ fn push_new(out: &mut [(u64, u64)], n: &mut usize, blk: (u64, u64)) -> bool {
     *n < out.len()
 }
 
-/// Delayed-ACK bookkeeping (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
-#[derive(Clone, Debug)]
-pub struct AckPolicy {
-    cfg: Option<DelayedAck>,
-    /// In-order segments received since the last ACK we sent.
-    unacked_segs: u32,
-    /// Delayed-ACK deadline.
-    pub deadline: Option<SimTime>,
-    /// An ACK must go out with the next transmission opportunity.
-    pub ack_now: bool,
-}
-
-impl AckPolicy {
-    pub fn new(cfg: Option<DelayedAck>) -> Self {
-        AckPolicy {
-            cfg,
-            unacked_segs: 0,
-            deadline: None,
-            ack_now: false,
-        }
-    }
-
-    /// An in-order data segment arrived: ACK every `every`-th segment,
-    /// otherwise within `max_delay`.
-    pub fn on_in_order_segment(&mut self, now: SimTime) {
-        let Some(cfg) = self.cfg else {
-            self.ack_now = true;
-            return;
-        };
-        self.unacked_segs += 1;
-        if self.unacked_segs >= cfg.every {
-            self.ack_now = true;
-        } else if self.deadline.is_none() {
-            self.deadline = Some(now + cfg.max_delay);
-        }
-    }
-
-    /// Delayed-ACK timer fired.
-    pub fn on_timeout(&mut self, now: SimTime) {
-        if self.deadline.is_some_and(|d| d <= now) {
-            self.deadline = None;
-            self.ack_now = true;
-        }
-    }
-
-    /// Any segment carrying our current ACK was sent.
-    pub fn on_ack_sent(&mut self) {
-        self.unacked_segs = 0;
-        self.deadline = None;
-        self.ack_now = false;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,15 +239,5 @@ mod tests {
         r.on_data(1001, 300, true);
         assert!(r.fin_done());
         assert_eq!(r.rcv_nxt(), 1302);
-    }
-
-    #[test]
-    fn delayed_ack_every_second_segment() {
-        let mut p = AckPolicy::new(Some(DelayedAck::default()));
-        p.on_in_order_segment(SimTime::ZERO);
-        assert!(!p.ack_now);
-        assert_eq!(p.deadline, Some(SimTime::from_millis(200)));
-        p.on_in_order_segment(SimTime::from_millis(10));
-        assert!(p.ack_now);
     }
 }

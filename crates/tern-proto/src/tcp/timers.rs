@@ -26,7 +26,7 @@ impl Connection {
             self.set_state(State::Closed);
             return;
         }
-        self.ack.on_timeout(now);
+        self.ack.on_timeout(now, self.rtt.rto());
         // The pacing timer only lets held data go: the next `poll_transmit` sends it.
         if self.pacing_deadline.is_some_and(|d| d <= now) {
             self.pacing_deadline = None;

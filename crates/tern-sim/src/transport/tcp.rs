@@ -13,16 +13,16 @@ use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::{
-    CaIncreaseSpec, CcSpec, InitialWindowSpec, IwRule, LossFlightSpec, RecoverySpec, RtoRuleSpec,
-    SpuriousRtoResponseSpec, TcpSpec,
+    CaIncreaseSpec, CcSpec, DelayedAckRuleSpec, InitialWindowSpec, IwRule, LossFlightSpec,
+    RecoverySpec, RtoRuleSpec, SpuriousRtoResponseSpec, TcpSpec,
 };
 use crate::summary::TcpSummary;
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
 use std::sync::Arc;
 use tern_proto::cc::{CaIncrease, CubicOptions};
 use tern_proto::tcp::{
-    CcKind, Config, Connection, DelayedAck, Event, InitialWindow, LossFlight, RecoveryKind,
-    RetransmitKind, RtoRule, Segment, SpuriousRtoResponse, State,
+    CcKind, Config, Connection, DelayedAck, DelayedAckRule, Event, InitialWindow, LossFlight,
+    RecoveryKind, RetransmitKind, RtoRule, Segment, SpuriousRtoResponse, State,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -57,6 +57,10 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         delayed_ack: spec.delayed_ack.then_some(DelayedAck {
             max_delay: spec.delayed_ack_timeout.0,
             every: spec.delayed_ack_segments,
+            rule: match spec.delayed_ack_rule {
+                DelayedAckRuleSpec::Fixed => DelayedAckRule::Fixed,
+                DelayedAckRuleSpec::Linux => DelayedAckRule::Linux,
+            },
         }),
         min_rto: spec.min_rto.0,
         rto_rule: match spec.rto_rule {

@@ -227,6 +227,15 @@ pub struct TcpSpec {
     /// ACK at least every this many full-sized segments (RFC 5681 §4.2: 2).
     #[serde(default = "two")]
     pub delayed_ack_segments: u32,
+    /// How the delayed-ACK timeout is chosen: "fixed" (RFC 1122 §4.2.3.2: always
+    /// `delayed_ack_timeout`, an ACK every `delayed_ack_segments`) or "linux" (Linux's
+    /// adaptive ATO from the data's inter-arrival time, 40 ms to `delayed_ack_timeout`
+    /// (TCP_DELACK_MAX) for interactive data or 500 ms for bulk, bounded by the RTT; up to
+    /// 16 quick ACKs at the start and after out-of-order data; an ACK once more than one
+    /// full-sized segment is unacknowledged: net/ipv4/tcp_input.c `tcp_event_data_recv`,
+    /// `__tcp_ack_snd_check`, tcp_output.c `tcp_send_delayed_ack`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub delayed_ack_rule: DelayedAckRuleSpec,
     /// Lower bound of the RTO (RFC 6298 §2.4: 1 s; Linux uses 200 ms).
     #[serde(default = "s1")]
     pub min_rto: Duration,
@@ -331,6 +340,17 @@ pub enum CcSpec {
     Cubic,
     Ctcp,
     Bbr,
+}
+
+/// How TCP's delayed-ACK timeout is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayedAckRuleSpec {
+    /// RFC 1122 §4.2.3.2: a fixed timer.
+    #[default]
+    Fixed,
+    /// Linux's adaptive ATO and quick-ACK mode.
+    Linux,
 }
 
 /// How TCP's RTO follows its RTT samples.

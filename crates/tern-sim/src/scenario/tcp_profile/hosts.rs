@@ -48,9 +48,8 @@ pub(super) const RFC: Profile = Profile {
 pub(super) const LINUX_3_13: Profile = Profile {
     name: "linux-3.13",
     description: "Linux 3.13 (Ubuntu 14.04's kernel) with its default sysctls. Approximated: \
-        CUBIC's HyStart (Ha & Rhee: ACK trains and delay) by HyStart++'s delay rule; the \
-        delayed-ACK timer (40-200 ms, quick-ack at the start) by a fixed 200 ms; buffer \
-        autotuning by the largest buffer it reaches; buffers counted in payload bytes, not \
+        CUBIC's HyStart (Ha & Rhee: ACK trains and delay) by HyStart++'s delay rule; \
+        buffer autotuning by the largest buffer it reaches; buffers counted in payload bytes, not \
         skb truesize.",
     inherits: None,
     keys: &[
@@ -64,7 +63,8 @@ pub(super) const LINUX_3_13: Profile = Profile {
         key("window_scale", "true", "net.ipv4.tcp_window_scaling = 1 (sysctl_tcp_window_scaling)"),
         key("initial_window", "10", "include/net/tcp.h TCP_INIT_CWND = 10 (since 2.6.39; RFC 6928)"),
         key("delayed_ack", "true", "net/ipv4/tcp_input.c __tcp_ack_snd_check"),
-        key("delayed_ack_timeout", "\"200ms\"", "include/net/tcp.h TCP_DELACK_MAX = HZ/5 (the adaptive ato from TCP_DELACK_MIN 40 ms and quick-ack are not modelled)"),
+        key("delayed_ack_timeout", "\"200ms\"", "include/net/tcp.h TCP_DELACK_MAX = HZ/5: the bound of the adaptive timeout for interactive data (tcp_send_delayed_ack)"),
+        key("delayed_ack_rule", "\"linux\"", "net/ipv4/tcp_input.c tcp_event_data_recv (ato from the inter-arrival time, TCP_ATO_MIN 40 ms), tcp_incr_quickack / tcp_enter_quickack_mode (up to TCP_MAX_QUICKACKS = 16 at the start and after out-of-order data), __tcp_ack_snd_check; tcp_output.c tcp_send_delayed_ack; tcp_timer.c tcp_delack_timer_handler"),
         key("delayed_ack_segments", "2", "net/ipv4/tcp_input.c __tcp_ack_snd_check: ACK at once when more than one full-sized segment is unacknowledged"),
         key("min_rto", "\"200ms\"", "include/net/tcp.h TCP_RTO_MIN = HZ/5"),
         key("max_rto", "\"120s\"", "include/net/tcp.h TCP_RTO_MAX = 120*HZ"),
