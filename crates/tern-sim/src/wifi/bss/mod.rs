@@ -542,11 +542,11 @@ impl Bss {
                 let radio = &mut self.radio;
                 let rc = self.entities[i].rates[peer].as_mut().expect("HT peer").ht();
                 // Over a frequency-selective channel (radio/tgn.rs) the oracle judges every
-                // candidate by 64-QAM's effective SNR (wifi/esm.rs), the mapping of the rates
-                // it picks at the SNRs where the choice matters.
-                let mcs = rc.select_by_streams(now, &mut |n_ss| {
-                    radio.snr_db_mapped(i, peer, now, n_ss, &|s: &[f64]| {
-                        effective_snr(Modulation::Qam64, s)
+                // candidate by the effective SNR for its modulation (wifi/esm.rs).
+                let mcs = rc.select_by_streams(now, &mut |m: HtMcs| {
+                    let modulation = m.modulation();
+                    radio.snr_db_mapped(i, peer, now, m.n_ss(), &|s: &[f64]| {
+                        effective_snr(modulation, s)
                     })
                 });
                 // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
