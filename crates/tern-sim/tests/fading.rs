@@ -133,3 +133,33 @@ fn bad_fading_values_name_the_key() {
     let e = error_of(&scenario("{ fading = { doppler = 3 } }", 1));
     assert!(e.contains("doppler"), "{e}");
 }
+
+#[test]
+fn a_tgn_channel_is_deterministic_and_flat_is_the_default() {
+    // The TGn tapped delay line (radio/tgn.rs): a run is a function of its seed; "flat" is
+    // the one-gain-per-PPDU model, the default.
+    let text = scenario("{ fading = { model = \"B\", rx_antennas = 2 } }", 3);
+    let b = failure_counts(&text);
+    assert_eq!(b, failure_counts(&text));
+    assert!(b[1] > 0, "{b:?}");
+    assert_ne!(
+        b,
+        failure_counts(&scenario(
+            "{ fading = { model = \"B\", rx_antennas = 2 } }",
+            4
+        ))
+    );
+    assert_eq!(
+        failure_counts(&scenario("{ fading = {} }", 3)),
+        failure_counts(&scenario("{ fading = { model = \"flat\" } }", 3))
+    );
+}
+
+#[test]
+fn an_unknown_fading_model_names_the_key() {
+    let e = error_of(&scenario("{ fading = { model = \"G\" } }", 1));
+    assert!(
+        e.contains("model") && e.contains("TGn") && e.contains("\"G\""),
+        "{e}"
+    );
+}

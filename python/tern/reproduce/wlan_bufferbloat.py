@@ -204,9 +204,11 @@ def _condition(results: Mapping[str, duckdb.DuckDBPyConnection]) -> str:
         {s for (s,) in results["linux"].execute("SELECT DISTINCT seed FROM runs").fetchall()}
     )
     antennas = primary.get("wifi.wlan.propagation.fading.rx_antennas", "?")
+    model = primary.get("wifi.wlan.propagation.fading.model", "flat")
+    fading = "flat Rayleigh fading" if model == "flat" else f"TGn model {model} Rayleigh fading"
     span = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
     return (
-        f"Condition: 802.11n 20 MHz two streams, TGn Rayleigh fading, {antennas} receive "
+        f"Condition: 802.11n 20 MHz two streams, {fading}, {antennas} receive "
         f"antennas, Minstrel-HT, 60 s runs, {span}, every run a point."
     )
 

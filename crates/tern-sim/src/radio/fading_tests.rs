@@ -264,6 +264,8 @@ fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
             freq_hz: 5.18e9,
             k_factor: 0.0,
             rx_antennas,
+            model: None,
+            width_mhz: 20,
         })
         .unwrap()
     };

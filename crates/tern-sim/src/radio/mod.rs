@@ -1,15 +1,18 @@
 //! Radio: where nodes are ([`mobility`]) and what they receive from each other
-//! ([`propagation`], and optionally small-scale [`fading`]).
+//! ([`propagation`], and optionally small-scale fading: frequency-flat, [`fading`], or a
+//! TGn tapped delay line over the OFDM subcarriers, [`tgn`]).
 
 pub mod fading;
 pub mod mobility;
 pub mod propagation;
+pub mod tgn;
 
 use crate::engine::{RngStream, SimTime};
 use fading::{Fading, FadingProcess};
 use mobility::Mobility;
 use propagation::{noise_floor_dbm, rssi_dbm, snr_db, LogDistance, Shadowing, ShadowingProcess};
 use std::collections::BTreeMap;
+use tgn::{TgnModel, TgnProcess};
 
 /// The members of one radio channel and what each receives from another: log-distance
 /// path loss between their positions at the time, optional log-normal shadowing per
@@ -30,6 +33,11 @@ pub struct RadioChannel {
     /// Fading processes by (transmitter, receiver), one per receive antenna, made on first
     /// use from their own named random streams.
     fades: BTreeMap<(usize, usize), Vec<FadingProcess>>,
+    /// With a TGn model: its processes by (transmitter, receiver), one per receive antenna,
+    /// the data subcarriers' offsets and a buffer for their SNRs.
+    selective: BTreeMap<(usize, usize), Vec<TgnProcess>>,
+    offsets: Vec<f64>,
+    scratch: Vec<f64>,
 }
 
 /// What sets every link's fading ([`fading`]): the scatterers' speed, the carrier
@@ -44,6 +52,10 @@ pub struct LinkFading {
     /// Receive antennas (chains) of every member, combined by maximal-ratio combining
     /// ([`fading`], "Receive diversity"); at least 1.
     pub rx_antennas: usize,
+    /// A TGn tapped-delay-line model ([`tgn`]) evaluated on the data subcarriers of a
+    /// `width_mhz` (20 or 40) PPDU; `None`: frequency-flat fading, one gain per PPDU.
+    pub model: Option<TgnModel>,
+    pub width_mhz: u32,
 }
 
 impl RadioChannel {
@@ -70,6 +82,9 @@ impl RadioChannel {
             processes: BTreeMap::new(),
             fading: None,
             fades: BTreeMap::new(),
+            selective: BTreeMap::new(),
+            offsets: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -88,6 +103,9 @@ impl RadioChannel {
         .validate()?;
         if fading.rx_antennas == 0 {
             return Err("a receiver needs at least 1 antenna, got 0".into());
+        }
+        if fading.model.is_some() {
+            self.offsets = tgn::data_subcarrier_offsets(fading.width_mhz);
         }
         self.fading = Some(fading);
         Ok(self)
@@ -153,10 +171,64 @@ impl RadioChannel {
     }
 
     /// SNR per spatial stream at member `rx` of a PPDU of `n_ss` streams from member `tx`
-    /// at `now`, dB: the mean received power (path loss, shadowing) times the link's
-    /// combined fading power gain ([`RadioChannel::fading_db`]), over the noise.
+    /// at `now`, dB ([`RadioChannel::snr_db_mapped`]; over a frequency-selective channel the
+    /// subcarriers' SNRs are averaged arithmetically, an upper bound of any effective SNR).
     pub fn snr_db_streams(&mut self, tx: usize, rx: usize, now: SimTime, n_ss: u64) -> f64 {
-        let fade = self.fading_db(tx, rx, now, n_ss);
-        snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm) + fade
+        self.snr_db_mapped(tx, rx, now, n_ss, &|snrs: &[f64]| {
+            snrs.iter().sum::<f64>() / snrs.len() as f64
+        })
+    }
+
+    /// SNR per spatial stream at member `rx` of a PPDU of `n_ss` streams from member `tx`
+    /// at `now`, dB: the mean received power (path loss, shadowing) over the noise, times
+    /// the small-scale fading. Frequency-flat: the combined power gain of the link
+    /// ([`RadioChannel::fading_db`]). TGn: per data subcarrier k, the mean SNR times
+    /// Σ_b |H_b(f_k)|² over the receiver's first [`fading::diversity_order`] antennas
+    /// (maximal-ratio combining per subcarrier), and `esm` maps those linear SNRs to one
+    /// (an effective-SNR mapping, e.g. `wifi::esm`). Antenna b's taps draw from the streams
+    /// `<channel>/tgn/<tx>-><rx>/rx<b>/tap<l>`.
+    pub fn snr_db_mapped(
+        &mut self,
+        tx: usize,
+        rx: usize,
+        now: SimTime,
+        n_ss: u64,
+        esm: &dyn Fn(&[f64]) -> f64,
+    ) -> f64 {
+        let model = self.fading.and_then(|f| f.model);
+        let Some(model) = model else {
+            let fade = self.fading_db(tx, rx, now, n_ss);
+            return snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm) + fade;
+        };
+        let f = self.fading.expect("a model implies fading");
+        let mean_db = snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm);
+        let speed = f.environment_speed
+            + self.mobility[tx]
+                .max_speed()
+                .max(self.mobility[rx].max_speed());
+        let (seed, name, offsets) = (self.seed, &self.name, &self.offsets);
+        let branches = self.selective.entry((tx, rx)).or_insert_with(|| {
+            let fading = Fading {
+                doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
+                k_factor: f.k_factor,
+            };
+            (0..f.rx_antennas)
+                .map(|b| {
+                    let stream = format!("{name}/tgn/{tx}->{rx}/rx{b}");
+                    TgnProcess::new(model, fading, offsets, seed, &stream).expect("validated")
+                })
+                .collect()
+        });
+        let order = fading::diversity_order(f.rx_antennas, n_ss);
+        self.scratch.clear();
+        self.scratch.resize(self.offsets.len(), 0.0);
+        for b in &branches[..order] {
+            b.add_power(now, &mut self.scratch);
+        }
+        let mean = libm::pow(10.0, mean_db / 10.0);
+        for s in &mut self.scratch {
+            *s *= mean;
+        }
+        10.0 * libm::log10(esm(&self.scratch))
     }
 }

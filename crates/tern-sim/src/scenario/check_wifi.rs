@@ -334,6 +334,18 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
                 return Err(src.error(&at, "expected a finite number of 0 or more"));
             }
         }
+        if let Some(m) = &f.model {
+            if m != "flat" && crate::radio::tgn::TgnModel::parse(m).is_none() {
+                let mut at = sub("propagation", "fading");
+                at.push(key("model"));
+                return Err(src.error(
+                    &at,
+                    format!(
+                        "expected \"flat\" or a TGn model \"B\", \"C\", \"D\" or \"E\", got {m:?}"
+                    ),
+                ));
+            }
+        }
         if !(1..=4).contains(&f.rx_antennas) {
             let mut at = sub("propagation", "fading");
             at.push(key("rx_antennas"));

@@ -15,6 +15,7 @@ use crate::radio::mobility::{Leg, Mobility, Position};
 use crate::radio::propagation::{
     LogDistance, Shadowing, DEFAULT_NOISE_FIGURE_DB, DEFAULT_TX_POWER_DBM,
 };
+use crate::radio::tgn::TgnModel;
 use crate::radio::{LinkFading, RadioChannel};
 use crate::scenario::units::{DataRate, Duration};
 use crate::scenario::{
@@ -244,6 +245,8 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
                 freq_hz: freq,
                 k_factor: f.k_factor,
                 rx_antennas: f.rx_antennas as usize,
+                model: f.model.as_deref().and_then(TgnModel::parse),
+                width_mhz: if bandwidth > 20e6 { 40 } else { 20 },
             })
             .expect("validated"),
     };

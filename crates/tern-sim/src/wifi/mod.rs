@@ -20,6 +20,7 @@ pub mod bss_load;
 pub mod build;
 pub mod device;
 pub mod error_model;
+pub mod esm;
 pub mod frames;
 pub mod phy;
 pub mod rate;

@@ -163,17 +163,22 @@ impl<S: RateSet> RateControl<S> {
         }
     }
 
-    /// [`RateControl::select`] with the SNR per spatial stream as a function of the rate's
-    /// number of streams N_SS (with receive diversity it depends on N_SS: radio/fading.rs).
+    /// [`RateControl::select`] with the SNR per spatial stream as a function of the
+    /// candidate rate (with receive diversity it depends on its N_SS, radio/fading.rs; over a
+    /// frequency-selective channel on its modulation too, wifi/esm.rs).
     pub fn select_by_streams(
         &mut self,
         now: SimTime,
-        snr_db: &mut dyn FnMut(u64) -> f64,
+        snr_db: &mut dyn FnMut(S::Rate) -> f64,
     ) -> S::Rate {
         self.choose_with(now, Some(snr_db))
     }
 
-    fn choose_with(&mut self, now: SimTime, snr_db: Option<&mut dyn FnMut(u64) -> f64>) -> S::Rate {
+    fn choose_with(
+        &mut self,
+        now: SimTime,
+        snr_db: Option<&mut dyn FnMut(S::Rate) -> f64>,
+    ) -> S::Rate {
         let choice = match &mut self.algorithm {
             Algorithm::Constant(rate) => RateChoice {
                 rate: *rate,
@@ -282,9 +287,9 @@ impl<S: RateSet> IdealRate<S> {
         }
     }
 
-    /// The oracle's rate when the SNR per stream depends on the rate's number of spatial
-    /// streams: each candidate is judged at `snr_db(N_SS)`.
-    pub fn choose_by_streams(&self, snr_db: Option<&mut dyn FnMut(u64) -> f64>) -> S::Rate {
+    /// The oracle's rate when the SNR per stream depends on the rate (its number of spatial
+    /// streams, its modulation): each candidate r is judged at `snr_db(r)`.
+    pub fn choose_by_streams(&self, snr_db: Option<&mut dyn FnMut(S::Rate) -> f64>) -> S::Rate {
         let Some(snr_db) = snr_db else {
             return self.rates.slowest();
         };
@@ -294,7 +299,7 @@ impl<S: RateSet> IdealRate<S> {
             .iter()
             .rev()
             .copied()
-            .find(|&r| set.success(r, snr_db(set.n_ss(r)), self.reference_bits) >= needed)
+            .find(|&r| set.success(r, snr_db(r), self.reference_bits) >= needed)
             .unwrap_or_else(|| set.slowest())
     }
 }

@@ -288,4 +288,12 @@ pub struct FadingSpec {
     /// to 4 (IEEE 802.11-2012 §20.1.1: up to four spatial streams).
     #[serde(default = "one_antenna")]
     pub rx_antennas: u32,
+    /// "flat" (default): one gain per PPDU. "B", "C", "D" or "E": the TGn tapped-delay-line
+    /// model of that name (IEEE 802.11-03/940r4; rms delay spread 15, 30, 50, 100 ns;
+    /// residential, residential/small office, office, large office) evaluated on the HT data
+    /// subcarriers, combined per subcarrier over the receive antennas and mapped to one
+    /// effective SNR by mutual information (`radio/tgn.rs`, `wifi/esm.rs`); `k_factor`
+    /// then applies to the first tap only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }

@@ -40,11 +40,14 @@
 
 use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
 use super::bss_load::BssLoad;
+use super::esm::effective_snr;
 use super::frames::{
     ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, BLOCK_ACK_COMPRESSED,
     BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
 };
-use super::phy::{ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, OfdmRate, PhyTiming};
+use super::phy::{
+    ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, Modulation, OfdmRate, PhyTiming,
+};
 use crate::engine::{RngStream, SimTime};
 use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
@@ -527,7 +530,9 @@ impl Bss {
                         peer,
                         start: now,
                         end: now + air,
-                        snr_db: self.radio.snr_db(i, peer, now),
+                        snr_db: self.radio.snr_db_mapped(i, peer, now, 1, &|s: &[f64]| {
+                            effective_snr(Modulation::Bpsk, s)
+                        }),
                         what: Payload::Bar(ssn),
                     };
                 }
@@ -536,14 +541,27 @@ impl Bss {
                 // (radio/fading.rs): the oracle rate control sees it for each candidate.
                 let radio = &mut self.radio;
                 let rc = self.entities[i].rates[peer].as_mut().expect("HT peer").ht();
-                let mcs =
-                    rc.select_by_streams(now, &mut |n_ss| radio.snr_db_streams(i, peer, now, n_ss));
+                // Over a frequency-selective channel (radio/tgn.rs) the oracle judges every
+                // candidate by the effective SNR for its modulation (wifi/esm.rs).
+                let mcs = rc.select_by_streams(now, &mut |m: HtMcs| {
+                    let modulation = m.modulation();
+                    radio.snr_db_mapped(i, peer, now, m.n_ss(), &|s: &[f64]| {
+                        effective_snr(modulation, s)
+                    })
+                });
                 // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
                 // `ath_tx_form_aggr`): an A-MPDU is sized to 4 ms at the slowest rate of the
                 // frame's rate series, and a rate-control probe is not aggregated.
                 let probe = rc.last_choice().is_some_and(|c| c.sample);
                 let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
-                let snr_db = self.radio.snr_db_streams(i, peer, now, mcs.n_ss());
+                // One effective SNR per PPDU from its subcarriers' SNRs for the MCS's
+                // modulation (wifi/esm.rs); frequency-flat fading gives the PPDU's own SNR.
+                let modulation = mcs.modulation();
+                let snr_db = self
+                    .radio
+                    .snr_db_mapped(i, peer, now, mcs.n_ss(), &|s: &[f64]| {
+                        effective_snr(modulation, s)
+                    });
                 let e = &mut self.entities[i];
                 let tx = HtTxVector::new(mcs, width, gi);
                 // Hand the peer's oldest queued frames to its originator (it numbers them),
