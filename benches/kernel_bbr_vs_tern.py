@@ -66,6 +66,7 @@ transport = {{ kind = "tcp", profile = "linux-6", cc = "bbr"{tsq} }}
 # paced socket (whose limit is otherwise about 1 ms at its pacing rate).
 NO_TSQ = ', tsq = "8589934592GiB"'
 
+RETRANSMITS = ("retransmits_fast", "retransmits_sack", "retransmits_rto")
 START_S = 0.5
 STEP_S = 0.1
 MSS = 1448
@@ -120,9 +121,9 @@ def probe_rtt_starts(times: list[float], cwnd_segments: list[float]) -> list[flo
     when more than 1 s after the last)."""
     starts: list[float] = []
     for i in range(1, len(times)):
-        if cwnd_segments[i] <= 4 < cwnd_segments[i - 1]:
-            if not starts or times[i] - starts[-1] > 1.0:
-                starts.append(times[i])
+        dip = cwnd_segments[i] <= 4 < cwnd_segments[i - 1]
+        if dip and (not starts or times[i] - starts[-1] > 1.0):
+            starts.append(times[i])
     return starts
 
 
@@ -141,8 +142,7 @@ def kernel_run(tmp: Path, duration: float, k: int, fail_us: int = 10_000) -> dic
                 fail_us=fail_us,
                 commands={
                     "a": [
-                        f"sleep {START_S}; "
-                        + SAMPLER.format(t=int(duration), report=report, ss=ss)
+                        f"sleep {START_S}; " + SAMPLER.format(t=int(duration), report=report, ss=ss)
                     ],
                     "b": ["iperf3 -s -1"],
                 },
@@ -201,7 +201,7 @@ def tern_run(duration: float, seed: int, tsq: bool = False) -> dict:
     tcp = f["tcp"]
     return {
         "goodput_bps": f["goodput_bps"],
-        "retransmits": sum(tcp[k] for k in ("retransmits_fast", "retransmits_sack", "retransmits_rto")),
+        "retransmits": sum(tcp[k] for k in RETRANSMITS),
         "queue_mean_packets": q["queue_mean_packets"],
         "queue_max_packets": q["queue_max_packets"],
         "t": [grid[i] - t0 for i in keep],
@@ -232,7 +232,7 @@ def pacing_by_second(run: dict, duration: float) -> list[float]:
     """Mean pacing rate (Mbit/s) of the samples in each second."""
     out = []
     for s in range(int(duration)):
-        v = [p for t, p in zip(run["t"], run["pacing_bps"]) if s <= t < s + 1]
+        v = [p for t, p in zip(run["t"], run["pacing_bps"], strict=True) if s <= t < s + 1]
         out.append(statistics.fmean(v) / 1e6 if v else float("nan"))
     return out
 
@@ -249,6 +249,7 @@ def main() -> None:
     terns = [tern_run(args.duration, seed) for seed in range(1, args.runs + 1)]
     kf, tf = [figures(r) for r in kernels], [figures(r) for r in terns]
     sf = [figures(tern_run(args.duration, 1, tsq=True))]
+    d = args.duration
     if args.json:
         args.json.write_text(
             json.dumps(
@@ -256,8 +257,8 @@ def main() -> None:
                     "kernel": kf,
                     "tern": tf,
                     "tern_tsq": sf,
-                    "kernel_pacing_by_second": [pacing_by_second(r, args.duration) for r in kernels],
-                    "tern_pacing_by_second": [pacing_by_second(r, args.duration) for r in terns],
+                    "kernel_pacing_by_second": [pacing_by_second(r, d) for r in kernels],
+                    "tern_pacing_by_second": [pacing_by_second(r, d) for r in terns],
                     "lateness": [r["lateness"] for r in kernels],
                 },
                 indent=1,
@@ -275,11 +276,12 @@ def main() -> None:
         ("PROBE_RTT starts (s)", "probe_rtt_s", None),
     ]
     print(
-        "| | the kernel's BBR (runs) | Tern `cc = \"bbr\"` (seeds) "
+        '| | the kernel\'s BBR (runs) | Tern `cc = "bbr"` (seeds) '
         "| Tern with TCP Small Queues (seed 1) |"
     )
     print("|---|---|---|---|")
     for label, key, fmt in rows:
+
         def cell(fs, key=key, fmt=fmt):
             if fmt is None:
                 return " / ".join(", ".join(f"{t:.1f}" for t in f[key]) for f in fs)
