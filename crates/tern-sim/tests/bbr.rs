@@ -104,11 +104,12 @@ fn ns3_setup_figures() -> Ns3Setup {
         .filter(|&i| w[i] <= 4 * 1448 && w[i - 1] > 4 * 1448)
         .map(|i| t[i])
         .collect();
-    let pacing = u64s(c, "pacing_rate");
+    // A BBR connection paces from its first data segment: no row from 2 s on is null.
+    let pacing = opt_u64s(c, "pacing_rate");
     let mut grid: Vec<u64> = (200..3000)
         .map(|k| {
             let at = f64::from(k) * 0.01;
-            pacing[t.partition_point(|&x| x <= at) - 1]
+            pacing[t.partition_point(|&x| x <= at) - 1].expect("a pacing rate")
         })
         .collect();
     grid.sort_unstable();
