@@ -49,6 +49,9 @@ pub struct SentSeg {
     pub lost: Option<RetransmitKind>,
     /// A zero-window probe (RFC 9293 §3.8.6.1): timed by the persist timer.
     pub probe: bool,
+    /// Delivery-rate snapshot of its latest transmission (`tcp::rate`), kept apart so that
+    /// a connection that does not sample rates pays one pointer per segment.
+    pub tx: Option<Box<TxState>>,
 }
 
 impl SentSeg {
@@ -143,11 +146,12 @@ pub struct Delivered {
 }
 
 impl Delivered {
-    /// Segment `s`, whose rate snapshot is `tx`, delivered `bytes`.
-    fn add(&mut self, s: &SentSeg, tx: &TxState, bytes: u64) {
+    fn add(&mut self, s: &SentSeg, bytes: u64) {
         self.bytes += bytes;
-        if tx.pending && self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
-            self.newest = Some((s.sent_at, *tx));
+        if let Some(tx) = s.tx.as_deref().filter(|tx| tx.pending) {
+            if self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
+                self.newest = Some((s.sent_at, *tx));
+            }
         }
     }
 }
@@ -187,10 +191,6 @@ pub struct Scoreboard {
     /// Whether deliveries are collected for [`Self::take_delivered`] (a connection that
     /// samples delivery rates).
     sampling: bool,
-    /// When sampling, the delivery-rate snapshot of each segment's latest transmission
-    /// (`tcp::rate`), index for index with `segs`; empty otherwise, so that a connection
-    /// that does not sample pays nothing per segment.
-    txs: VecDeque<TxState>,
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
@@ -203,9 +203,6 @@ impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
         self.counts.add(&seg);
         self.segs.push_back(seg);
-        if self.sampling {
-            self.txs.push_back(TxState::default());
-        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -229,7 +226,7 @@ impl Scoreboard {
             if front.end() <= ack {
                 out.bytes += front.size();
                 if self.sampling && !front.sacked {
-                    self.delivered.add(front, &self.txs[0], front.size());
+                    self.delivered.add(front, front.size());
                 }
                 any_retx |= front.retransmitted;
                 out.karn_sample_from = Some(front.sent_at);
@@ -243,9 +240,6 @@ impl Scoreboard {
                 }
                 self.lost_hint = self.lost_hint.saturating_sub(1);
                 self.segs.pop_front();
-                if self.sampling {
-                    self.txs.pop_front();
-                }
             } else {
                 if front.start < ack {
                     let cut = ack - front.start;
@@ -300,13 +294,14 @@ impl Scoreboard {
                 if !s.sacked {
                     newly += s.size();
                     if self.sampling {
-                        let tx = &mut self.txs[i];
-                        self.delivered.add(s, tx, s.size());
-                        tx.pending = false;
+                        self.delivered.add(s, s.size());
                     }
                     update(&mut self.counts, s, |s| {
                         s.sacked = true;
                         s.lost = None;
+                        if let Some(tx) = s.tx.as_deref_mut() {
+                            tx.pending = false;
+                        }
                     });
                     if i < self.mark.next {
                         self.mark.sacked_segs += 1;
@@ -338,10 +333,8 @@ impl Scoreboard {
         self.known[slot] = (l, r);
     }
 
-    /// Collects deliveries for [`Self::take_delivered`] from now on (before the first
-    /// segment is pushed).
+    /// Collects deliveries for [`Self::take_delivered`] from now on.
     pub fn set_sampling(&mut self) {
-        debug_assert!(self.segs.is_empty());
         self.sampling = true;
     }
 
@@ -358,12 +351,12 @@ impl Scoreboard {
     /// Gives the segment last taken by [`Self::retransmit_next`], or pushed, at `start`
     /// the rate snapshot of that transmission.
     pub fn set_tx(&mut self, start: u64, tx: TxState) {
-        if !self.sampling {
-            return;
-        }
         let i = self.segs.partition_point(|s| s.start < start);
-        if self.segs.get(i).is_some_and(|s| s.start == start) {
-            self.txs[i] = tx;
+        if let Some(s) = self.segs.get_mut(i).filter(|s| s.start == start) {
+            match s.tx.as_deref_mut() {
+                Some(old) => *old = tx,
+                None => s.tx = Some(Box::new(tx)),
+            }
         }
     }
 

@@ -173,12 +173,6 @@ fn check_invariants(sb: &Scoreboard) -> Result<(), TestCaseError> {
     let (segs, bytes) = below.fold((0, 0), |(n, b), s| (n + 1, b + s.size()));
     prop_assert_eq!((segs, bytes), (sb.mark.sacked_segs, sb.mark.sacked_bytes));
     prop_assert!(sb.segs.range(..sb.lost_hint).all(|s| s.lost.is_none()));
-    // Each segment's rate snapshot stays beside it (`run` stamps it with its end, which
-    // trimming a partly acknowledged segment keeps).
-    prop_assert_eq!(sb.txs.len(), sb.segs.len());
-    for (s, tx) in sb.segs.iter().zip(&sb.txs) {
-        prop_assert_eq!(tx.delivered, s.end());
-    }
     for &(l, r) in sb.known.iter().filter(|k| k.0 < k.1) {
         prop_assert!(
             sb.segs
@@ -195,7 +189,6 @@ fn check_invariants(sb: &Scoreboard) -> Result<(), TestCaseError> {
 
 fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
     let (mut sb, mut naive) = (Scoreboard::default(), Naive::default());
-    sb.set_sampling();
     let mut snd_nxt = 1u64;
     let mut last_blocks: Vec<(u64, u64)> = Vec::new();
     for (step, op) in ops.into_iter().enumerate() {
@@ -212,15 +205,10 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     sacked: false,
                     lost: None,
                     probe,
+                    tx: Default::default(),
                 };
                 snd_nxt = seg.end();
                 sb.push(seg.clone());
-                let tx = TxState {
-                    delivered: seg.end(),
-                    pending: true,
-                    ..TxState::default()
-                };
-                sb.set_tx(seg.start, tx);
                 naive.segs.push(seg);
             }
             Op::Sack(raw) => {

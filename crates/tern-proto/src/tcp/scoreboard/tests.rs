@@ -20,6 +20,7 @@ fn board(n: u64, mss: u32) -> Scoreboard {
             sacked: false,
             lost: None,
             probe: false,
+            tx: Default::default(),
         });
     }
     sb
