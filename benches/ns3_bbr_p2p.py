@@ -4,17 +4,21 @@ n0 --[10 Mbit/s, 20 ms one-way, DropTail 100-packet device queue]-- n1, one bulk
 n0 -> n1 with ns3::TcpBbr (pacing on, as TcpBbr needs), SACK and timestamps, MSS 1448 B,
 4 MiB socket buffers, FqCoDel removed (the set-up of /work/shared/bench/ns3/p2p_bulk.py).
 
-Prints one JSON line: goodput, the device queue's mean and maximum (sampled every 1 ms), and
-the instants the congestion window fell to 4 segments or below (PROBE_RTT). Run with the ns-3
-wheel's Python: `python benches/ns3_bbr_p2p.py --duration 30`.
+Prints one JSON line: goodput, the device queue's mean and maximum (sampled every 1 ms), the
+median pacing rate from 2 s on (the socket's `PacingRate` trace sampled every 10 ms), and
+the instants the congestion window fell to 4 segments or below (PROBE_RTT). `--delack-count 1`
+has the receiver ACK every segment. Run with the ns-3 wheel's Python:
+`python benches/ns3_bbr_p2p.py --duration 30`.
 """
 
 import argparse
+import bisect
 import json
 
 p = argparse.ArgumentParser(description=__doc__)
 p.add_argument("--duration", type=float, default=30.0)
 p.add_argument("--seed", type=int, default=1)
+p.add_argument("--delack-count", type=int, default=2)
 args = p.parse_args()
 
 from ns import ns  # noqa: E402
@@ -41,9 +45,15 @@ void Cwnd(uint32_t o, uint32_t n) {
     ups.push_back(Simulator::Now().GetSeconds());
   lastCwnd = n;
 }
+std::vector<double> paceT; std::vector<double> paceV;
+void Pacing(DataRate o, DataRate n) {
+  paceT.push_back(Simulator::Now().GetSeconds()); paceV.push_back(n.GetBitRate());
+}
 void ConnectSocket() {
   Config::ConnectWithoutContext(
     "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/CongestionWindow", MakeCallback(&Cwnd));
+  Config::ConnectWithoutContext(
+    "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/PacingRate", MakeCallback(&Pacing));
 }
 void Start(Ptr<NetDevice> d0) {
   q = DynamicCast<PointToPointNetDevice>(d0)->GetQueue();
@@ -60,6 +70,7 @@ ns.Config.SetDefault("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(True))
 ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
 ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
 ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 << 20))
+ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(args.delack_count))
 ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 << 20))
 
 nodes = ns.NodeContainer()
@@ -92,6 +103,9 @@ B.Start(devs.Get(0))
 ns.Simulator.Stop(ns.Seconds(args.duration))
 ns.Simulator.Run()
 rx = int(sink.Get(0).GetObject[ns.PacketSink]().GetTotalRx())
+pace_t, pace_v = list(B.paceT), list(B.paceV)
+grid = [2.0 + 0.01 * k for k in range(int((args.duration - 2.0) / 0.01))]
+paced = sorted(pace_v[bisect.bisect_right(pace_t, g) - 1] for g in grid)
 print(
     json.dumps(
         {
@@ -100,6 +114,7 @@ print(
             "goodput_mbps": rx * 8 / args.duration / 1e6,
             "queue_mean_packets": B.qSum / max(B.qSamples, 1),
             "queue_max_packets": int(B.qMax),
+            "pacing_median_mbps": paced[len(paced) // 2] / 1e6,
             "probe_rtt_starts_s": [float(x) for x in B.dips],
             "probe_rtt_ends_s": [float(x) for x in B.ups],
         }

@@ -357,7 +357,8 @@ fn rlci_reset_path_starts_over() {
         evs[0],
         Event::CwndChanged {
             cwnd: 10 * MSS,
-            ssthresh: u64::MAX
+            ssthresh: u64::MAX,
+            pacing_rate: None,
         }
     );
     let kinds: Vec<_> = evs

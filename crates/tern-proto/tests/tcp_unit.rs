@@ -284,7 +284,7 @@ fn data_rto_backoff_and_loss_window() {
         .client_events
         .iter()
         .filter_map(|(_, e)| match e {
-            Event::CwndChanged { cwnd, ssthresh } => Some((*cwnd, *ssthresh)),
+            Event::CwndChanged { cwnd, ssthresh, .. } => Some((*cwnd, *ssthresh)),
             _ => None,
         })
         .collect();

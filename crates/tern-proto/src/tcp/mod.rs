@@ -103,11 +103,12 @@ pub enum RetransmitKind {
 /// Trace records, drained with [`Connection::poll_event`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Effective congestion window (including NewReno inflation) or
-    /// ssthresh changed.
+    /// Effective congestion window (including NewReno inflation), ssthresh or the
+    /// pacing rate (bytes per second, `None` when the connection does not pace) changed.
     CwndChanged {
         cwnd: u64,
         ssthresh: u64,
+        pacing_rate: Option<u64>,
     },
     RttUpdated {
         srtt: SimTime,
@@ -280,7 +281,7 @@ pub struct Connection {
     syn_retries: u32,
     persist_backoff: u32,
     syn_sent_at: Option<SimTime>,
-    last_cc: (u64, u64),
+    last_cc: (u64, u64, Option<u64>),
     /// Delivery-rate estimation, when the controller wants samples or the connection paces
     /// (`rate`).
     sampler: Option<Box<rate::RateSampler>>,
@@ -353,7 +354,7 @@ impl Connection {
             tw_deadline: None,
             events: VecDeque::new(),
             cwnd_rtt_events: true,
-            last_cc: (0, 0),
+            last_cc: (0, 0, None),
             sampler: samples.then(Box::default),
             pacer: paces.then(Box::default),
             pacing_deadline: None,
@@ -565,17 +566,18 @@ impl Connection {
         self.set_state(State::Closed);
     }
 
-    /// Emits `CwndChanged` when the effective window or ssthresh moved.
+    /// Emits `CwndChanged` when the effective window, ssthresh or pacing rate moved.
     fn report_cc(&mut self) {
         if !self.cwnd_rtt_events {
             return;
         }
-        let now = (self.cwnd(), self.ssthresh());
+        let now = (self.cwnd(), self.ssthresh(), self.pacing_rate());
         if now != self.last_cc {
             self.last_cc = now;
             self.events.push_back(Event::CwndChanged {
                 cwnd: now.0,
                 ssthresh: now.1,
+                pacing_rate: now.2,
             });
         }
     }

@@ -71,6 +71,8 @@ record! {
         ssthresh: Option<u64>,
         /// Bytes sent and not yet acknowledged.
         in_flight: u64,
+        /// Pacing rate, bytes per second; null when the endpoint does not pace (`pacing`).
+        pacing_rate: Option<u64>,
     }
 }
 

@@ -73,6 +73,7 @@ const EXPECTED: [(&str, &[(&str, Kind)]); TableId::COUNT] = [
             ("cwnd", req(U64)),
             ("ssthresh", opt(U64)),
             ("in_flight", req(U64)),
+            ("pacing_rate", opt(U64)),
         ],
     ),
     (
@@ -328,6 +329,7 @@ fn record_all(traces: &mut Traces, i: u64) {
         cwnd: 14480 + i,
         ssthresh: odd.then_some(u64::MAX - 1),
         in_flight: i,
+        pacing_rate: odd.then_some(1_250_000 + i),
     });
     traces.record(&RtoRecord {
         time: now,

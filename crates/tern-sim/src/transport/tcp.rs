@@ -474,7 +474,11 @@ fn trace_events(conn: &mut Connection, now: SimTime, flow: &str, side: Side, tra
     while let Some(ev) = conn.poll_event() {
         match ev {
             // Bytes in flight are counted only when the record is kept.
-            Event::CwndChanged { cwnd, ssthresh } if traces.wants::<CwndRecord>() => {
+            Event::CwndChanged {
+                cwnd,
+                ssthresh,
+                pacing_rate,
+            } if traces.wants::<CwndRecord>() => {
                 traces.record(&CwndRecord {
                     time: now,
                     flow,
@@ -483,6 +487,7 @@ fn trace_events(conn: &mut Connection, now: SimTime, flow: &str, side: Side, tra
                     // TCP starts with an "infinite" ssthresh: not set yet.
                     ssthresh: (ssthresh != u64::MAX).then_some(ssthresh),
                     in_flight: conn.bytes_in_flight(),
+                    pacing_rate,
                 })
             }
             Event::RttUpdated { srtt, rttvar, rto } => traces.record(&RtoRecord {
