@@ -607,5 +607,5 @@ def test_a_device_a_folder_or_a_huge_file_is_not_read_as_a_scenario(tmp_path):
     huge = tmp_path / "huge.toml"
     with huge.open("wb") as f:  # sparse: nothing is written to disk
         f.truncate(runner.MAX_SCENARIO_BYTES + 1)
-    with pytest.raises(tern.ScenarioError, match=r"huge.toml: larger than 256 MiB"):
+    with pytest.raises(tern.ScenarioError, match=r"huge.toml: larger than 32 MiB"):
         tern.validate(huge)

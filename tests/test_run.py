@@ -123,7 +123,15 @@ def test_tcp_traces_and_progress_callback():
     )
     assert calls[-1] == (10.0, 10.0)
     cwnd = r.series("cwnd")
-    assert cwnd.columns == ["time", "flow", "endpoint", "cwnd", "ssthresh", "in_flight", "pacing_rate"]
+    assert cwnd.columns == [
+        "time",
+        "flow",
+        "endpoint",
+        "cwnd",
+        "ssthresh",
+        "in_flight",
+        "pacing_rate",
+    ]
     # IW 10 with MSS 1448 B (RFC 6928): the first cwnd record of the sender.
     first = cwnd.filter(cwnd["endpoint"] == "client").row(0, named=True)
     assert first["cwnd"] == 10 * 1448
