@@ -320,6 +320,7 @@ impl Connection {
     }
 
     /// Sends `len` new bytes (and the FIN if `fin`) from `snd_nxt`, framed in `out`.
+    #[inline]
     fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool, out: &mut Segment) {
         let start = self.send.snd_nxt;
         let first = self.sb.is_empty();
