@@ -375,7 +375,7 @@ impl Connection {
         } else {
             MAX_SACK_BLOCKS
         };
-        let sack_blocks = if self.sack_ok {
+        let sack_blocks = if self.sack_ok && self.recv.has_out_of_order() {
             let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
             let n = self.recv.sack_blocks(&mut blocks[..max_blocks]);
             blocks[..n]
