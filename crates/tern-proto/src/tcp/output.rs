@@ -320,6 +320,7 @@ impl Connection {
     }
 
     /// Sends `len` new bytes (and the FIN if `fin`) from `snd_nxt`, framed in `out`.
+    #[inline]
     fn send_new(&mut self, now: SimTime, len: u32, fin: bool, probe: bool, out: &mut Segment) {
         let start = self.send.snd_nxt;
         let first = self.sb.is_empty();
@@ -374,7 +375,7 @@ impl Connection {
         } else {
             MAX_SACK_BLOCKS
         };
-        let sack_blocks = if self.sack_ok {
+        let sack_blocks = if self.sack_ok && self.recv.has_out_of_order() {
             let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
             let n = self.recv.sack_blocks(&mut blocks[..max_blocks]);
             blocks[..n]

@@ -160,6 +160,12 @@ impl RecvBuf {
         self.ooo.insert(i, (s, e));
     }
 
+    /// Whether data above `rcv_nxt` is held, the only case with SACK blocks to report.
+    #[inline]
+    pub fn has_out_of_order(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
     /// SACK blocks (RFC 2018 §4): the block holding the most recently
     /// received segment first, then other recent blocks, as many as `out`
     /// holds. Returns how many were written. Inlined: once per segment sent.
@@ -224,6 +230,23 @@ mod tests {
         assert_eq!(r.readable(), 400);
         assert_eq!(r.read(1000), 400);
         assert_eq!(r.delivered(), 400);
+    }
+
+    /// RFC 2018 §4: SACK blocks report only data held above `rcv_nxt`; with none held
+    /// there is none, which lets a sender skip building them.
+    #[test]
+    fn blocks_only_while_data_is_held_out_of_order() {
+        let mut r = RecvBuf::new(100_000);
+        assert!(!r.has_out_of_order());
+        assert!(blocks(&r).is_empty());
+        r.on_data(201, 100, false);
+        assert!(r.has_out_of_order());
+        assert_eq!(blocks(&r), vec![(201, 301)]);
+        // The hole filled: the recently received segment's start stays below rcv_nxt.
+        r.on_data(1, 200, false);
+        assert_eq!(r.rcv_nxt(), 301);
+        assert!(!r.has_out_of_order());
+        assert!(blocks(&r).is_empty());
     }
 
     #[test]

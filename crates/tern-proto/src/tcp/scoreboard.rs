@@ -200,6 +200,7 @@ const KNOWN: usize = 4;
 const FORGOTTEN: [(u64, u64); KNOWN] = [(0, 0); KNOWN];
 
 impl Scoreboard {
+    #[inline]
     pub fn push(&mut self, seg: SentSeg) {
         self.counts.add(&seg);
         self.segs.push_back(seg);
