@@ -300,7 +300,15 @@ def test_a_bad_out_is_refused_before_the_run(tmp_path, monkeypatch):
     assert taken.read_text() == "keep me"
 
 
-def test_ctrl_c_in_the_last_progress_report_stops_the_run():
+@pytest.fixture
+def python_sigint():
+    """Python's own Ctrl-C handler for the test, whatever an earlier test left set."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_the_last_progress_report_stops_the_run(python_sigint):
     def interrupt_at_the_end(now: float, end: float) -> None:
         if now >= end:
             signal.raise_signal(signal.SIGINT)
