@@ -482,6 +482,26 @@ time.sleep(1)
 """
 
 
+# One UDP datagram from the node the command runs on to `sys.argv[1]` (discard port, RFC 863),
+# then the command ends at once.
+ONE_DATAGRAM = (
+    f"{sys.executable} -c \"import socket, sys; "
+    "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', (sys.argv[1], 9))\" {b}"
+)
+
+
+@needs_root
+def test_what_a_command_sent_as_it_ended_still_crosses_the_link(tmp_path):
+    """A datagram sent just before its command ends is 500 ms inside the link when the run
+    learns of the end (it asks every 50 ms): the run goes on DRAIN_S (1 s) of simulated time,
+    so the datagram reaches b, as a connection's last FIN-ACK must reach its Tern peer."""
+    text = TWO_HOSTS.format(duration="30s").replace('delay = "20ms"', 'delay = "500ms"')
+    r = tern.emulate(text=text, out=tmp_path, commands={"a": [ONE_DATAGRAM]}, fail_us=100_000)
+    assert r.summary["emulation"]["commands"][0]["exit_code"] == 0
+    assert r.summary["links"]["wire"]["forward"]["delivered_packets"] == 1
+    assert r.summary["emulation"]["wall_s"] < 10  # ended after its drain, not at 30 s
+
+
 @needs_root
 def test_malformed_segments_from_a_kernel_are_dropped_and_counted(tmp_path):
     """A bad TCP checksum, a data offset past the segment, an MSS option of length 3: each is

@@ -45,6 +45,12 @@ PREFIX_LEN = 15
 # Linux capabilities (linux/capability.h): namespaces and TUN devices need both.
 _CAP_NET_ADMIN = 12
 _CAP_SYS_ADMIN = 21
+#: Simulated seconds the run goes on after the last command has ended: what a command sent
+#: just before it ended (a connection's FIN, the ACK of the peer's FIN) is still inside Tern's
+#: links then (one-way delay plus queueing), and ending at once would cut it off; a second
+#: covers the delays of the shipped scenarios.
+DRAIN_S = 1.0
+
 # How long commands get to end after SIGTERM before SIGKILL, at teardown.
 _GRACE_S = 2.0
 
@@ -249,8 +255,9 @@ def emulate(
 
     `commands` adds shell commands per real node to the scenario's (`{node}` stands for a
     node's address, a Tern node's too: a TCP flow between a Tern node and a real node has
-    Tern's TCP speak to the kernel's, see `tern.interop`). The run ends when every command
-    has ended, or at `sim.duration`.
+    Tern's TCP speak to the kernel's, see `tern.interop`). The run ends `DRAIN_S` (1 s)
+    after every command has ended, so that the last packets they sent cross Tern's links,
+    or at `sim.duration`.
     Lateness (how late the engine ran an event) past `warn_us` marks the run `behind` in
     `summary["emulation"]`; past `fail_us` the run stops with `EmulationError`. Needs root.
     `out` is readied as `tern.run` readies it (`force` empties a folder of other results).
@@ -294,8 +301,16 @@ def emulate(
             procs.append(proc)
             ran.append({"node": node, "command": line, "log": f"commands/{node}.{k}.log"})
 
+        ended_at: list[float] = []
+
         def go_on(now: float) -> bool:
-            return not procs or any(p.poll() is None for p in procs)
+            if not procs or any(p.poll() is None for p in procs):
+                return True
+            # The commands have ended; what they sent last (a FIN, the ACK of one) may still
+            # be crossing Tern's links: run on for DRAIN_S of simulated time.
+            if not ended_at:
+                ended_at.append(now)
+            return now - ended_at[0] < DRAIN_S
 
         with _panics_as_bugs(name), _no_collection_pauses():
             summary, resolved, _, captures, files = _core.emulate(
