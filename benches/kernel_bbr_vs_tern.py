@@ -31,37 +31,13 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from linux_vs_tern import FLOW_HEAD, LINK
+
 import tern
 from tern import _core
 
-LINK = """
-record = [{record}]
-[sim]
-duration = "{duration}s"
-
-[[nodes]]
-name = "a"
-{real}
-[[nodes]]
-name = "b"
-{real}
-[[links]]
-name = "wire"
-ends = ["a", "b"]
-rate = "10Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = "100pkt" }}
-"""
-TERN_FLOW = """
-[[flows]]
-name = "bulk"
-from = "a"
-to = "b"
-app = {{ kind = "bulk" }}
-start = "{start}s"
-stop = "{stop}s"
-transport = {{ kind = "tcp", profile = "linux-6", cc = "bbr"{tsq} }}
-"""
+# The link of linux_vs_tern.py (its nodes real; a simulation ignores `real`).
+TERN_FLOW = FLOW_HEAD + 'transport = {{ kind = "tcp", profile = "linux-6", cc = "bbr"{tsq} }}\n'
 # TCP Small Queues that never binds: 2^63 bytes, the one limit Tern takes as none even for a
 # paced socket (whose limit is otherwise about 1 ms at its pacing rate).
 NO_TSQ = ', tsq = "8589934592GiB"'
@@ -132,7 +108,7 @@ def kernel_run(tmp: Path, duration: float, k: int, fail_us: int = 10_000) -> dic
     a run whose engine falls `fail_us` behind the clock is run again, at most twice."""
     out = tmp / f"kernel-{k}"
     report, ss = tmp / f"iperf3-{k}.json", tmp / f"ss-{k}.log"
-    text = LINK.format(record="", duration=duration + 4, real="real = true")
+    text = LINK.format(duration=duration + 4)
     for attempt in range(3):
         try:
             run = tern.emulate(
@@ -184,7 +160,7 @@ def _last_at(times: list[float], values: list, at: float):
 def tern_run(duration: float, seed: int, tsq: bool = False) -> dict:
     """Tern's BBR on the same link, simulated, sampled on the same 100 ms grid; `tsq`: with
     TCP Small Queues."""
-    text = LINK.format(record='"cwnd", "rto"', duration=duration + 4, real="")
+    text = 'record = ["cwnd", "rto"]\n' + LINK.format(duration=duration + 4)
     text += TERN_FLOW.format(start=START_S, stop=START_S + duration, tsq="" if tsq else NO_TSQ)
     run = tern.run(text=text, seed=seed)
     c = run.series("cwnd").filter(endpoint="client")

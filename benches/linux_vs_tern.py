@@ -55,7 +55,8 @@ rate = "10Mbps"
 delay = "20ms"
 queue = {{ kind = "droptail", limit = "100pkt" }}
 """
-TERN_FLOW = """
+# Tern's bulk flow from a to b over the link; its transport table follows.
+FLOW_HEAD = """
 [[flows]]
 name = "bulk"
 from = "a"
@@ -63,7 +64,10 @@ to = "b"
 app = {{ kind = "bulk" }}
 start = "{start}s"
 stop = "{stop}s"
-[flows.transport]
+"""
+TERN_FLOW = (
+    FLOW_HEAD
+    + """[flows.transport]
 kind = "tcp"
 cc = "cubic"
 initial_window = 10
@@ -73,6 +77,7 @@ prr = true
 hystart = {hystart}
 rto_rule = "{rto_rule}"
 """
+)
 BERNOULLI = 'loss = { kind = "bernoulli", p = 0.01 }\n'
 OUTAGE = (
     'loss = { kind = "outage", direction = "forward", windows = [{ at = "4s", for = "3s" }] }\n'

@@ -485,7 +485,7 @@ time.sleep(1)
 # One UDP datagram from the node the command runs on to `sys.argv[1]` (discard port, RFC 863),
 # then the command ends at once.
 ONE_DATAGRAM = (
-    f"{sys.executable} -c \"import socket, sys; "
+    f'{sys.executable} -c "import socket, sys; '
     "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', (sys.argv[1], 9))\" {b}"
 )
 
