@@ -37,7 +37,7 @@ def _parse_runs(items: list[str] | None) -> dict[str, list[str]]:
     return runs
 
 
-@app.command()
+@app.command(rich_help_panel="Run")
 def emulate(
     scenario: Annotated[
         Path | None,
