@@ -142,3 +142,16 @@ def headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedPro
         ],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_left_as_found():
+    """A test leaves SIGINT's and SIGTERM's handlers as it found them: a handler left behind
+    changes how every later test's run answers Ctrl-C (`runner` installs its own only over
+    Python's default)."""
+    import signal
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    after = {s: signal.getsignal(s) for s in before}
+    assert after == before, f"signal handlers changed: {before} -> {after}"

@@ -576,14 +576,24 @@ def test_checking_an_out_folder_leaves_nothing_behind(tmp_path):
     assert res.returncode == 2 and not (tmp_path / "a").exists()
 
 
+# `python -m tern ARGS`, once the interpreter itself is up: it writes a line to stderr first,
+# so that Ctrl-C is timed from the moment Tern's own code starts loading. (A signal inside
+# CPython's start-up, before any of Tern runs, is CPython's: "Fatal Python error:
+# init_sys_streams ... KeyboardInterrupt" on a loaded machine.)
+TERN_AFTER_STARTUP = (
+    "import os, runpy, sys; os.write(2, b'up\\n'); sys.argv = ['tern', *sys.argv[1:]]; "
+    "runpy.run_module('tern', run_name='__main__', alter_sys=True)"
+)
+
+
 @pytest.mark.parametrize("after_s", [0.05, 0.15, 0.3, 0.6])
 def test_ctrl_c_at_any_moment_of_tern_run_is_one_line(after_s, tmp_path):
     # Early on, Ctrl-C lands while Python loads polars, DuckDB and the core; later, in the run.
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "tern",
+            "-c",
+            TERN_AFTER_STARTUP,
             "run",
             str(EXAMPLES / "p2p-bulk.toml"),
             "--out",
@@ -593,6 +603,7 @@ def test_ctrl_c_at_any_moment_of_tern_run_is_one_line(after_s, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stderr is not None and proc.stderr.readline() == "up\n"
     time.sleep(after_s)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
