@@ -20,7 +20,10 @@ at which the sender's allowed rate X reaches that rate (ns-2's `rate_`, Tern's `
 the table: the lowest X during the outage, and for Tern the highest loss event rate p reported
 in the 3 s after the outage and the loss events the outage made (ns-2 counts one: its TFRCSink
 with `PreciseLoss_ 1` starts a new loss event only with a new `round_id`, and every loss found at
-one arrival shares that arrival's).
+one arrival shares that arrival's). Last, for each simulator and configuration, when the first
+feedback after the outage came and `rx` counted from it: that time is the phase of the sender's
+last packets in the outage (at about one packet per second after a long outage), the rest is
+the recovery rule.
 
     python benches/ns2_tfrc_outage.py            # the table of benches/RESULTS.md (about a minute)
 """
@@ -85,6 +88,14 @@ def ns2_script(folder: Path) -> Path:
         '$ns at [expr [$ns now] + 1.0] "sample"', '$ns at [expr [$ns now] + $opt(bin)] "sample"'
     )
     text = text.replace('$ns at 1.0 "sample"', '$ns at $opt(bin) "sample"')
+    # One line per feedback the sender takes in ("time: T rate: …", tfrc.cc `recv`) on
+    # stdout, and the script's JSON on stderr, apart from ns-2's buffered printf.
+    text = text.replace(
+        "$tfrc set packetSize_ $opt(size)\n",
+        "$tfrc set packetSize_ $opt(size)\n$tfrc set printStatus_ 1\n",
+        1,
+    )
+    text = text.replace('puts "{\\"simulator', 'puts stderr "{\\"simulator', 1)
     path = folder / "tfrc_bins.tcl"
     path.write_text(text)
     return path
@@ -92,8 +103,9 @@ def ns2_script(folder: Path) -> Path:
 
 def ns2(
     script: Path, rate: str, delay: str, outage: float, duration: float
-) -> list[tuple[float, float, float]]:
-    """(bin end, packets delivered in the bin, X in packets/s) every 100 ms."""
+) -> tuple[list[tuple[float, float, float]], float]:
+    """(bin end, packets delivered in the bin, X in packets/s) every 100 ms, and the time
+    of the first feedback after the outage (its `printStatus_` lines)."""
     args = {
         "rate": rate,
         "delay": delay,
@@ -106,8 +118,15 @@ def ns2(
     }
     cmd = ["ns", script.name] + [str(x) for kv in args.items() for x in kv]
     out = subprocess.run(cmd, cwd=script.parent, capture_output=True, text=True, check=True)
-    d = json.loads(out.stdout.strip().splitlines()[-1])
-    return [(t, b / 8 / PACKET, x / 1000) for t, b, x in d["per_second"]]
+    lines = out.stdout.splitlines()
+    d = json.loads(out.stderr.strip().splitlines()[-1])
+    back = OUTAGE_AT + outage
+    feedback = min(
+        float(w[1])
+        for w in (line.split() for line in lines)
+        if len(w) == 4 and w[0] == "time:" and w[2] == "rate:" and float(w[1]) > back
+    )
+    return [(t, b / 8 / PACKET, x / 1000) for t, b, x in d["per_second"]], feedback
 
 
 def tern_text(rate: str, delay: str, outage: float, duration: float, options: str) -> str:
@@ -137,10 +156,11 @@ transport = {{ kind = "tfrc", {options} }}
 
 def tern_bins(
     rate: str, delay: str, outage: float, duration: float, options: str
-) -> tuple[list[tuple[float, float, float]], float, int]:
+) -> tuple[list[tuple[float, float, float]], float, int, float]:
     """The same bins from Tern: packets delivered (the `delay` trace) and X (`tfrc`); the
-    highest loss event rate reported in the 3 s after the outage, and the loss events the
-    outage made (those of a run to 3 s after it less those of a run to its start)."""
+    highest loss event rate reported in the 3 s after the outage, the loss events the
+    outage made (those of a run to 3 s after it less those of a run to its start), and the
+    time of the first feedback after the outage."""
     r = tern.run(text=tern_text(rate, delay, outage, duration, options))
     n = round(duration / BIN)
     rx = [0.0] * (n + 1)
@@ -166,7 +186,12 @@ def tern_bins(
         run = tern.run(text=tern_text(rate, delay, outage, until, options))
         return run.summary["flows"]["f"]["tfrc"]["loss_events"]
 
-    return out, p, events(back + 3) - events(OUTAGE_AT)
+    feedback = min(
+        t
+        for t, e in zip(times, tfrc["event"].to_list(), strict=True)
+        if e == "feedback" and t > back
+    )
+    return out, p, events(back + 3) - events(OUTAGE_AT), feedback
 
 
 def recovery(
@@ -197,21 +222,26 @@ def main() -> None:
         "| link, outage | ns-2 rx / X (s) | " + " | ".join(f"{n} rx / X (s)" for n in names) + " |"
     )
     print("| --- | ---: | " + " | ".join("---:" for _ in names) + " |")
-    lows = []
+    lows, firsts = [], []
     with tempfile.TemporaryDirectory() as tmp:
         script = ns2_script(Path(tmp))
         for rate, delay, outage in CASES:
             duration = OUTAGE_AT + outage + 20
-            ref = recovery(ns2(script, rate, delay, outage, duration), outage)
+            back = OUTAGE_AT + outage
+            ns2_bins, ns2_feedback = ns2(script, rate, delay, outage, duration)
+            ref = recovery(ns2_bins, outage)
             row = [f"{cell(ref[0])} / {cell(ref[1])}"]
             low = [f"{ref[2]:.2f}"]
+            first = [(ns2_feedback - back, ref[0])]
             for options in CONFIGS.values():
-                bins, p, events = tern_bins(rate, delay, outage, duration, options)
+                bins, p, events, feedback = tern_bins(rate, delay, outage, duration, options)
                 got = recovery(bins, outage)
                 row.append(f"{cell(got[0])} / {cell(got[1])}")
                 low.append(f"{got[2]:.2f} (p {p:.3f}, {events} events)")
+                first.append((feedback - back, got[0]))
             print(f"| {rate}it/s, {delay}, {outage:g} s | " + " | ".join(row) + " |", flush=True)
             lows.append((rate, delay, outage, low))
+            firsts.append((rate, delay, outage, first))
     print()
     print(
         "Lowest X during the outage (packets/s; Tern: the highest p in the 3 s after it, the loss"
@@ -219,6 +249,16 @@ def main() -> None:
     print("events it made): ns-2 / " + " / ".join(names))
     for rate, delay, outage, low in lows:
         print(f"- {rate}it/s, {delay}, {outage:g} s: " + " / ".join(low))
+    print()
+    print(
+        "The first feedback after the outage (s after it) and `rx` counted from it: ns-2 / "
+        + " / ".join(names)
+    )
+    for rate, delay, outage, first in firsts:
+        text = " / ".join(
+            f"{f:.2f}, {'never' if rx is None else f'{rx - f:.2f}'}" for f, rx in first
+        )
+        print(f"- {rate}it/s, {delay}, {outage:g} s: {text}")
 
 
 if __name__ == "__main__":

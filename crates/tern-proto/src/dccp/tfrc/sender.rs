@@ -59,13 +59,20 @@ pub struct SenderConfig {
     /// `Agent/TFRC` uses 2 (tfrc.cc, `recv` and `reduce_rate_on_no_feedback`: `t =
     /// 2*rtt_`), so it halves twice as often through an outage.
     pub nofeedback_rtts: f64,
-    /// ns-2.35's rate increase after the first loss event (`Agent/TFRC`, tfrc.cc,
+    /// ns-2.35's rate change after the first loss event (`Agent/TFRC`, tfrc.cc,
     /// `increase_rate`: `rate_ = rate_ + (size_/rtt_)*mult` with `mult` the RTTs since the
     /// last change, at most 2, then capped by the equation's rate): while p > 0, a
     /// feedback that allows more than X raises X by at most s/R per RTT since the last
     /// change (two at most), where RFC 5348 §4.3 step (4) (RFC 3448 alike) sets X to
-    /// min(X_calc, limit) at once. A decrease is immediate in both. Not in any RFC; off
-    /// by default.
+    /// min(X_calc, limit) at once. A decrease is immediate in both. ns-2's receive limit
+    /// is never below one packet per RTT: both `increase_rate` and `decrease_rate` (with
+    /// its default `maxHeavyRounds_ 0`) cap the rate at `max(maxrate_, size_/rtt_)`,
+    /// `maxrate_` being 2·X_recv, so with this option the limit is max(limit, s/R), where
+    /// RFC 5348 §4.3 step (4) has no such floor. ns-2's send timer goes with these rules:
+    /// out of slow start a feedback does not move the packet already scheduled (`recv`
+    /// calls `nextpkt()` only in slow start), and every no-feedback expiry sends a packet
+    /// at once (`reduce_rate_on_no_feedback` ends in `nextpkt()`), where RFC 5348 §4.6
+    /// recomputes t_ipi with every change of X. Not in any RFC; off by default.
     pub additive_increase: bool,
 }
 
@@ -366,7 +373,12 @@ impl TfrcSender {
         self.update_rate(now, r, limit, additive);
         self.last_change = now;
         self.limited_since_feedback = false;
-        self.reschedule();
+        // ns-2 moves its send timer at a feedback only in slow start (tfrc.cc, `recv`:
+        // `nextpkt()` with flost = 0 only); out of it the packet already scheduled goes
+        // at its time ([`SenderConfig::additive_increase`]).
+        if !(self.cfg.additive_increase && fb.p > 0.0) {
+            self.reschedule();
+        }
         // (5) the no-feedback timer restarts (§4.3 step 6).
         self.restart_nofeedback(now, r);
     }
@@ -410,10 +422,17 @@ impl TfrcSender {
     /// §4.3 step (4): X = max(min(X_calc, limit), s/t_mbi) after a loss event; in slow
     /// start X doubles once per RTT up to the limit.
     /// With `additive` ([`SenderConfig::additive_increase`]) an increase is at most s/R
-    /// per RTT since the last change, two at most.
+    /// per RTT since the last change, two at most, and the receive limit is at least s/R
+    /// (tfrc.cc, `maximumrate = max(maxrate_, size_/rtt_)` in `increase_rate` and
+    /// `decrease_rate`).
     fn update_rate(&mut self, now: SimTime, r: f64, limit: f64, additive: bool) {
         let floor = self.s() / self.cfg.t_mbi.as_secs_f64();
         if self.p > 0.0 {
+            let limit = if additive {
+                limit.max(self.s() / r)
+            } else {
+                limit
+            };
             let target = self.x_calc.min(limit).max(floor);
             self.x = if additive && target > self.x {
                 let rtts = (now.saturating_sub(self.last_change).as_secs_f64() / r).min(2.0);
@@ -489,7 +508,13 @@ impl TfrcSender {
             }
         }
         let r = self.r.expect("the no-RTT case returned");
-        self.reschedule();
+        if self.cfg.additive_increase {
+            // ns-2 sends a packet at every expiry (tfrc.cc, `reduce_rate_on_no_feedback`
+            // ends in `nextpkt()`), the next one t_ipi after it.
+            self.next_send = now;
+        } else {
+            self.reschedule();
+        }
         self.restart_nofeedback(now, r);
     }
 }

@@ -56,10 +56,12 @@ pub struct TfrcSpec {
     /// most 64. Default 4.
     #[serde(default = "four")]
     pub nofeedback_rtts: f64,
-    /// ns-2.35's rate increase (`Agent/TFRC`, tfrc.cc, `increase_rate`; in no RFC): once
+    /// ns-2.35's rate change (`Agent/TFRC`, tfrc.cc, `increase_rate`; in no RFC): once
     /// a loss event has been reported, X rises by at most s/R per RTT since the last
     /// feedback (two at most) towards the equation's rate, where RFC 5348 §4.3 (4) sets
-    /// it at once. Default false.
+    /// it at once; the receive limit 2·X_recv is at least s/R; and ns-2's send timer (a
+    /// feedback out of slow start leaves the next packet's time, a no-feedback expiry
+    /// sends at once). Default false.
     #[serde(default)]
     pub additive_increase: bool,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a

@@ -332,3 +332,69 @@ fn ns2_additive_increase_after_the_first_loss() {
     feed(&mut tx, 950, 30_000.0, 0.001);
     assert_eq!(tx.rate(), 60_000.0);
 }
+
+/// ns-2.35's receive limit is never below one packet per RTT (tfrc.cc: `maximumrate =
+/// max(maxrate_, size_/rtt_)` in `increase_rate`, and in `decrease_rate` with the default
+/// `maxHeavyRounds_ 0`): a report of a receive rate far below s/R, as the first one after
+/// an outage averages over the silence, leaves X at s/R, and the increase goes on from
+/// there by s/R per RTT.
+#[test]
+fn ns2_receive_limit_is_at_least_one_packet_per_rtt() {
+    let mut tx = TfrcSender::new(
+        SenderConfig {
+            additive_increase: true,
+            ..SenderConfig::new(Profile::Rfc3448, 1000)
+        },
+        SimTime::ZERO,
+    );
+    feed(&mut tx, 100, 0.0, 0.0);
+    feed(&mut tx, 200, 1e6, 0.01);
+    // X_recv = 500 B/s: 2·X_recv = 1 000 B/s, below s/R = 1000 B / 0.1 s = 10 000 B/s.
+    feed(&mut tx, 300, 500.0, 0.001);
+    assert!((tx.rate() - 10_000.0).abs() < 1e-6, "{}", tx.rate());
+    feed(&mut tx, 400, 500.0, 0.001);
+    assert!((tx.rate() - 10_000.0).abs() < 1e-6, "{}", tx.rate());
+    // 2·X_recv = 40 000 B/s allows more: one RTT's s/R on top, 20 000 B/s.
+    feed(&mut tx, 500, 20_000.0, 0.001);
+    assert!((tx.rate() - 20_000.0).abs() < 1e-6, "{}", tx.rate());
+    // RFC 3448 §4.3 (4) has no such floor: X = 2·X_recv = 1 000 B/s.
+    let mut rfc = after_first_loss(Profile::Rfc3448);
+    feed(&mut rfc, 300, 500.0, 0.001);
+    assert!((rfc.rate() - 1_000.0).abs() < 1e-6, "{}", rfc.rate());
+}
+
+/// ns-2.35's send timer (tfrc.cc): out of slow start a feedback leaves the packet already
+/// scheduled where it is (`recv` calls `nextpkt()` only in slow start), and a no-feedback
+/// expiry sends one at once (`reduce_rate_on_no_feedback` ends in `nextpkt()`). RFC 5348
+/// §4.6 recomputes t_ipi = s/X from the last packet with every change of X.
+#[test]
+fn ns2_send_timer_moves_only_in_slow_start_and_at_expiries() {
+    let cfg = SenderConfig {
+        additive_increase: true,
+        ..SenderConfig::new(Profile::Rfc3448, 1000)
+    };
+    let mut tx = TfrcSender::new(cfg, SimTime::ZERO);
+    feed(&mut tx, 100, 0.0, 0.0);
+    feed(&mut tx, 200, 1e6, 0.01);
+    // X = 112 332 B/s: the packet sent at 200 ms is followed s/X = 8.90 ms later.
+    tx.handle_sent(SimTime(200 * MS));
+    let next = tx.poll_send_time();
+    assert_eq!(
+        next,
+        SimTime(200 * MS) + SimTime((1000.0 / tx.rate() * 1e9).round() as u64)
+    );
+    // X falls to s/R = 10 000 B/s (2·X_recv = 1 000 B/s, below s/R): the next packet stays.
+    feed(&mut tx, 300, 500.0, 0.001);
+    assert!((tx.rate() - 10_000.0).abs() < 1e-6, "{}", tx.rate());
+    assert_eq!(tx.poll_send_time(), next);
+    // The no-feedback timer expires: a packet may go at once.
+    let at = tx.poll_nofeedback_timer();
+    tx.handle_nofeedback_timer(at);
+    assert_eq!(tx.poll_send_time(), at);
+    // Without the option the feedback moves it: X = 2·X_recv = 1 000 B/s, s/X = 1 s
+    // after the packet at 200 ms.
+    let mut rfc = after_first_loss(Profile::Rfc3448);
+    rfc.handle_sent(SimTime(200 * MS));
+    feed(&mut rfc, 300, 500.0, 0.001);
+    assert_eq!(rfc.poll_send_time(), SimTime(1200 * MS));
+}
