@@ -18,9 +18,10 @@ use super::{
     SpuriousRtoEvent,
 };
 use crate::time::SimTime;
+use aggregation::AckAggregation;
 
 /// Fixed-point unit of gains (`BBR_UNIT`, 1 << `BBR_SCALE`).
-const UNIT: u64 = 256;
+pub(super) const UNIT: u64 = 256;
 /// STARTUP's gains, 2/ln 2 (`bbr_high_gain`).
 const HIGH_GAIN: u64 = UNIT * 2885 / 1000 + 1;
 /// DRAIN's pacing gain, its inverse (`bbr_drain_gain`).
@@ -62,12 +63,8 @@ const LT_LOSS_THRESH: u64 = 50;
 const LT_BW_RATIO: u64 = UNIT / 8;
 const LT_BW_DIFF: u64 = 4000 / 8;
 const LT_BW_MAX_RTTS: u32 = 48;
-/// ACK aggregation (`bbr_extra_acked_gain`, `bbr_extra_acked_win_rtts`,
-/// `bbr_ack_epoch_acked_reset_thresh`, `bbr_extra_acked_max_us`).
-const EXTRA_ACKED_GAIN: u64 = UNIT;
+/// Window of the ACK-aggregation filter in rounds (`bbr_extra_acked_win_rtts`).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
-const EXTRA_ACKED_MAX: SimTime = SimTime(100_000_000);
 /// The initial window in packets (`TCP_INIT_CWND`).
 const INIT_CWND: u64 = 10;
 /// `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (65 536 − 1 − 320 on x86-64).
@@ -127,11 +124,7 @@ pub struct Bbr {
     full_bw: u64,
     has_seen_rtt: bool,
     prior_cwnd: u64,
-    ack_epoch_mstamp: SimTime,
-    extra_acked: [u64; 2],
-    ack_epoch_acked: u64,
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggregation: AckAggregation,
     /// Bytes delivered so far (`tp->delivered`, in bytes), as of the last sample.
     delivered: u64,
     rng: u64,
@@ -175,11 +168,7 @@ impl Bbr {
             full_bw: 0,
             has_seen_rtt: false,
             prior_cwnd: 0,
-            ack_epoch_mstamp: SimTime::ZERO,
-            extra_acked: [0; 2],
-            ack_epoch_acked: 0,
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggregation: AckAggregation::default(),
             delivered: 0,
             rng: 0x9e37_79b9_7f4a_7c15,
         };
@@ -206,17 +195,12 @@ impl Bbr {
         self.min_rtt
     }
 
-    /// A uniform draw below `n` (`get_random_u32_below`), from a SplitMix64 stream.
     fn random_below(&mut self, n: u64) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % n
+        random_below(&mut self.rng, n)
     }
 
     /// `bbr_rate_bytes_per_sec`: `rate · gain`, less the pacing margin.
-    fn rate_with_gain(rate: u64, gain: u64) -> u64 {
+    pub(super) fn rate_with_gain(rate: u64, gain: u64) -> u64 {
         let r = u128::from(rate) * u128::from(gain) / u128::from(UNIT);
         (r * u128::from(100 - PACING_MARGIN) / 100) as u64
     }
@@ -265,14 +249,9 @@ impl Bbr {
         }
     }
 
-    /// `bbr_bdp`: `⌈bw · min_rtt · gain⌉` packets (the initial window before any RTT).
+    /// `bbr_bdp`.
     fn bdp(&self, bw: u64, gain: u64) -> u64 {
-        let Some(min_rtt) = self.min_rtt else {
-            return INIT_CWND;
-        };
-        let w = u128::from(bw) * u128::from(min_rtt.0) * u128::from(gain);
-        let per_packet = u128::from(UNIT) * 1_000_000_000 * u128::from(self.smss);
-        w.div_ceil(per_packet) as u64
+        bdp(bw, self.min_rtt, gain, self.smss, INIT_CWND)
     }
 
     /// `bbr_quantization_budget`: room for bursts, an even window, and +2 in the
@@ -291,29 +270,23 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
-    /// `bbr_packets_in_net_at_edt`: what will still be in the network when the next
-    /// segment the pacer holds leaves.
+    /// `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, now: SimTime, edt: SimTime, inflight_now: u64) -> u64 {
-        let wait = edt.max(now) - now;
-        let delivered =
-            (u128::from(self.bw()) * u128::from(wait.0) / 1_000_000_000) as u64 / self.smss;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > UNIT {
-            at_edt += self.tso_segs_goal();
-        }
-        at_edt.saturating_sub(delivered)
+        let at_edt = inflight_now
+            + if self.pacing_gain > UNIT {
+                self.tso_segs_goal()
+            } else {
+                0
+            };
+        in_net_at_edt(now, edt, at_edt, self.bw(), self.smss)
     }
 
-    /// `bbr_ack_aggregation_cwnd`.
+    /// `bbr_ack_aggregation_cwnd`, once the pipe is full.
     fn ack_aggregation_cwnd(&self) -> u64 {
-        if EXTRA_ACKED_GAIN == 0 || !self.full_bw_reached {
+        if !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = (u128::from(self.bw()) * u128::from(EXTRA_ACKED_MAX.0) / 1_000_000_000)
-            as u64
-            / self.smss;
-        let aggr = EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1]) / UNIT;
-        aggr.min(max_aggr)
+        self.aggregation.cwnd(self.bw(), self.smss)
     }
 
     fn packets(&self, bytes: u64) -> u64 {
@@ -321,6 +294,41 @@ impl Bbr {
     }
 }
 
+/// A uniform draw below `n` (`get_random_u32_below`) from the SplitMix64 stream `state`.
+pub(super) fn random_below(state: &mut u64, n: u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) % n
+}
+
+/// `bbr_bdp`: `⌈bw · min_rtt · gain⌉` packets of `smss` bytes for `bw` in bytes/s and `gain`
+/// in 1/256; `init_cwnd` before any RTT sample.
+pub(super) fn bdp(bw: u64, min_rtt: Option<SimTime>, gain: u64, smss: u64, init_cwnd: u64) -> u64 {
+    let Some(min_rtt) = min_rtt else {
+        return init_cwnd;
+    };
+    let w = u128::from(bw) * u128::from(min_rtt.0) * u128::from(gain);
+    let per_packet = u128::from(UNIT) * 1_000_000_000 * u128::from(smss);
+    w.div_ceil(per_packet) as u64
+}
+
+/// `bbr_packets_in_net_at_edt`: of `inflight_at_edt` packets, what will still be in the
+/// network when the segment the pacer holds leaves at `edt`, at `bw` bytes/s.
+pub(super) fn in_net_at_edt(
+    now: SimTime,
+    edt: SimTime,
+    inflight_at_edt: u64,
+    bw: u64,
+    smss: u64,
+) -> u64 {
+    let wait = edt.max(now) - now;
+    let delivered = (u128::from(bw) * u128::from(wait.0) / 1_000_000_000) as u64 / smss;
+    inflight_at_edt.saturating_sub(delivered)
+}
+
+pub(super) mod aggregation;
 mod model;
 
 impl CongestionControl for Bbr {
@@ -389,8 +397,7 @@ impl CongestionControl for Bbr {
             return;
         }
         self.idle_restart = true;
-        self.ack_epoch_mstamp = now;
-        self.ack_epoch_acked = 0;
+        self.aggregation.restart(now);
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
             Mode::ProbeRtt => self.check_probe_rtt_done(now),

@@ -39,33 +39,22 @@ impl Bbr {
         }
     }
 
-    /// `bbr_update_ack_aggregation`: the most data ACKed beyond `bw` over an epoch.
+    /// `bbr_update_ack_aggregation`.
     fn update_ack_aggregation(&mut self, rs: &RateSample) {
         let acked = self.packets(rs.acked_sacked);
-        if EXTRA_ACKED_GAIN == 0 || acked == 0 || !Self::valid(rs) {
+        if acked == 0 || !Self::valid(rs) {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = rs.delivered_time.saturating_sub(self.ack_epoch_mstamp);
-        let mut expected =
-            (u128::from(self.bw()) * u128::from(epoch.0) / 1_000_000_000) as u64 / self.smss;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = rs.delivered_time;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected.min(self.ack_epoch_acked)).min(self.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
+        let bw = self.bw();
+        self.aggregation.update(
+            self.round_start,
+            EXTRA_ACKED_WIN_RTTS,
+            acked,
+            bw,
+            self.smss,
+            rs.delivered_time,
+            self.cwnd,
+        );
     }
 
     /// `bbr_is_next_cycle_phase`.
