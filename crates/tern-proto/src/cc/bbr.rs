@@ -81,10 +81,23 @@ pub enum Mode {
 
 /// Linux's congestion-avoidance states that BBR tells apart (`icsk_ca_state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum CaState {
+pub(super) enum CaState {
     Open,
     Recovery,
     Loss,
+}
+
+impl CaState {
+    /// The state the transport reports with a rate sample.
+    pub(super) fn of(rs: &RateSample) -> Self {
+        if rs.in_loss {
+            CaState::Loss
+        } else if rs.in_recovery {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
+    }
 }
 
 /// The BBR control block (`struct bbr`).
@@ -207,15 +220,8 @@ impl Bbr {
 
     /// `bbr_init_pacing_rate_from_rtt`: `high_gain · cwnd / srtt` (1 ms before any RTT).
     fn init_pacing_rate_from_rtt(&mut self) {
-        let rtt = match self.srtt {
-            Some(s) => {
-                self.has_seen_rtt = true;
-                s.0.max(1_000)
-            }
-            None => 1_000_000,
-        };
-        let bw = (u128::from(self.cwnd * self.smss) * 1_000_000_000 / u128::from(rtt)) as u64;
-        self.pacing_rate = Self::rate_with_gain(bw, HIGH_GAIN);
+        self.has_seen_rtt = self.srtt.is_some();
+        self.pacing_rate = initial_pacing_rate(self.cwnd * self.smss, self.srtt, HIGH_GAIN);
     }
 
     /// `bbr_set_pacing_rate`: only upwards until the pipe is full.
@@ -301,6 +307,14 @@ pub(super) fn random_below(state: &mut u64, n: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     (z ^ (z >> 31)) % n
+}
+
+/// `bbr_init_pacing_rate_from_rtt`: a window of `cwnd` bytes per SRTT (a nominal 1 ms
+/// before any RTT sample, at least 1 µs) times `gain`, less the pacing margin.
+pub(super) fn initial_pacing_rate(cwnd: u64, srtt: Option<SimTime>, gain: u64) -> u64 {
+    let rtt = srtt.map_or(1_000_000, |s| s.0.max(1_000));
+    let bw = (u128::from(cwnd) * 1_000_000_000 / u128::from(rtt)) as u64;
+    Bbr::rate_with_gain(bw, gain)
 }
 
 /// `bbr_bdp`: `⌈bw · min_rtt · gain⌉` packets of `smss` bytes for `bw` in bytes/s and `gain`

@@ -284,13 +284,7 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round of
     /// recovery, the saved window after it; `Some` when conservation sets the window.
     fn recover_or_restore(&mut self, rs: &RateSample, acked: u64) -> (u64, bool) {
-        let state = if rs.in_loss {
-            CaState::Loss
-        } else if rs.in_recovery {
-            CaState::Recovery
-        } else {
-            CaState::Open
-        };
+        let state = CaState::of(rs);
         let prev = self.prev_ca_state;
         let mut cwnd = self.cwnd;
         let in_flight = self.packets(rs.in_flight);
