@@ -19,6 +19,7 @@ use super::{
 };
 use crate::time::SimTime;
 use aggregation::AckAggregation;
+use probe_rtt::ProbeRttHold;
 
 /// Fixed-point unit of gains (`BBR_UNIT`, 1 << `BBR_SCALE`).
 pub(super) const UNIT: u64 = 256;
@@ -45,8 +46,8 @@ const CYCLE_RAND: u64 = 7;
 const BW_RTTS: u64 = 10;
 /// Window of the min-RTT filter (`bbr_min_rtt_win_sec`).
 const MIN_RTT_WIN: SimTime = SimTime(10_000_000_000);
-/// Time spent at the minimum window in PROBE_RTT (`bbr_probe_rtt_mode_ms`).
-const PROBE_RTT_TIME: SimTime = SimTime(200_000_000);
+/// Time spent at the minimum window in PROBE_RTT (`bbr_probe_rtt_mode_ms`; v3's too).
+pub(super) const PROBE_RTT_TIME: SimTime = SimTime(200_000_000);
 /// Below this pacing rate, one segment per TSO burst (`bbr_min_tso_rate`, bit/s).
 const MIN_TSO_RATE: u64 = 1_200_000;
 /// Pacing margin, percent (`bbr_pacing_margin_percent`).
@@ -112,8 +113,7 @@ pub struct Bbr {
     mode: Mode,
     min_rtt: Option<SimTime>,
     min_rtt_stamp: SimTime,
-    probe_rtt_done_stamp: Option<SimTime>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttHold,
     bw: MaxFilter,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
@@ -156,8 +156,7 @@ impl Bbr {
             mode: Mode::Startup,
             min_rtt: None,
             min_rtt_stamp: SimTime::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttHold::default(),
             bw: MaxFilter::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
@@ -344,19 +343,69 @@ pub(super) fn in_net_at_edt(
 
 pub(super) mod aggregation;
 mod model;
+pub(super) mod probe_rtt;
+#[cfg(test)]
+pub(super) mod steady_path;
+
+/// The [`CongestionControl`] methods BBR v1 and v3 answer alike: the window (in packets
+/// kept, in bytes reported) and ssthresh, no per-ACK growth, rate samples wanted, the
+/// controller's pacing always on, samples held application-limited in PROBE_RTT, the seed,
+/// the copy, and `bbr_cwnd_event(CA_EVENT_TX_START)` (after idle, an ACK-aggregation epoch
+/// starts, PROBE_BW paces at the estimate and PROBE_RTT may end).
+macro_rules! bbr_common_methods {
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.cwnd * self.smss
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.ssthresh
+        }
+
+        /// The window is set from rate samples (`cong_control`), not per ACK.
+        fn on_ack(&mut self, _ev: &AckEvent) {}
+
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+
+        fn pacing_rate(&self) -> Option<u64> {
+            Some(self.pacing_rate)
+        }
+
+        fn needs_pacing(&self) -> bool {
+            true
+        }
+
+        fn holds_app_limited(&self) -> bool {
+            self.mode == Mode::ProbeRtt
+        }
+
+        fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
+            if !app_limited {
+                return;
+            }
+            self.idle_restart = true;
+            self.aggregation.restart(now);
+            match self.mode {
+                Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
+                Mode::ProbeRtt => self.check_probe_rtt_done(now),
+                _ => {}
+            }
+        }
+
+        fn reseed(&mut self, seed: u64) {
+            self.rng = seed;
+        }
+
+        fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+            Box::new(self.clone())
+        }
+    };
+}
+pub(super) use bbr_common_methods;
 
 impl CongestionControl for Bbr {
-    fn cwnd(&self) -> u64 {
-        self.cwnd * self.smss
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    /// The window is set from rate samples (`cong_control`), not per ACK.
-    fn on_ack(&mut self, _ev: &AckEvent) {}
-
     /// `bbr_ssthresh`: entering recovery keeps ssthresh and saves the window.
     fn on_congestion_event(&mut self, _ev: &LossEvent) {
         self.save_cwnd();
@@ -389,43 +438,7 @@ impl CongestionControl for Bbr {
         self.set_cwnd(rs, self.packets(rs.acked_sacked), bw, self.cwnd_gain);
     }
 
-    fn wants_rate_samples(&self) -> bool {
-        true
-    }
-
-    fn pacing_rate(&self) -> Option<u64> {
-        Some(self.pacing_rate)
-    }
-
-    fn needs_pacing(&self) -> bool {
-        true
-    }
-
-    fn holds_app_limited(&self) -> bool {
-        self.mode == Mode::ProbeRtt
-    }
-
-    /// `bbr_cwnd_event_tx_start`.
-    fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
-        if !app_limited {
-            return;
-        }
-        self.idle_restart = true;
-        self.aggregation.restart(now);
-        match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
-            Mode::ProbeRtt => self.check_probe_rtt_done(now),
-            _ => {}
-        }
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        self.rng = seed;
-    }
-
-    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
-        Box::new(self.clone())
-    }
+    bbr_common_methods!();
 
     /// `bbr_undo_cwnd`: the window stays; full-pipe detection and long-term sampling
     /// start again.

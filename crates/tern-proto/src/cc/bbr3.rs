@@ -32,6 +32,8 @@
 use std::collections::VecDeque;
 
 use super::bbr::aggregation::AckAggregation;
+use super::bbr::bbr_common_methods;
+use super::bbr::probe_rtt::ProbeRttHold;
 use super::bbr::{bdp, in_net_at_edt, initial_pacing_rate, random_below, Bbr, CaState, UNIT};
 use super::{
     AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent, RateSample, RttSample,
@@ -89,8 +91,6 @@ const MIN_RTT_WIN: SimTime = SimTime(10_000_000_000);
 /// Window of the PROBE_RTT min-RTT filter (draft `ProbeRTTInterval` = 5 s;
 /// `bbr_probe_rtt_win_ms`).
 const PROBE_RTT_WIN: SimTime = SimTime(5_000_000_000);
-/// Time held at the PROBE_RTT window (draft `ProbeRTTDuration`; `bbr_probe_rtt_mode_ms`).
-const PROBE_RTT_TIME: SimTime = SimTime(200_000_000);
 /// PROBE_RTT's window, a share of the BDP (draft `BBRProbeRTTCwndGain` = 0.5).
 const PROBE_RTT_CWND_GAIN: u64 = UNIT / 2;
 /// `GSO_LEGACY_MAX_SIZE` and the burst budget below it (`− 1 − MAX_TCP_HEADER`).
@@ -189,8 +189,7 @@ pub struct Bbr3 {
     min_rtt_stamp: SimTime,
     probe_rtt_min: Option<SimTime>,
     probe_rtt_min_stamp: SimTime,
-    probe_rtt_done_stamp: Option<SimTime>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttHold,
     /// Bytes delivered so far (`tp->delivered`), as of the latest sample.
     delivered: u64,
     next_rtt_delivered: u64,
@@ -255,8 +254,7 @@ impl Bbr3 {
             min_rtt_stamp: SimTime::ZERO,
             probe_rtt_min: None,
             probe_rtt_min_stamp: SimTime::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttHold::default(),
             delivered: 0,
             next_rtt_delivered: 0,
             round_start: false,
@@ -508,17 +506,6 @@ pub(crate) fn inflight_hi_from_lost(tx_in_flight: u64, lost: u64, pcount: u64) -
 mod model;
 
 impl CongestionControl for Bbr3 {
-    fn cwnd(&self) -> u64 {
-        self.cwnd * self.smss
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    /// The window is set from rate samples (`cong_control`), not per ACK.
-    fn on_ack(&mut self, _ev: &AckEvent) {}
-
     /// `bbr_ssthresh`: save the window and, for undo, the loss-adapted bounds.
     fn on_congestion_event(&mut self, _ev: &LossEvent) {
         self.save_cwnd();
@@ -562,43 +549,7 @@ impl CongestionControl for Bbr3 {
         self.loss_in_cycle |= lost > 0;
     }
 
-    fn wants_rate_samples(&self) -> bool {
-        true
-    }
-
-    fn pacing_rate(&self) -> Option<u64> {
-        Some(self.pacing_rate)
-    }
-
-    fn needs_pacing(&self) -> bool {
-        true
-    }
-
-    fn holds_app_limited(&self) -> bool {
-        self.mode == Mode::ProbeRtt
-    }
-
-    /// `bbr_cwnd_event(CA_EVENT_TX_START)`.
-    fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
-        if !app_limited {
-            return;
-        }
-        self.idle_restart = true;
-        self.aggregation.restart(now);
-        match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
-            Mode::ProbeRtt => self.check_probe_rtt_done(now),
-            _ => {}
-        }
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        self.rng = seed;
-    }
-
-    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
-        Box::new(self.clone())
-    }
+    bbr_common_methods!();
 
     /// `bbr_undo_cwnd`: full-pipe detection restarts, the loss-adapted bounds go back to
     /// what they were before the episode, and the window to the one saved (on a copy

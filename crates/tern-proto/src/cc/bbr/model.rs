@@ -221,7 +221,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`.
     pub(super) fn check_probe_rtt_done(&mut self, now: SimTime) {
-        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+        if !self.probe_rtt.expired(now) {
             return;
         }
         self.min_rtt_stamp = now;
@@ -240,23 +240,15 @@ impl Bbr {
         if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd();
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.enter();
         }
         if self.mode == Mode::ProbeRtt {
             // The transport marks its samples application-limited meanwhile
             // (`holds_app_limited`).
-            if self.probe_rtt_done_stamp.is_none() && self.packets(rs.in_flight) <= CWND_MIN_TARGET
-            {
-                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_TIME);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = rs.total_delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(now);
-                }
+            let flight = (self.packets(rs.in_flight), CWND_MIN_TARGET);
+            let round = (&mut self.next_rtt_delivered, rs.total_delivered);
+            if self.probe_rtt.step(now, flight, self.round_start, round) {
+                self.check_probe_rtt_done(now);
             }
         }
         if rs.delivered > 0 {

@@ -409,26 +409,24 @@ impl Bbr3 {
         if probe_rtt_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd();
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.enter();
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = self.delivered;
         }
         if self.mode == Mode::ProbeRtt {
             // The transport marks its samples application-limited meanwhile
             // (`holds_app_limited`).
-            if self.probe_rtt_done_stamp.is_none()
-                && self.packets(rs.in_flight) <= self.probe_rtt_cwnd()
-            {
-                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_TIME);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = self.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(now);
-                }
+            let window = self.probe_rtt_cwnd();
+            let in_flight = self.packets(rs.in_flight);
+            let delivered = self.delivered;
+            let round_start = self.round_start;
+            if self.probe_rtt.step(
+                now,
+                (in_flight, window),
+                round_start,
+                (&mut self.next_rtt_delivered, delivered),
+            ) {
+                self.check_probe_rtt_done(now);
             }
         }
         if rs.delivered > 0 {
@@ -439,7 +437,7 @@ impl Bbr3 {
     /// `bbr_check_probe_rtt_done`, then `bbr_exit_probe_rtt`: PROBE_BW resumes cruising
     /// with a new probe wait (STARTUP if the pipe was never full).
     pub(super) fn check_probe_rtt_done(&mut self, now: SimTime) {
-        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+        if !self.probe_rtt.expired(now) {
             return;
         }
         self.probe_rtt_min_stamp = now;

@@ -147,31 +147,12 @@ type Change = (SimTime, Mode, Option<Phase>);
 fn steady_path() -> Vec<Change> {
     let mut b = Bbr3::new(SMSS as u32, 10 * SMSS);
     b.reseed(1);
-    let gap = SimTime(SMSS * 1_000_000_000 / RATE);
-    let (mut now, mut total, mut in_flight) = (SimTime::ZERO, 0u64, 0u64);
-    let mut changes: Vec<Change> = vec![(now, b.mode(), b.phase())];
-    while now < SimTime::from_secs(13) {
-        now += gap;
-        total += SMSS;
-        let delivered = total.min(BDP);
-        let prior_in_flight = in_flight;
-        in_flight = in_flight.saturating_sub(SMSS);
-        b.on_rate_sample(&RateSample {
-            now,
-            delivered,
-            interval: SimTime(delivered * 1_000_000_000 / RATE),
-            rtt: if now < ms(1000) { ms(40) } else { ms(45) },
-            prior_delivered: total - delivered,
-            total_delivered: total,
-            delivered_time: now,
-            acked_sacked: SMSS,
-            prior_in_flight,
-            in_flight,
-            pacing_edt: now,
-            ..RateSample::default()
-        });
-        let sent = b.pacing_rate().unwrap() * gap.0 / 1_000_000_000;
-        in_flight = (in_flight + sent).min(b.cwnd());
+    let mut path = super::super::bbr::steady_path::SteadyPath::new(RATE, BDP, SMSS);
+    let mut changes: Vec<Change> = vec![(SimTime::ZERO, b.mode(), b.phase())];
+    while path.now < SimTime::from_secs(13) {
+        b.on_rate_sample(&path.ack());
+        path.send(b.pacing_rate().unwrap(), b.cwnd());
+        let now = path.now;
         let state = (b.mode(), b.phase());
         if changes.last().is_none_or(|c| (c.1, c.2) != state) {
             changes.push((now, state.0, state.1));
