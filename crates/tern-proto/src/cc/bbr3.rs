@@ -494,7 +494,7 @@ pub(crate) fn inflight_hi_from_lost(tx_in_flight: u64, lost: u64, pcount: u64) -
     else {
         return u64::MAX;
     };
-    let loss_budget = (inflight_prev * LOSS_THRESH + UNIT - 1) / UNIT;
+    let loss_budget = (inflight_prev * LOSS_THRESH).div_ceil(UNIT);
     let prefix = if lost_prev >= loss_budget {
         0
     } else {
