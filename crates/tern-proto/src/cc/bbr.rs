@@ -18,9 +18,11 @@ use super::{
     SpuriousRtoEvent,
 };
 use crate::time::SimTime;
+use aggregation::AckAggregation;
+use probe_rtt::ProbeRttHold;
 
 /// Fixed-point unit of gains (`BBR_UNIT`, 1 << `BBR_SCALE`).
-const UNIT: u64 = 256;
+pub(super) const UNIT: u64 = 256;
 /// STARTUP's gains, 2/ln 2 (`bbr_high_gain`).
 const HIGH_GAIN: u64 = UNIT * 2885 / 1000 + 1;
 /// DRAIN's pacing gain, its inverse (`bbr_drain_gain`).
@@ -44,8 +46,8 @@ const CYCLE_RAND: u64 = 7;
 const BW_RTTS: u64 = 10;
 /// Window of the min-RTT filter (`bbr_min_rtt_win_sec`).
 const MIN_RTT_WIN: SimTime = SimTime(10_000_000_000);
-/// Time spent at the minimum window in PROBE_RTT (`bbr_probe_rtt_mode_ms`).
-const PROBE_RTT_TIME: SimTime = SimTime(200_000_000);
+/// Time spent at the minimum window in PROBE_RTT (`bbr_probe_rtt_mode_ms`; v3's too).
+pub(super) const PROBE_RTT_TIME: SimTime = SimTime(200_000_000);
 /// Below this pacing rate, one segment per TSO burst (`bbr_min_tso_rate`, bit/s).
 const MIN_TSO_RATE: u64 = 1_200_000;
 /// Pacing margin, percent (`bbr_pacing_margin_percent`).
@@ -62,12 +64,8 @@ const LT_LOSS_THRESH: u64 = 50;
 const LT_BW_RATIO: u64 = UNIT / 8;
 const LT_BW_DIFF: u64 = 4000 / 8;
 const LT_BW_MAX_RTTS: u32 = 48;
-/// ACK aggregation (`bbr_extra_acked_gain`, `bbr_extra_acked_win_rtts`,
-/// `bbr_ack_epoch_acked_reset_thresh`, `bbr_extra_acked_max_us`).
-const EXTRA_ACKED_GAIN: u64 = UNIT;
+/// Window of the ACK-aggregation filter in rounds (`bbr_extra_acked_win_rtts`).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
-const EXTRA_ACKED_MAX: SimTime = SimTime(100_000_000);
 /// The initial window in packets (`TCP_INIT_CWND`).
 const INIT_CWND: u64 = 10;
 /// `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (65 536 − 1 − 320 on x86-64).
@@ -84,10 +82,23 @@ pub enum Mode {
 
 /// Linux's congestion-avoidance states that BBR tells apart (`icsk_ca_state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum CaState {
+pub(super) enum CaState {
     Open,
     Recovery,
     Loss,
+}
+
+impl CaState {
+    /// The state the transport reports with a rate sample.
+    pub(super) fn of(rs: &RateSample) -> Self {
+        if rs.in_loss {
+            CaState::Loss
+        } else if rs.in_recovery {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
+    }
 }
 
 /// The BBR control block (`struct bbr`).
@@ -102,8 +113,7 @@ pub struct Bbr {
     mode: Mode,
     min_rtt: Option<SimTime>,
     min_rtt_stamp: SimTime,
-    probe_rtt_done_stamp: Option<SimTime>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttHold,
     bw: MaxFilter,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
@@ -127,11 +137,7 @@ pub struct Bbr {
     full_bw: u64,
     has_seen_rtt: bool,
     prior_cwnd: u64,
-    ack_epoch_mstamp: SimTime,
-    extra_acked: [u64; 2],
-    ack_epoch_acked: u64,
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggregation: AckAggregation,
     /// Bytes delivered so far (`tp->delivered`, in bytes), as of the last sample.
     delivered: u64,
     rng: u64,
@@ -150,8 +156,7 @@ impl Bbr {
             mode: Mode::Startup,
             min_rtt: None,
             min_rtt_stamp: SimTime::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttHold::default(),
             bw: MaxFilter::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
@@ -175,11 +180,7 @@ impl Bbr {
             full_bw: 0,
             has_seen_rtt: false,
             prior_cwnd: 0,
-            ack_epoch_mstamp: SimTime::ZERO,
-            extra_acked: [0; 2],
-            ack_epoch_acked: 0,
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggregation: AckAggregation::default(),
             delivered: 0,
             rng: 0x9e37_79b9_7f4a_7c15,
         };
@@ -206,32 +207,20 @@ impl Bbr {
         self.min_rtt
     }
 
-    /// A uniform draw below `n` (`get_random_u32_below`), from a SplitMix64 stream.
     fn random_below(&mut self, n: u64) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % n
+        random_below(&mut self.rng, n)
     }
 
     /// `bbr_rate_bytes_per_sec`: `rate · gain`, less the pacing margin.
-    fn rate_with_gain(rate: u64, gain: u64) -> u64 {
+    pub(super) fn rate_with_gain(rate: u64, gain: u64) -> u64 {
         let r = u128::from(rate) * u128::from(gain) / u128::from(UNIT);
         (r * u128::from(100 - PACING_MARGIN) / 100) as u64
     }
 
     /// `bbr_init_pacing_rate_from_rtt`: `high_gain · cwnd / srtt` (1 ms before any RTT).
     fn init_pacing_rate_from_rtt(&mut self) {
-        let rtt = match self.srtt {
-            Some(s) => {
-                self.has_seen_rtt = true;
-                s.0.max(1_000)
-            }
-            None => 1_000_000,
-        };
-        let bw = (u128::from(self.cwnd * self.smss) * 1_000_000_000 / u128::from(rtt)) as u64;
-        self.pacing_rate = Self::rate_with_gain(bw, HIGH_GAIN);
+        self.has_seen_rtt = self.srtt.is_some();
+        self.pacing_rate = initial_pacing_rate(self.cwnd * self.smss, self.srtt, HIGH_GAIN);
     }
 
     /// `bbr_set_pacing_rate`: only upwards until the pipe is full.
@@ -265,14 +254,9 @@ impl Bbr {
         }
     }
 
-    /// `bbr_bdp`: `⌈bw · min_rtt · gain⌉` packets (the initial window before any RTT).
+    /// `bbr_bdp`.
     fn bdp(&self, bw: u64, gain: u64) -> u64 {
-        let Some(min_rtt) = self.min_rtt else {
-            return INIT_CWND;
-        };
-        let w = u128::from(bw) * u128::from(min_rtt.0) * u128::from(gain);
-        let per_packet = u128::from(UNIT) * 1_000_000_000 * u128::from(self.smss);
-        w.div_ceil(per_packet) as u64
+        bdp(bw, self.min_rtt, gain, self.smss, INIT_CWND)
     }
 
     /// `bbr_quantization_budget`: room for bursts, an even window, and +2 in the
@@ -291,29 +275,23 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
-    /// `bbr_packets_in_net_at_edt`: what will still be in the network when the next
-    /// segment the pacer holds leaves.
+    /// `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, now: SimTime, edt: SimTime, inflight_now: u64) -> u64 {
-        let wait = edt.max(now) - now;
-        let delivered =
-            (u128::from(self.bw()) * u128::from(wait.0) / 1_000_000_000) as u64 / self.smss;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > UNIT {
-            at_edt += self.tso_segs_goal();
-        }
-        at_edt.saturating_sub(delivered)
+        let at_edt = inflight_now
+            + if self.pacing_gain > UNIT {
+                self.tso_segs_goal()
+            } else {
+                0
+            };
+        in_net_at_edt(now, edt, at_edt, self.bw(), self.smss)
     }
 
-    /// `bbr_ack_aggregation_cwnd`.
+    /// `bbr_ack_aggregation_cwnd`, once the pipe is full.
     fn ack_aggregation_cwnd(&self) -> u64 {
-        if EXTRA_ACKED_GAIN == 0 || !self.full_bw_reached {
+        if !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = (u128::from(self.bw()) * u128::from(EXTRA_ACKED_MAX.0) / 1_000_000_000)
-            as u64
-            / self.smss;
-        let aggr = EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1]) / UNIT;
-        aggr.min(max_aggr)
+        self.aggregation.cwnd(self.bw(), self.smss)
     }
 
     fn packets(&self, bytes: u64) -> u64 {
@@ -321,20 +299,113 @@ impl Bbr {
     }
 }
 
+/// A uniform draw below `n` (`get_random_u32_below`) from the SplitMix64 stream `state`.
+pub(super) fn random_below(state: &mut u64, n: u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) % n
+}
+
+/// `bbr_init_pacing_rate_from_rtt`: a window of `cwnd` bytes per SRTT (a nominal 1 ms
+/// before any RTT sample, at least 1 µs) times `gain`, less the pacing margin.
+pub(super) fn initial_pacing_rate(cwnd: u64, srtt: Option<SimTime>, gain: u64) -> u64 {
+    let rtt = srtt.map_or(1_000_000, |s| s.0.max(1_000));
+    let bw = (u128::from(cwnd) * 1_000_000_000 / u128::from(rtt)) as u64;
+    Bbr::rate_with_gain(bw, gain)
+}
+
+/// `bbr_bdp`: `⌈bw · min_rtt · gain⌉` packets of `smss` bytes for `bw` in bytes/s and `gain`
+/// in 1/256; `init_cwnd` before any RTT sample.
+pub(super) fn bdp(bw: u64, min_rtt: Option<SimTime>, gain: u64, smss: u64, init_cwnd: u64) -> u64 {
+    let Some(min_rtt) = min_rtt else {
+        return init_cwnd;
+    };
+    let w = u128::from(bw) * u128::from(min_rtt.0) * u128::from(gain);
+    let per_packet = u128::from(UNIT) * 1_000_000_000 * u128::from(smss);
+    w.div_ceil(per_packet) as u64
+}
+
+/// `bbr_packets_in_net_at_edt`: of `inflight_at_edt` packets, what will still be in the
+/// network when the segment the pacer holds leaves at `edt`, at `bw` bytes/s.
+pub(super) fn in_net_at_edt(
+    now: SimTime,
+    edt: SimTime,
+    inflight_at_edt: u64,
+    bw: u64,
+    smss: u64,
+) -> u64 {
+    let wait = edt.max(now) - now;
+    let delivered = (u128::from(bw) * u128::from(wait.0) / 1_000_000_000) as u64 / smss;
+    inflight_at_edt.saturating_sub(delivered)
+}
+
+pub(super) mod aggregation;
 mod model;
+pub(super) mod probe_rtt;
+#[cfg(test)]
+pub(super) mod steady_path;
+
+/// The [`CongestionControl`] methods BBR v1 and v3 answer alike: the window (in packets
+/// kept, in bytes reported) and ssthresh, no per-ACK growth, rate samples wanted, the
+/// controller's pacing always on, samples held application-limited in PROBE_RTT, the seed,
+/// the copy, and `bbr_cwnd_event(CA_EVENT_TX_START)` (after idle, an ACK-aggregation epoch
+/// starts, PROBE_BW paces at the estimate and PROBE_RTT may end).
+macro_rules! bbr_common_methods {
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.cwnd * self.smss
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.ssthresh
+        }
+
+        /// The window is set from rate samples (`cong_control`), not per ACK.
+        fn on_ack(&mut self, _ev: &AckEvent) {}
+
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+
+        fn pacing_rate(&self) -> Option<u64> {
+            Some(self.pacing_rate)
+        }
+
+        fn needs_pacing(&self) -> bool {
+            true
+        }
+
+        fn holds_app_limited(&self) -> bool {
+            self.mode == Mode::ProbeRtt
+        }
+
+        fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
+            if !app_limited {
+                return;
+            }
+            self.idle_restart = true;
+            self.aggregation.restart(now);
+            match self.mode {
+                Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
+                Mode::ProbeRtt => self.check_probe_rtt_done(now),
+                _ => {}
+            }
+        }
+
+        fn reseed(&mut self, seed: u64) {
+            self.rng = seed;
+        }
+
+        fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+            Box::new(self.clone())
+        }
+    };
+}
+pub(super) use bbr_common_methods;
 
 impl CongestionControl for Bbr {
-    fn cwnd(&self) -> u64 {
-        self.cwnd * self.smss
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    /// The window is set from rate samples (`cong_control`), not per ACK.
-    fn on_ack(&mut self, _ev: &AckEvent) {}
-
     /// `bbr_ssthresh`: entering recovery keeps ssthresh and saves the window.
     fn on_congestion_event(&mut self, _ev: &LossEvent) {
         self.save_cwnd();
@@ -367,44 +438,7 @@ impl CongestionControl for Bbr {
         self.set_cwnd(rs, self.packets(rs.acked_sacked), bw, self.cwnd_gain);
     }
 
-    fn wants_rate_samples(&self) -> bool {
-        true
-    }
-
-    fn pacing_rate(&self) -> Option<u64> {
-        Some(self.pacing_rate)
-    }
-
-    fn needs_pacing(&self) -> bool {
-        true
-    }
-
-    fn holds_app_limited(&self) -> bool {
-        self.mode == Mode::ProbeRtt
-    }
-
-    /// `bbr_cwnd_event_tx_start`.
-    fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
-        if !app_limited {
-            return;
-        }
-        self.idle_restart = true;
-        self.ack_epoch_mstamp = now;
-        self.ack_epoch_acked = 0;
-        match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT),
-            Mode::ProbeRtt => self.check_probe_rtt_done(now),
-            _ => {}
-        }
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        self.rng = seed;
-    }
-
-    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
-        Box::new(self.clone())
-    }
+    bbr_common_methods!();
 
     /// `bbr_undo_cwnd`: the window stays; full-pipe detection and long-term sampling
     /// start again.

@@ -14,6 +14,7 @@
 //! [`new_controller`].
 
 mod bbr;
+mod bbr3;
 mod ctcp;
 mod cubic;
 mod hystart;
@@ -21,6 +22,7 @@ mod minmax;
 mod newreno;
 
 pub use bbr::Bbr;
+pub use bbr3::Bbr3;
 pub use ctcp::Ctcp;
 pub use cubic::{Cubic, CubicOptions};
 pub use hystart::HyStartPlusPlus;
@@ -39,6 +41,8 @@ pub enum CcKind {
     Ctcp,
     /// BBR v1 as Linux's net/ipv4/tcp_bbr.c.
     Bbr,
+    /// BBRv3 (draft-ietf-ccwg-bbr; Google's v3 tcp_bbr.c).
+    Bbr3,
 }
 
 /// A cumulative ACK of new data outside loss recovery.
@@ -240,6 +244,7 @@ pub fn new_controller(
         CcKind::Cubic => Box::new(Cubic::new(smss, iw, cubic)),
         CcKind::Ctcp => Box::new(Ctcp::new(smss, iw)),
         CcKind::Bbr => Box::new(Bbr::new(smss, iw)),
+        CcKind::Bbr3 => Box::new(Bbr3::new(smss, iw)),
     };
     if hystart {
         Box::new(HyStartPlusPlus::new(cc, smss))

@@ -35,6 +35,7 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
             CcSpec::Cubic => CcKind::Cubic,
             CcSpec::Ctcp => CcKind::Ctcp,
             CcSpec::Bbr => CcKind::Bbr,
+            CcSpec::Bbr3 => CcKind::Bbr3,
         },
         cubic: CubicOptions {
             beta: spec.cubic_beta,

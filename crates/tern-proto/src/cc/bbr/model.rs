@@ -39,33 +39,22 @@ impl Bbr {
         }
     }
 
-    /// `bbr_update_ack_aggregation`: the most data ACKed beyond `bw` over an epoch.
+    /// `bbr_update_ack_aggregation`.
     fn update_ack_aggregation(&mut self, rs: &RateSample) {
         let acked = self.packets(rs.acked_sacked);
-        if EXTRA_ACKED_GAIN == 0 || acked == 0 || !Self::valid(rs) {
+        if acked == 0 || !Self::valid(rs) {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = rs.delivered_time.saturating_sub(self.ack_epoch_mstamp);
-        let mut expected =
-            (u128::from(self.bw()) * u128::from(epoch.0) / 1_000_000_000) as u64 / self.smss;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = rs.delivered_time;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected.min(self.ack_epoch_acked)).min(self.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
+        let bw = self.bw();
+        self.aggregation.update(
+            self.round_start,
+            EXTRA_ACKED_WIN_RTTS,
+            acked,
+            bw,
+            self.smss,
+            rs.delivered_time,
+            self.cwnd,
+        );
     }
 
     /// `bbr_is_next_cycle_phase`.
@@ -232,7 +221,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`.
     pub(super) fn check_probe_rtt_done(&mut self, now: SimTime) {
-        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+        if !self.probe_rtt.expired(now) {
             return;
         }
         self.min_rtt_stamp = now;
@@ -251,23 +240,15 @@ impl Bbr {
         if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd();
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.enter();
         }
         if self.mode == Mode::ProbeRtt {
             // The transport marks its samples application-limited meanwhile
             // (`holds_app_limited`).
-            if self.probe_rtt_done_stamp.is_none() && self.packets(rs.in_flight) <= CWND_MIN_TARGET
-            {
-                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_TIME);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = rs.total_delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(now);
-                }
+            let flight = (self.packets(rs.in_flight), CWND_MIN_TARGET);
+            let round = (&mut self.next_rtt_delivered, rs.total_delivered);
+            if self.probe_rtt.step(now, flight, self.round_start, round) {
+                self.check_probe_rtt_done(now);
             }
         }
         if rs.delivered > 0 {
@@ -295,13 +276,7 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round of
     /// recovery, the saved window after it; `Some` when conservation sets the window.
     fn recover_or_restore(&mut self, rs: &RateSample, acked: u64) -> (u64, bool) {
-        let state = if rs.in_loss {
-            CaState::Loss
-        } else if rs.in_recovery {
-            CaState::Recovery
-        } else {
-            CaState::Open
-        };
+        let state = CaState::of(rs);
         let prev = self.prev_ca_state;
         let mut cwnd = self.cwnd;
         let in_flight = self.packets(rs.in_flight);

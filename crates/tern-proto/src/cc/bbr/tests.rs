@@ -36,34 +36,14 @@ fn a_steady_path_is_modelled_and_probe_rtt_comes_every_ten_seconds() {
     b.reseed(1);
     let rate = 1_250_000u64;
     let bdp = 50_000u64;
-    let gap = SimTime(SMSS * 1_000_000_000 / rate);
-    let (mut now, mut total) = (SimTime::ZERO, 0u64);
+    let mut path = steady_path::SteadyPath::new(rate, bdp, SMSS);
+    let gap = path.gap;
     let mut probe_rtt: Vec<(SimTime, Option<SimTime>)> = Vec::new();
     let mut checked_cruise = false;
-    let mut in_flight = 0u64;
-    while now < SimTime::from_secs(21) {
-        now += gap;
-        total += SMSS;
-        let delivered = total.min(bdp);
-        let prior_in_flight = in_flight;
-        in_flight = in_flight.saturating_sub(SMSS);
-        let rs = RateSample {
-            now,
-            delivered,
-            interval: SimTime(delivered * 1_000_000_000 / rate),
-            rtt: if now < ms(1000) { ms(40) } else { ms(45) },
-            prior_delivered: total - delivered,
-            total_delivered: total,
-            delivered_time: now,
-            acked_sacked: SMSS,
-            prior_in_flight,
-            in_flight,
-            pacing_edt: now,
-            ..RateSample::default()
-        };
-        b.on_rate_sample(&rs);
-        let sent = b.pacing_rate().unwrap() * gap.0 / 1_000_000_000;
-        in_flight = (in_flight + sent).min(b.cwnd());
+    while path.now < SimTime::from_secs(21) {
+        b.on_rate_sample(&path.ack());
+        path.send(b.pacing_rate().unwrap(), b.cwnd());
+        let now = path.now;
         match (b.mode(), probe_rtt.last_mut()) {
             (Mode::ProbeRtt, Some((_, None))) => assert!(b.cwnd() <= 4 * SMSS),
             (Mode::ProbeRtt, _) => probe_rtt.push((now, None)),

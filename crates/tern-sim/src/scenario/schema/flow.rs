@@ -181,7 +181,8 @@ pub struct TcpSpec {
     pub profile: Option<super::super::tcp_profile::TcpProfile>,
     /// Congestion control: "newreno" (RFC 5681, RFC 6582), "cubic" (RFC 9438), "ctcp"
     /// (Compound TCP, draft-sridharan-tcpm-ctcp-02: Windows' from Server 2008 to Windows 10
-    /// 1703) or "bbr" (BBR v1 as Linux's tcp_bbr.c; it paces whatever `pacing` says).
+    /// 1703), "bbr" (BBR v1 as Linux's tcp_bbr.c) or "bbr3" (BBRv3, draft-ietf-ccwg-bbr);
+    /// BBR paces whatever `pacing` says.
     #[serde(default)]
     pub cc: CcSpec,
     /// CUBIC's multiplicative decrease beta_cubic (RFC 9438 §4.6: 0.7, Linux's too; Apple's
@@ -340,6 +341,7 @@ pub enum CcSpec {
     Cubic,
     Ctcp,
     Bbr,
+    Bbr3,
 }
 
 /// How TCP's delayed-ACK timeout is chosen.
