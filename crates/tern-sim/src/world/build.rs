@@ -308,7 +308,7 @@ impl World {
                 via: via.into(),
             });
         }
-        let mut wifi_actions = if s.wifi.is_empty() {
+        let wifi_actions = if s.wifi.is_empty() {
             Vec::new()
         } else {
             let dev = DevId(devices.len() as u32);
@@ -365,17 +365,19 @@ impl World {
             changes,
             captures,
             qlogs,
-            spare_actions: Vec::new(),
-            spare_cmds: Vec::new(),
+            actions: Vec::new(),
+            cmds: Vec::new(),
             outbox: Default::default(),
             boundary: Default::default(),
         };
         // The transports' first commands (their first messages, their connections opening)
         // and the 802.11 device's first wake-ups, carried out as the run's would be.
-        for (f, mut cmds) in firsts {
-            world.obey(SimTime::ZERO, f, &mut cmds);
+        for (f, cmds) in firsts {
+            world.cmds.extend(cmds);
+            world.obey(SimTime::ZERO, f, 0);
         }
-        world.act(SimTime::ZERO, wifi, &mut wifi_actions);
+        world.actions.extend(wifi_actions);
+        world.act(SimTime::ZERO, wifi, 0);
         world
     }
 }

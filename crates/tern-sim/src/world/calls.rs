@@ -15,20 +15,22 @@ impl World {
         d: DevId,
         call: impl FnOnce(&mut dyn Device, &mut DeviceCx<'_>),
     ) {
-        let mut actions = self.spare_actions.pop().unwrap_or_default();
+        let start = self.actions.len();
         let mut cx = DeviceCx {
-            actions: &mut actions,
+            actions: &mut self.actions,
             traces: &mut self.traces,
             pool: &self.pool,
         };
         call(self.devices[d.0 as usize].as_mut(), &mut cx);
-        self.act(now, d, &mut actions);
-        self.spare_actions.push(actions);
+        self.act(now, d, start);
     }
 
-    /// Carries out a device's actions.
-    pub(super) fn act(&mut self, now: SimTime, d: DevId, actions: &mut Vec<Action>) {
-        for a in actions.drain(..) {
+    /// Carries out, in order, the actions device `d` pushed on the action stack from
+    /// `start`, then pops them. An action that calls a device or a transport again pushes
+    /// that call's answers above them and pops those before the next is carried out.
+    pub(super) fn act(&mut self, now: SimTime, d: DevId, start: usize) {
+        for i in start..self.actions.len() {
+            let a = self.actions[i];
             match a {
                 Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
                 Action::Transmit { iface, p } => {
@@ -63,6 +65,7 @@ impl World {
                 }
             }
         }
+        self.actions.truncate(start);
     }
 
     /// Calls flow `f`'s transport and carries out the commands it gave, in order.
@@ -83,22 +86,25 @@ impl World {
         f: FlowId,
         call: impl FnOnce(&mut dyn Transport, &mut Io<'_>, &mut PacketPool),
     ) {
-        let mut cmds = self.spare_cmds.pop().unwrap_or_default();
+        let start = self.cmds.len();
         let flow = &mut self.flows[f.0 as usize];
         let mut io = Io {
-            cmds: &mut cmds,
+            cmds: &mut self.cmds,
             traces: &mut self.traces,
             flow: &flow.name,
             small_queues: flow.queues.rooms(),
         };
         call(flow.transport.as_mut(), &mut io, &mut self.pool);
-        self.obey(now, f, &mut cmds);
-        self.spare_cmds.push(cmds);
+        self.obey(now, f, start);
     }
 
-    /// Carries out a transport's commands.
-    pub(super) fn obey(&mut self, now: SimTime, f: FlowId, cmds: &mut Vec<Cmd>) {
-        for c in cmds.drain(..) {
+    /// Carries out, in order, the commands flow `f`'s transport pushed on the command stack
+    /// from `start`, then pops them (each is taken out, a spent [`Cmd::Tick`] left in its
+    /// place). A command that calls a device or a transport again pushes that call's answers
+    /// above them and pops those before the next is carried out.
+    pub(super) fn obey(&mut self, now: SimTime, f: FlowId, start: usize) {
+        for i in start..self.cmds.len() {
+            let c = std::mem::replace(&mut self.cmds[i], Cmd::Tick(SimTime::ZERO));
             match c {
                 // An endpoint on a real node: the kernel's stands in for it (emulation).
                 Cmd::Send { side, .. } | Cmd::Arm { side, .. } | Cmd::WakeAt { side, .. }
@@ -157,6 +163,7 @@ impl World {
                 Cmd::SampleRssi(at) => self.queue.schedule(at, Event::Rssi(f)),
             }
         }
+        self.cmds.truncate(start);
     }
 
     /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side

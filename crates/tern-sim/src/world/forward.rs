@@ -57,15 +57,14 @@ impl World {
             let iface = &self.ifaces[i.0 as usize];
             (iface.device, iface.port)
         };
-        let mut actions = self.spare_actions.pop().unwrap_or_default();
+        let start = self.actions.len();
         let mut cx = DeviceCx {
-            actions: &mut actions,
+            actions: &mut self.actions,
             traces: &mut self.traces,
             pool: &self.pool,
         };
         let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
-        self.act(now, d, &mut actions);
-        self.spare_actions.push(actions);
+        self.act(now, d, start);
         match result {
             Ok(()) => true,
             Err(OUT_OF_MEMORY) => {

@@ -182,10 +182,11 @@ pub struct World {
     captures: Captures,
     /// One qlog per QUIC endpoint, when `record` asks for "qlog".
     qlogs: QlogFiles,
-    /// Spare action and command buffers (calls nest: a device's action can make a
-    /// transport send, whose packet enters another device).
-    spare_actions: Vec<Vec<Action>>,
-    spare_cmds: Vec<Vec<Cmd>>,
+    /// The devices' actions and the transports' commands not yet carried out, as stacks:
+    /// calls nest (a device's action can make a transport send, whose packet enters another
+    /// device), and each call carries out and pops what it pushed before it returns.
+    actions: Vec<Action>,
+    cmds: Vec<Cmd>,
     /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
     outbox: Outbox,
     /// Which nodes are real, and the TCP flows between Tern and real nodes (emulation;
