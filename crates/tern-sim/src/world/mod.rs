@@ -225,11 +225,7 @@ impl World {
     /// simulated time; returning `false` stops the run. A run that stops early leaves no
     /// trace file behind.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime) -> bool) -> Result<RunOutput, RunError> {
-        while let Some(t) = self.queue.peek_time() {
-            if t >= self.end {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, event)) = self.queue.pop_before(self.end) {
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
                 if let Some(packets) = self.memory_ran_out() {

@@ -19,6 +19,22 @@ fn pops_in_time_order_then_insertion_order() {
     assert!(q.is_empty());
 }
 
+/// `pop_before(end)` takes only events due before `end` (not at it), leaves the rest
+/// pending in order, and does not move the clock when it takes none.
+#[test]
+fn pop_before_stops_at_the_end() {
+    let mut q = EventQueue::new();
+    q.schedule(SimTime(20), "b");
+    q.schedule(SimTime(10), "a");
+    q.schedule(SimTime(20), "c");
+    assert_eq!(q.pop_before(SimTime(20)), Some((SimTime(10), "a")));
+    assert_eq!(q.pop_before(SimTime(20)), None);
+    assert_eq!((q.now(), q.len()), (SimTime(10), 2));
+    assert_eq!(q.pop_before(SimTime(21)), Some((SimTime(20), "b")));
+    assert_eq!(q.pop(), Some((SimTime(20), "c")));
+    assert_eq!(q.pop_before(SimTime::MAX), None);
+}
+
 #[test]
 fn schedule_in_is_relative_to_last_pop() {
     let mut q = EventQueue::new();
