@@ -27,7 +27,7 @@
 //! segments that `packets_out` keeps), and its srtt is not rounded to jiffies before the
 //! 1.25-jiffy test and the division.
 
-use super::SmallQueueRoom;
+use super::{small_queue_limit, Side, SmallQueueRoom, SMALL_QUEUE_KEYS};
 use tern_proto::tcp::Connection;
 
 /// The kernel's tick rate for srtt's unit: CONFIG_HZ = 250, the generic kernels of the
@@ -70,6 +70,97 @@ impl SmallQueues {
         let rate = pacing_rate(window, conn.srtt().map(|s| s.as_nanos()));
         let above = (rate >> 10).saturating_sub(self.limit);
         SmallQueueRoom::try_from(above).unwrap_or(SmallQueueRoom::MAX)
+    }
+}
+
+/// The Small Queues account of one flow's endpoints on their hosts: each endpoint's room
+/// ([`SmallQueueRoom`]) under its flow's rule, taken when its host hands a packet to the
+/// endpoint's first-hop device and given back when the packet leaves it (Linux
+/// `skb_set_owner_w` and `tcp_wfree`). The world only says when those happen; the
+/// arithmetic, and whether the transport must hear of new room, is here.
+///
+/// Endpoint `key` at `side` counts when `key` is below the flow's keys
+/// ([`super::Transport::small_queues`]); its room is `rooms()[2 * key + side.index()]`.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct HostQueues {
+    rooms: [SmallQueueRoom; 2 * SMALL_QUEUE_KEYS as usize],
+    rule: SmallQueues,
+    keys: u8,
+}
+
+/// A packet handed to its sender's first-hop device, as [`HostQueues::hand_down`] counted
+/// it: the endpoint's slot and the packet's charge, to give back if the device refuses it.
+#[derive(Clone, Copy, Debug)]
+pub struct Charged {
+    slot: usize,
+    charge: SmallQueueRoom,
+}
+
+impl HostQueues {
+    /// The account of a flow whose transport declares `declared` (its rule and how many keys
+    /// count), every room full; none counts without a declaration.
+    pub fn new(declared: Option<(SmallQueues, u8)>) -> Self {
+        let (rule, keys) = declared.unwrap_or((
+            SmallQueues {
+                limit: 0,
+                truesize: 0,
+                pacing: false,
+            },
+            0,
+        ));
+        assert!(keys <= SMALL_QUEUE_KEYS, "a flow's Small Queues keys fit");
+        HostQueues {
+            rooms: [small_queue_limit(rule.limit); 2 * SMALL_QUEUE_KEYS as usize],
+            rule,
+            keys,
+        }
+    }
+
+    /// The rooms of the endpoints that count, for the transport's [`super::Io`].
+    pub fn rooms(&self) -> &[SmallQueueRoom] {
+        &self.rooms[..2 * usize::from(self.keys)]
+    }
+
+    /// The slot of endpoint `key` at `side`, if it counts.
+    #[inline]
+    fn slot(&self, key: u8, side: Side) -> Option<usize> {
+        (key < self.keys).then(|| 2 * usize::from(key) + side.index())
+    }
+
+    /// Endpoint `key` at `side` hands a packet of `ip_bytes` to its first-hop device: its
+    /// room shrinks by the packet's charge (Linux `skb_set_owner_w` in `tcp_transmit_skb`).
+    /// The charge is returned, to give back with [`HostQueues::refused`] if the device
+    /// refuses the packet; `None` when the endpoint does not count.
+    #[inline]
+    pub fn hand_down(&mut self, key: u8, side: Side, ip_bytes: u32) -> Option<Charged> {
+        let slot = self.slot(key, side)?;
+        let charge = self.rule.charge(ip_bytes);
+        self.rooms[slot] -= charge;
+        Some(Charged { slot, charge })
+    }
+
+    /// The first-hop device refused the packet [`HostQueues::hand_down`] counted: it is
+    /// freed at once, its charge given back (`tcp_wfree` on the dropped skb).
+    pub fn refused(&mut self, charged: Charged) {
+        self.rooms[charged.slot] += charged.charge;
+    }
+
+    /// A packet of `ip_bytes` of endpoint `key` at `side` left its first-hop device
+    /// (serialized, acknowledged or dropped there): its room grows by the packet's charge.
+    /// Returns whether the transport must hear of it ([`super::Transport::first_hop_room`]):
+    /// the endpoint was held back (no room) and now has room, or, with a moving limit
+    /// (pacing), on every packet freed while it was over its limit, as `tcp_wfree` schedules
+    /// `tcp_tsq_handler` for a throttled socket.
+    #[inline]
+    pub fn left_first_hop(&mut self, key: u8, side: Side, ip_bytes: u32) -> bool {
+        let Some(slot) = self.slot(key, side) else {
+            return false;
+        };
+        let room = &mut self.rooms[slot];
+        let held_back = *room < 0;
+        *room += self.rule.charge(ip_bytes);
+        held_back && (*room >= 0 || self.rule.pacing)
     }
 }
 
@@ -121,6 +212,49 @@ mod tests {
             sent += 1;
         }
         assert_eq!(sent, 131_072 / 1500 + 1);
+    }
+
+    /// The account keeps Linux's rule through a hand-down, a refusal and a packet leaving:
+    /// with a 3000 B limit in IP bytes, two 1500 B packets take the room to 0 (still
+    /// within the limit: `sk_wmem_alloc` ≤ limit), a third to −1500 (held back); a refused
+    /// packet gives its charge back; the transport hears of room only when a packet leaving
+    /// takes a held-back endpoint back to 0 or more, and a key past the declared ones does
+    /// not count.
+    #[test]
+    fn host_queues_count_as_the_kernel() {
+        let rule = SmallQueues {
+            limit: 3000,
+            truesize: 0,
+            pacing: false,
+        };
+        let mut q = HostQueues::new(Some((rule, 1)));
+        assert_eq!(q.rooms(), [3000, 3000]);
+        q.hand_down(0, Side::Client, 1500);
+        q.hand_down(0, Side::Client, 1500);
+        assert_eq!(q.rooms()[0], 0);
+        let third = q.hand_down(0, Side::Client, 1500).expect("counted");
+        assert_eq!(q.rooms()[0], -1500);
+        q.refused(third);
+        assert_eq!(q.rooms()[0], 0);
+        q.hand_down(0, Side::Client, 1500);
+        // −1500 + 1500 = 0: held back, and within the limit again.
+        assert!(q.left_first_hop(0, Side::Client, 1500));
+        assert!(!q.left_first_hop(0, Side::Client, 1500));
+        assert!(q.hand_down(1, Side::Client, 1500).is_none());
+        assert!(!q.left_first_hop(1, Side::Client, 1500));
+        // With pacing the limit moves: every packet freed while over it is heard of.
+        let paced = SmallQueues {
+            pacing: true,
+            ..rule
+        };
+        let mut q = HostQueues::new(Some((paced, 1)));
+        for _ in 0..4 {
+            q.hand_down(0, Side::Client, 1500);
+        }
+        assert_eq!(q.rooms()[0], -3000);
+        assert!(q.left_first_hop(0, Side::Client, 1500));
+        assert_eq!(q.rooms()[0], -1500);
+        assert!(HostQueues::new(None).rooms().is_empty());
     }
 
     /// tcp_update_pacing_rate at HZ = 250: srtt 40 ms is 40 · 250 · 8 / 1000 = 80 units;

@@ -19,8 +19,7 @@ use crate::scenario::units::DataRate;
 use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
 use crate::tracelink::service::TraceService;
-use crate::transport::small_queues::SmallQueues;
-use crate::transport::{small_queue_limit, Cmd, SMALL_QUEUE_KEYS};
+use crate::transport::small_queues::HostQueues;
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
 /// One direction of a point-to-point link: its transmitter with its queue and loss models
@@ -166,20 +165,6 @@ fn source(app: &AppSpec, start: SimTime, stop: SimTime) -> (&'static str, Option
     }
 }
 
-/// Queues a transport's first commands (its first message, its connections opening).
-fn first_commands(queue: &mut EventQueue<Event>, f: FlowId, cmds: Vec<Cmd>) {
-    for c in cmds {
-        match c {
-            Cmd::Tick(at) => queue.schedule(at, Event::Tick(f)),
-            Cmd::WakeAt { at, side, key } => queue.schedule(at, Event::Transport(f, key, side)),
-            Cmd::SampleRssi(at) => queue.schedule(at, Event::Rssi(f)),
-            Cmd::Send { .. } | Cmd::Arm { .. } => {
-                unreachable!("a transport sends nothing before it starts")
-            }
-        }
-    }
-}
-
 impl World {
     /// Builds the world of a scenario that [`crate::scenario::load`] accepted.
     pub fn build(s: &Scenario) -> World {
@@ -277,6 +262,7 @@ impl World {
             devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
+        let mut firsts = Vec::with_capacity(s.flows.len());
         let mut qlogs = QlogFiles::default();
         let qlog = s.record.contains(&RecordKind::Qlog);
         let traces = Traces::in_memory(&s.record);
@@ -304,19 +290,7 @@ impl World {
             let files = qlog.then_some(&mut qlogs);
             let (transport, first) =
                 registry::build(f, i as u32, seed, mtu, source, files, &mut shared);
-            first_commands(&mut queue, id, first);
-            let (tsq, keys) = transport.small_queues().unwrap_or((
-                SmallQueues {
-                    limit: 0,
-                    truesize: 0,
-                    pacing: false,
-                },
-                0,
-            ));
-            assert!(
-                keys <= SMALL_QUEUE_KEYS,
-                "a flow's Small Queues keys fit its line"
-            );
+            firsts.push((id, first));
             flows.push(Flow {
                 name: f.name.clone(),
                 app,
@@ -328,10 +302,8 @@ impl World {
                     .and_then(|q| q.rssi_scheduler.as_ref()?.station.as_deref())
                     .map_or(src, |n| nodes.id(n)),
                 start,
-                keys,
                 pinned: !via.is_empty(),
-                small_queues: [small_queue_limit(tsq.limit); 2 * SMALL_QUEUE_KEYS as usize],
-                tsq,
+                queues: HostQueues::new(transport.small_queues()),
                 transport,
                 via: via.into(),
             });
@@ -363,12 +335,6 @@ impl World {
             devices.push(Box::new(device));
             actions
         };
-        for a in wifi_actions {
-            let Action::Wake { at, token } = a else {
-                unreachable!("the 802.11 device starts with wake-ups only")
-            };
-            queue.schedule(at, Event::Device(DevId(devices.len() as u32 - 1), token));
-        }
         for iface in &mut ifaces {
             iface.arrival_loss = devices[iface.device.0 as usize].may_lose_on_arrival(iface.port);
         }
@@ -382,7 +348,9 @@ impl World {
         } else {
             Captures::none()
         };
-        World {
+        // The last device, the 802.11 one when there is one (else no action names it).
+        let wifi = DevId((devices.len() as u32).saturating_sub(1));
+        let mut world = World {
             seed,
             end,
             node_names: s.nodes.iter().map(|n| n.name.clone()).collect(),
@@ -397,11 +365,20 @@ impl World {
             changes,
             captures,
             qlogs,
-            spare_actions: Vec::new(),
-            spare_cmds: Vec::new(),
+            actions: Vec::new(),
+            cmds: Vec::new(),
             outbox: Default::default(),
             boundary: Default::default(),
+        };
+        // The transports' first commands (their first messages, their connections opening)
+        // and the 802.11 device's first wake-ups, carried out as the run's would be.
+        for (f, cmds) in firsts {
+            world.cmds.extend(cmds);
+            world.obey(SimTime::ZERO, f, 0);
         }
+        world.actions.extend(wifi_actions);
+        world.act(SimTime::ZERO, wifi, 0);
+        world
     }
 }
 

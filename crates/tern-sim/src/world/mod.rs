@@ -6,27 +6,26 @@
 //! they report. Building a world from a scenario is [`build`]; the summary is [`report`].
 
 pub mod build;
+mod calls;
 pub(crate) mod check;
+mod forward;
 #[cfg(target_os = "linux")]
 mod realtime;
 pub mod registry;
 pub mod report;
 pub mod topology;
 
-use crate::emu::{Boundary, Outbox, EMULATED};
+use crate::emu::{Boundary, Outbox};
 use crate::engine::{EventQueue, SimTime};
-use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind, Iface, IfaceId};
-use crate::net::packet::{Body, FlowId, NodeId, PacketPool, PacketRef, Pin};
-use crate::net::qdisc::OUT_OF_MEMORY;
+use crate::net::device::{Action, DevId, Device, Iface, IfaceId};
+use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef};
 use crate::net::route::Routes;
 use crate::scenario::units::DataRate;
 use crate::scenario::RecordKind;
 use crate::summary::{EmulationSummary, Summary};
-use crate::trace::{
-    Captures, DropRecord, QlogFiles, QueueRecord, Table, TraceConfig, TraceError, Traces,
-};
-use crate::transport::small_queues::SmallQueues;
-use crate::transport::{Cmd, Io, Side, SmallQueueRoom, Transport, SMALL_QUEUE_KEYS};
+use crate::trace::{Captures, QlogFiles, Table, TraceConfig, TraceError, Traces};
+use crate::transport::small_queues::HostQueues;
+use crate::transport::{Cmd, Side, Transport};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -56,10 +55,11 @@ struct Change {
 /// A flow: its two nodes, its application's name, and its transport.
 ///
 /// Laid out for the packet path: what every packet of the flow reads (its transport, its
-/// nodes, whether it is pinned, its endpoints' TCP Small Queues room) is in the first cache
-/// line of the flow, aligned to one; what the summary, the traces and pinned flows read
-/// follows. A packet leaving its sender's first hop updates that room there, with no call
-/// of the transport unless an endpoint held back has room again.
+/// nodes, whether it is pinned, its endpoints' TCP Small Queues rooms) comes first and the
+/// flow is aligned to a cache line; what the summary, the traces and pinned flows read
+/// follows. A packet leaving its sender's first hop gives its room back there
+/// ([`HostQueues`]), with no call of the transport unless an endpoint held back has room
+/// again.
 #[repr(C, align(64))]
 pub(crate) struct Flow {
     pub transport: Box<dyn Transport>,
@@ -67,19 +67,12 @@ pub(crate) struct Flow {
     pub dst: NodeId,
     /// The station whose RSSI its transport samples ([`Cmd::SampleRssi`]): the client, or
     /// the RSSI scheduler's `station`.
-    ///
-    /// [`Cmd::SampleRssi`]: crate::transport::Cmd::SampleRssi
     pub radio: NodeId,
-    /// How many endpoint keys count their TCP Small Queues room
-    /// ([`Transport::small_queues`], asked once; 0 for a transport without).
-    pub keys: u8,
     /// Whether `via` names interfaces.
     pub pinned: bool,
-    /// The room of endpoint `key` at `side`, at `2 * key + side.index()`, for keys below
-    /// `keys`.
-    pub small_queues: [SmallQueueRoom; 2 * SMALL_QUEUE_KEYS as usize],
-    /// Its endpoints' Small Queues rule (what a packet counts; whether the limit moves).
-    pub tsq: SmallQueues,
+    /// Its endpoints' TCP Small Queues account on their hosts (none counts for a transport
+    /// without, [`Transport::small_queues`]).
+    pub queues: HostQueues,
     pub name: String,
     /// The interfaces the flow is pinned to, out of the client and into it: endpoint key
     /// k's are `via[k]` (a multipath QUIC flow's paths), or `via[0]` for every key when
@@ -189,10 +182,11 @@ pub struct World {
     captures: Captures,
     /// One qlog per QUIC endpoint, when `record` asks for "qlog".
     qlogs: QlogFiles,
-    /// Spare action and command buffers (calls nest: a device's action can make a
-    /// transport send, whose packet enters another device).
-    spare_actions: Vec<Vec<Action>>,
-    spare_cmds: Vec<Vec<Cmd>>,
+    /// The devices' actions and the transports' commands not yet carried out, as stacks:
+    /// calls nest (a device's action can make a transport send, whose packet enters another
+    /// device), and each call carries out and pops what it pushed before it returns.
+    actions: Vec<Action>,
+    cmds: Vec<Cmd>,
     /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
     outbox: Outbox,
     /// Which nodes are real, and the TCP flows between Tern and real nodes (emulation;
@@ -231,11 +225,7 @@ impl World {
     /// simulated time; returning `false` stops the run. A run that stops early leaves no
     /// trace file behind.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime) -> bool) -> Result<RunOutput, RunError> {
-        while let Some(t) = self.queue.peek_time() {
-            if t >= self.end {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, event)) = self.queue.pop_before(self.end) {
             self.dispatch(now, event);
             if self.queue.events_popped().is_multiple_of(PROGRESS_EVERY) {
                 if let Some(packets) = self.memory_ran_out() {
@@ -369,379 +359,6 @@ impl World {
                 let src = self.pool.get(p).src;
                 self.forward(now, src, p);
             }
-        }
-    }
-
-    /// Calls device `d` and carries out the actions it asked for, in order.
-    fn device_call(
-        &mut self,
-        now: SimTime,
-        d: DevId,
-        call: impl FnOnce(&mut dyn Device, &mut DeviceCx<'_>),
-    ) {
-        let mut actions = self.spare_actions.pop().unwrap_or_default();
-        let mut cx = DeviceCx {
-            actions: &mut actions,
-            traces: &mut self.traces,
-            pool: &self.pool,
-        };
-        call(self.devices[d.0 as usize].as_mut(), &mut cx);
-        self.act(now, d, &mut actions);
-        self.spare_actions.push(actions);
-    }
-
-    /// Carries out a device's actions.
-    fn act(&mut self, now: SimTime, d: DevId, actions: &mut Vec<Action>) {
-        for a in actions.drain(..) {
-            match a {
-                Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
-                Action::Transmit { iface, p } => {
-                    let size = self.pool.get(p).size();
-                    let stats = &mut self.ifaces[iface.0 as usize].stats;
-                    stats.tx_packets += 1;
-                    stats.tx_bytes += u64::from(size);
-                    self.capture(now, iface, p);
-                }
-                Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
-                Action::LeftFirstHop { iface, p } => self.left_first_hop(now, iface, p),
-                Action::Drop {
-                    iface,
-                    p,
-                    reason,
-                    kind,
-                } => {
-                    let stats = &mut self.ifaces[iface.0 as usize].stats;
-                    match kind {
-                        DropKind::Queue => stats.drops_queue += 1,
-                        DropKind::Aqm => stats.drops_aqm += 1,
-                        DropKind::Loss => stats.drops_loss += 1,
-                    }
-                    self.drop_packet(now, iface, p, reason);
-                }
-                Action::QueueChanged { iface } => self.trace_queue(now, iface),
-                Action::LinkDown(node) => self.link_event(now, node, false),
-                Action::BssLoad(node, load) => self.bss_load(now, node, load),
-                Action::LinkUp(node) => self.link_back(now, node),
-                Action::Reroute => {
-                    self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
-                }
-            }
-        }
-    }
-
-    /// Calls flow `f`'s transport and carries out the commands it gave, in order.
-    fn transport_call(
-        &mut self,
-        now: SimTime,
-        f: FlowId,
-        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>),
-    ) {
-        self.transport_call_with(now, f, |t, io, _| call(t, io));
-    }
-
-    /// [`World::transport_call`], the call given the packet pool too (to read a packet
-    /// where it lies and free it before the transport's commands are carried out).
-    fn transport_call_with(
-        &mut self,
-        now: SimTime,
-        f: FlowId,
-        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>, &mut PacketPool),
-    ) {
-        let mut cmds = self.spare_cmds.pop().unwrap_or_default();
-        let flow = &mut self.flows[f.0 as usize];
-        let mut io = Io {
-            cmds: &mut cmds,
-            traces: &mut self.traces,
-            flow: &flow.name,
-            small_queues: &flow.small_queues[..2 * usize::from(flow.keys)],
-        };
-        call(flow.transport.as_mut(), &mut io, &mut self.pool);
-        self.obey(now, f, &mut cmds);
-        self.spare_cmds.push(cmds);
-    }
-
-    /// Carries out a transport's commands.
-    fn obey(&mut self, now: SimTime, f: FlowId, cmds: &mut Vec<Cmd>) {
-        for c in cmds.drain(..) {
-            match c {
-                // An endpoint on a real node: the kernel's stands in for it (emulation).
-                Cmd::Send { side, .. } | Cmd::Arm { side, .. } | Cmd::WakeAt { side, .. }
-                    if self.boundary.silent(f, side) => {}
-                Cmd::Send { side, key, body } => {
-                    let flow = &mut self.flows[f.0 as usize];
-                    let (from, to) = match side {
-                        Side::Client => (flow.src, flow.dst),
-                        Side::Server => (flow.dst, flow.src),
-                    };
-                    // `via` is on the flow's second line: read for pinned flows only.
-                    let via = match flow.pinned.then(|| &flow.via[..]) {
-                        None => None,
-                        Some([one]) => Some(*one),
-                        Some(many) => many.get(usize::from(key)).copied(),
-                    };
-                    // No memory left for it: the run stops at the next check (`run`).
-                    let Some(p) = self.pool.insert_keyed(f, key, from, to, body) else {
-                        continue;
-                    };
-                    if self.boundary.is_real(to) {
-                        // Tern's TCP to a kernel's: real bytes from here on (emulation).
-                        if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {
-                            self.pool.set_body(p, Body::Raw(bytes));
-                        }
-                    }
-                    let size = flow.tsq.charge(self.pool.get(p).size());
-                    // Its sender's Small Queues room, if it counts one: the packet is in its
-                    // first-hop device from here, unless refused there.
-                    let count = (key < flow.keys).then(|| 2 * usize::from(key) + side.index());
-                    if let Some(c) = count {
-                        flow.small_queues[c] -= size;
-                    }
-                    if let Some((up, down)) = via {
-                        let pin = match side {
-                            Side::Client => Pin {
-                                first: Some(up),
-                                last: None,
-                            },
-                            Side::Server => Pin {
-                                first: None,
-                                last: Some(down),
-                            },
-                        };
-                        self.pool.pin(p, pin);
-                    }
-                    if let (false, Some(c)) = (self.forward(now, from, p), count) {
-                        self.flows[f.0 as usize].small_queues[c] += size;
-                    }
-                }
-                Cmd::Arm { side, key } => {
-                    if let Some(at) = self.flows[f.0 as usize].transport.arm(now, side, key) {
-                        self.queue.schedule(at, Event::Transport(f, key, side));
-                    }
-                }
-                Cmd::WakeAt { at, side, key } => {
-                    self.queue.schedule(at, Event::Transport(f, key, side))
-                }
-                Cmd::Tick(at) => self.queue.schedule(at, Event::Tick(f)),
-                Cmd::SampleRssi(at) => self.queue.schedule(at, Event::Rssi(f)),
-            }
-        }
-    }
-
-    /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side
-    /// (flows not started yet are left out).
-    fn at_node(
-        &mut self,
-        now: SimTime,
-        node: NodeId,
-        call: impl Fn(&mut dyn Transport, Side, &mut Io<'_>),
-    ) {
-        for f in 0..self.flows.len() {
-            let flow = &self.flows[f];
-            if flow.start > now {
-                continue;
-            }
-            let Some(side) = flow.side_at(node) else {
-                continue;
-            };
-            self.transport_call(now, FlowId(f as u32), |t, io| call(t, side, io));
-        }
-    }
-
-    /// Tells the transports with an endpoint on `node` that its link went down or came
-    /// back.
-    fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
-        self.at_node(now, node, |t, side, io| t.on_link(now, side, up, io));
-    }
-
-    /// The transports with an endpoint on `node` hear the BSS Load of the AP it joins.
-    fn bss_load(&mut self, now: SimTime, node: NodeId, load: crate::wifi::bss_load::BssLoad) {
-        self.at_node(now, node, |t, side, io| t.on_bss_load(now, side, &load, io));
-    }
-
-    /// A host's link is back after a cellular handover or an 802.11 roam: its transports
-    /// hear of it, then of the handover (the cell-id or BSSID change).
-    fn link_back(&mut self, now: SimTime, node: NodeId) {
-        self.link_event(now, node, true);
-        for f in 0..self.flows.len() {
-            if self.flows[f].src == node {
-                let id = FlowId(f as u32);
-                self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
-            }
-        }
-    }
-
-    /// Hands packet `p` to node `at`: delivers it there or sends it on by the interface its
-    /// route names. Returns whether the packet was accepted (not refused at a full queue).
-    fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
-        let pkt = self.pool.get(p);
-        if pkt.dst == at {
-            if matches!(pkt.body, Body::Raw(_)) {
-                self.deliver_raw(now, at, p);
-                return true;
-            }
-            let flow = &self.flows[pkt.flow.0 as usize];
-            let side = if pkt.dst == flow.dst {
-                Side::Server
-            } else {
-                Side::Client
-            };
-            self.transport_call_with(now, pkt.flow, |t, io, pool| {
-                // A TCP segment is read where it lies; other bodies are moved out.
-                if let Body::Tcp(seg) = &pool.get(p).body {
-                    t.on_segment(now, side, seg, io);
-                    pool.release(p);
-                } else {
-                    t.on_packet(now, side, pool.take(p).body, io);
-                }
-            });
-            return true;
-        }
-        let i = match pkt.pin {
-            Pin { first: Some(i), .. } if at == pkt.src => Some(i),
-            Pin { last: Some(i), .. } if at == self.ifaces[i.0 as usize].from => Some(i),
-            Pin { last: Some(i), .. } => self.routes.next_hop(at, self.ifaces[i.0 as usize].from),
-            _ => self.routes.next_hop(at, pkt.dst),
-        };
-        let Some(i) = i else {
-            // Flows' routes are checked before the run; a real host may send anywhere.
-            assert!(
-                matches!(pkt.body, Body::Raw(_)),
-                "routes checked before the run"
-            );
-            self.pool.take(p);
-            self.outbox.unroutable += 1;
-            return false;
-        };
-        let (d, port) = {
-            let iface = &self.ifaces[i.0 as usize];
-            (iface.device, iface.port)
-        };
-        let mut actions = self.spare_actions.pop().unwrap_or_default();
-        let mut cx = DeviceCx {
-            actions: &mut actions,
-            traces: &mut self.traces,
-            pool: &self.pool,
-        };
-        let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
-        self.act(now, d, &mut actions);
-        self.spare_actions.push(actions);
-        match result {
-            Ok(()) => true,
-            Err(OUT_OF_MEMORY) => {
-                // Not a drop of the scenario's: the run stops at the next check.
-                self.pool.mark_exhausted();
-                self.pool.release(p);
-                false
-            }
-            Err(reason) => {
-                self.ifaces[i.0 as usize].stats.drops_queue += 1;
-                self.drop_packet(now, i, p, reason);
-                false
-            }
-        }
-    }
-
-    /// Delivers packet `p`, a real host's bytes, at node `at`: to the real node, or to the
-    /// Tern endpoint it is a kernel's segment for (emulation).
-    fn deliver_raw(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
-        let pkt = self.pool.take(p);
-        let Body::Raw(bytes) = pkt.body else {
-            unreachable!("a real host's packet")
-        };
-        if pkt.flow == EMULATED || self.boundary.is_real(at) {
-            self.outbox.delivered.push((at, bytes));
-        } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
-            // A kernel's segment for a Tern endpoint (emulation).
-            let side = if at == self.flows[pkt.flow.0 as usize].dst {
-                Side::Server
-            } else {
-                Side::Client
-            };
-            let body = Body::Tcp(seg);
-            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
-        }
-    }
-
-    /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
-    /// acknowledged or dropped there). Its sender's room grows by its size; an endpoint that
-    /// was held back (no room) and now has room may send more (Linux `tcp_wfree` scheduling
-    /// `tcp_tsq_handler` for a throttled socket).
-    fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
-        let pkt = self.pool.get(p);
-        if pkt.flow == EMULATED || self.ifaces[i.0 as usize].from != pkt.src {
-            return;
-        }
-        let (f, key) = (pkt.flow, pkt.key);
-        let flow = &mut self.flows[f.0 as usize];
-        if key >= flow.keys {
-            return;
-        }
-        let side = if pkt.src == flow.src {
-            Side::Client
-        } else {
-            Side::Server
-        };
-        let charge = flow.tsq.charge(pkt.size());
-        let room = &mut flow.small_queues[2 * usize::from(key) + side.index()];
-        let held_back = *room < 0;
-        *room += charge;
-        // With a moving limit (pacing) the transport re-checks on every packet freed while
-        // it was over `tsq`, as `tcp_wfree` schedules `tcp_tsq_handler` for a throttled
-        // socket; otherwise only once it is back within `tsq`.
-        if held_back && (*room >= 0 || flow.tsq.pacing) {
-            self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
-        }
-    }
-
-    fn arrive(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
-        let iface = &self.ifaces[i.0 as usize];
-        let (d, port, to) = (iface.device, iface.port, iface.to);
-        if iface.arrival_loss && self.devices[d.0 as usize].lost_on_arrival(now, port) {
-            self.ifaces[i.0 as usize].stats.drops_loss += 1;
-            self.drop_packet(now, i, p, "loss");
-            return;
-        }
-        self.ifaces[i.0 as usize].stats.delivered_packets += 1;
-        self.forward(now, to, p);
-    }
-
-    fn drop_packet(&mut self, now: SimTime, i: IfaceId, p: PacketRef, reason: &str) {
-        let pkt = self.pool.take(p);
-        if self.traces.wants::<DropRecord>() {
-            let iface = &self.ifaces[i.0 as usize];
-            self.traces.record(&DropRecord {
-                time: now,
-                link: &iface.link,
-                direction: iface.dir.as_str(),
-                reason,
-                flow: match self.flows.get(pkt.flow.0 as usize) {
-                    Some(f) => &f.name,
-                    None => "emulated",
-                },
-                uid: pkt.uid,
-                size: pkt.size(),
-            });
-        }
-    }
-
-    /// Writes a packet that starts leaving by interface `i` into its capture.
-    fn capture(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
-        // Sizes and times were checked when the scenario was loaded, so encoding cannot
-        // fail; a file that cannot be written stops the run at the next progress check.
-        self.captures.write(i.0 as usize, now, self.pool.get(p));
-    }
-
-    fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
-        if self.traces.wants::<QueueRecord>() {
-            let iface = &self.ifaces[i.0 as usize];
-            let (packets, bytes) = self.devices[iface.device.0 as usize].queue_len(iface.port);
-            self.traces.record(&QueueRecord {
-                time: now,
-                link: &iface.link,
-                direction: iface.dir.as_str(),
-                packets: packets as u64,
-                bytes,
-            });
         }
     }
 }

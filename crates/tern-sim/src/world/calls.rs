@@ -1,0 +1,216 @@
+//! The world's calls into devices and transports, and what it does with their answers: a
+//! device's [`Action`]s and a transport's [`Cmd`]s, carried out in the order given.
+
+use super::{topology, Event, World};
+use crate::engine::SimTime;
+use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind};
+use crate::net::packet::{Body, FlowId, NodeId, PacketPool, Pin};
+use crate::transport::{Cmd, Io, Side, Transport};
+
+impl World {
+    /// Calls device `d` and carries out the actions it asked for, in order.
+    pub(super) fn device_call(
+        &mut self,
+        now: SimTime,
+        d: DevId,
+        call: impl FnOnce(&mut dyn Device, &mut DeviceCx<'_>),
+    ) {
+        let start = self.actions.len();
+        let mut cx = DeviceCx {
+            actions: &mut self.actions,
+            traces: &mut self.traces,
+            pool: &self.pool,
+        };
+        call(self.devices[d.0 as usize].as_mut(), &mut cx);
+        self.act(now, d, start);
+    }
+
+    /// Carries out, in order, the actions device `d` pushed on the action stack from
+    /// `start`, then pops them. An action that calls a device or a transport again pushes
+    /// that call's answers above them and pops those before the next is carried out.
+    pub(super) fn act(&mut self, now: SimTime, d: DevId, start: usize) {
+        for i in start..self.actions.len() {
+            let a = self.actions[i];
+            match a {
+                Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
+                Action::Transmit { iface, p } => {
+                    let size = self.pool.get(p).size();
+                    let stats = &mut self.ifaces[iface.0 as usize].stats;
+                    stats.tx_packets += 1;
+                    stats.tx_bytes += u64::from(size);
+                    self.capture(now, iface, p);
+                }
+                Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
+                Action::LeftFirstHop { iface, p } => self.left_first_hop(now, iface, p),
+                Action::Drop {
+                    iface,
+                    p,
+                    reason,
+                    kind,
+                } => {
+                    let stats = &mut self.ifaces[iface.0 as usize].stats;
+                    match kind {
+                        DropKind::Queue => stats.drops_queue += 1,
+                        DropKind::Aqm => stats.drops_aqm += 1,
+                        DropKind::Loss => stats.drops_loss += 1,
+                    }
+                    self.drop_packet(now, iface, p, reason);
+                }
+                Action::QueueChanged { iface } => self.trace_queue(now, iface),
+                Action::LinkDown(node) => self.link_event(now, node, false),
+                Action::BssLoad(node, load) => self.bss_load(now, node, load),
+                Action::LinkUp(node) => self.link_back(now, node),
+                Action::Reroute => {
+                    self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
+                }
+            }
+        }
+        self.actions.truncate(start);
+    }
+
+    /// Calls flow `f`'s transport and carries out the commands it gave, in order.
+    pub(super) fn transport_call(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>),
+    ) {
+        self.transport_call_with(now, f, |t, io, _| call(t, io));
+    }
+
+    /// [`World::transport_call`], the call given the packet pool too (to read a packet
+    /// where it lies and free it before the transport's commands are carried out).
+    pub(super) fn transport_call_with(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn Transport, &mut Io<'_>, &mut PacketPool),
+    ) {
+        let start = self.cmds.len();
+        let flow = &mut self.flows[f.0 as usize];
+        let mut io = Io {
+            cmds: &mut self.cmds,
+            traces: &mut self.traces,
+            flow: &flow.name,
+            small_queues: flow.queues.rooms(),
+        };
+        call(flow.transport.as_mut(), &mut io, &mut self.pool);
+        self.obey(now, f, start);
+    }
+
+    /// Carries out, in order, the commands flow `f`'s transport pushed on the command stack
+    /// from `start`, then pops them (each is taken out, a spent [`Cmd::Tick`] left in its
+    /// place). A command that calls a device or a transport again pushes that call's answers
+    /// above them and pops those before the next is carried out.
+    pub(super) fn obey(&mut self, now: SimTime, f: FlowId, start: usize) {
+        for i in start..self.cmds.len() {
+            let c = std::mem::replace(&mut self.cmds[i], Cmd::Tick(SimTime::ZERO));
+            match c {
+                // An endpoint on a real node: the kernel's stands in for it (emulation).
+                Cmd::Send { side, .. } | Cmd::Arm { side, .. } | Cmd::WakeAt { side, .. }
+                    if self.boundary.silent(f, side) => {}
+                Cmd::Send { side, key, body } => {
+                    let flow = &mut self.flows[f.0 as usize];
+                    let (from, to) = match side {
+                        Side::Client => (flow.src, flow.dst),
+                        Side::Server => (flow.dst, flow.src),
+                    };
+                    // `via` is on the flow's second line: read for pinned flows only.
+                    let via = match flow.pinned.then(|| &flow.via[..]) {
+                        None => None,
+                        Some([one]) => Some(*one),
+                        Some(many) => many.get(usize::from(key)).copied(),
+                    };
+                    // No memory left for it: the run stops at the next check (`run`).
+                    let Some(p) = self.pool.insert_keyed(f, key, from, to, body) else {
+                        continue;
+                    };
+                    if self.boundary.is_real(to) {
+                        // Tern's TCP to a kernel's: real bytes from here on (emulation).
+                        if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {
+                            self.pool.set_body(p, Body::Raw(bytes));
+                        }
+                    }
+                    // Its sender's Small Queues room, if it counts one: the packet is in its
+                    // first-hop device from here, unless refused there.
+                    let charged = flow.queues.hand_down(key, side, self.pool.get(p).size());
+                    if let Some((up, down)) = via {
+                        let pin = match side {
+                            Side::Client => Pin {
+                                first: Some(up),
+                                last: None,
+                            },
+                            Side::Server => Pin {
+                                first: None,
+                                last: Some(down),
+                            },
+                        };
+                        self.pool.pin(p, pin);
+                    }
+                    if let (false, Some(c)) = (self.forward(now, from, p), charged) {
+                        self.flows[f.0 as usize].queues.refused(c);
+                    }
+                }
+                Cmd::Arm { side, key } => {
+                    if let Some(at) = self.flows[f.0 as usize].transport.arm(now, side, key) {
+                        self.queue.schedule(at, Event::Transport(f, key, side));
+                    }
+                }
+                Cmd::WakeAt { at, side, key } => {
+                    self.queue.schedule(at, Event::Transport(f, key, side))
+                }
+                Cmd::Tick(at) => self.queue.schedule(at, Event::Tick(f)),
+                Cmd::SampleRssi(at) => self.queue.schedule(at, Event::Rssi(f)),
+            }
+        }
+        self.cmds.truncate(start);
+    }
+
+    /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side
+    /// (flows not started yet are left out).
+    fn at_node(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        call: impl Fn(&mut dyn Transport, Side, &mut Io<'_>),
+    ) {
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            if flow.start > now {
+                continue;
+            }
+            let Some(side) = flow.side_at(node) else {
+                continue;
+            };
+            self.transport_call(now, FlowId(f as u32), |t, io| call(t, side, io));
+        }
+    }
+
+    /// Tells the transports with an endpoint on `node` that its link went down or came
+    /// back.
+    pub(super) fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
+        self.at_node(now, node, |t, side, io| t.on_link(now, side, up, io));
+    }
+
+    /// The transports with an endpoint on `node` hear the BSS Load of the AP it joins.
+    pub(super) fn bss_load(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        load: crate::wifi::bss_load::BssLoad,
+    ) {
+        self.at_node(now, node, |t, side, io| t.on_bss_load(now, side, &load, io));
+    }
+
+    /// A host's link is back after a cellular handover or an 802.11 roam: its transports
+    /// hear of it, then of the handover (the cell-id or BSSID change).
+    pub(super) fn link_back(&mut self, now: SimTime, node: NodeId) {
+        self.link_event(now, node, true);
+        for f in 0..self.flows.len() {
+            if self.flows[f].src == node {
+                let id = FlowId(f as u32);
+                self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The packet path: a packet handed to a node is delivered there or sent on by the
+//! interface its route names; arrivals, drops, captures and queue records.
+
+use super::World;
+use crate::emu::EMULATED;
+use crate::engine::SimTime;
+use crate::net::device::{DeviceCx, IfaceId};
+use crate::net::packet::{Body, NodeId, PacketRef, Pin};
+use crate::net::qdisc::OUT_OF_MEMORY;
+use crate::trace::{DropRecord, QueueRecord};
+use crate::transport::Side;
+
+impl World {
+    /// Hands packet `p` to node `at`: delivers it there or sends it on by the interface its
+    /// route names. Returns whether the packet was accepted (not refused at a full queue).
+    pub(super) fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
+        let pkt = self.pool.get(p);
+        if pkt.dst == at {
+            if matches!(pkt.body, Body::Raw(_)) {
+                self.deliver_raw(now, at, p);
+                return true;
+            }
+            let flow = &self.flows[pkt.flow.0 as usize];
+            let side = if pkt.dst == flow.dst {
+                Side::Server
+            } else {
+                Side::Client
+            };
+            self.transport_call_with(now, pkt.flow, |t, io, pool| {
+                // A TCP segment is read where it lies; other bodies are moved out.
+                if let Body::Tcp(seg) = &pool.get(p).body {
+                    t.on_segment(now, side, seg, io);
+                    pool.release(p);
+                } else {
+                    t.on_packet(now, side, pool.take(p).body, io);
+                }
+            });
+            return true;
+        }
+        let i = match pkt.pin {
+            Pin { first: Some(i), .. } if at == pkt.src => Some(i),
+            Pin { last: Some(i), .. } if at == self.ifaces[i.0 as usize].from => Some(i),
+            Pin { last: Some(i), .. } => self.routes.next_hop(at, self.ifaces[i.0 as usize].from),
+            _ => self.routes.next_hop(at, pkt.dst),
+        };
+        let Some(i) = i else {
+            // Flows' routes are checked before the run; a real host may send anywhere.
+            assert!(
+                matches!(pkt.body, Body::Raw(_)),
+                "routes checked before the run"
+            );
+            self.pool.take(p);
+            self.outbox.unroutable += 1;
+            return false;
+        };
+        let (d, port) = {
+            let iface = &self.ifaces[i.0 as usize];
+            (iface.device, iface.port)
+        };
+        let start = self.actions.len();
+        let mut cx = DeviceCx {
+            actions: &mut self.actions,
+            traces: &mut self.traces,
+            pool: &self.pool,
+        };
+        let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
+        self.act(now, d, start);
+        match result {
+            Ok(()) => true,
+            Err(OUT_OF_MEMORY) => {
+                // Not a drop of the scenario's: the run stops at the next check.
+                self.pool.mark_exhausted();
+                self.pool.release(p);
+                false
+            }
+            Err(reason) => {
+                self.ifaces[i.0 as usize].stats.drops_queue += 1;
+                self.drop_packet(now, i, p, reason);
+                false
+            }
+        }
+    }
+
+    /// Delivers packet `p`, a real host's bytes, at node `at`: to the real node, or to the
+    /// Tern endpoint it is a kernel's segment for (emulation).
+    fn deliver_raw(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
+        let pkt = self.pool.take(p);
+        let Body::Raw(bytes) = pkt.body else {
+            unreachable!("a real host's packet")
+        };
+        if pkt.flow == EMULATED || self.boundary.is_real(at) {
+            self.outbox.delivered.push((at, bytes));
+        } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
+            // A kernel's segment for a Tern endpoint (emulation).
+            let side = if at == self.flows[pkt.flow.0 as usize].dst {
+                Side::Server
+            } else {
+                Side::Client
+            };
+            let body = Body::Tcp(seg);
+            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
+        }
+    }
+
+    /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
+    /// acknowledged or dropped there). Its sender's account gives its room back and says
+    /// whether the transport may send more (Linux `tcp_wfree` scheduling `tcp_tsq_handler`
+    /// for a throttled socket).
+    pub(super) fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        let pkt = self.pool.get(p);
+        if pkt.flow == EMULATED || self.ifaces[i.0 as usize].from != pkt.src {
+            return;
+        }
+        let (f, key) = (pkt.flow, pkt.key);
+        let flow = &mut self.flows[f.0 as usize];
+        let side = if pkt.src == flow.src {
+            Side::Client
+        } else {
+            Side::Server
+        };
+        if flow.queues.left_first_hop(key, side, pkt.size()) {
+            self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
+        }
+    }
+
+    pub(super) fn arrive(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        let iface = &self.ifaces[i.0 as usize];
+        let (d, port, to) = (iface.device, iface.port, iface.to);
+        if iface.arrival_loss && self.devices[d.0 as usize].lost_on_arrival(now, port) {
+            self.ifaces[i.0 as usize].stats.drops_loss += 1;
+            self.drop_packet(now, i, p, "loss");
+            return;
+        }
+        self.ifaces[i.0 as usize].stats.delivered_packets += 1;
+        self.forward(now, to, p);
+    }
+
+    pub(super) fn drop_packet(&mut self, now: SimTime, i: IfaceId, p: PacketRef, reason: &str) {
+        let pkt = self.pool.take(p);
+        if self.traces.wants::<DropRecord>() {
+            let iface = &self.ifaces[i.0 as usize];
+            self.traces.record(&DropRecord {
+                time: now,
+                link: &iface.link,
+                direction: iface.dir.as_str(),
+                reason,
+                flow: match self.flows.get(pkt.flow.0 as usize) {
+                    Some(f) => &f.name,
+                    None => "emulated",
+                },
+                uid: pkt.uid,
+                size: pkt.size(),
+            });
+        }
+    }
+
+    /// Writes a packet that starts leaving by interface `i` into its capture.
+    pub(super) fn capture(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+        // Sizes and times were checked when the scenario was loaded, so encoding cannot
+        // fail; a file that cannot be written stops the run at the next progress check.
+        self.captures.write(i.0 as usize, now, self.pool.get(p));
+    }
+
+    pub(super) fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
+        if self.traces.wants::<QueueRecord>() {
+            let iface = &self.ifaces[i.0 as usize];
+            let (packets, bytes) = self.devices[iface.device.0 as usize].queue_len(iface.port);
+            self.traces.record(&QueueRecord {
+                time: now,
+                link: &iface.link,
+                direction: iface.dir.as_str(),
+                packets: packets as u64,
+                bytes,
+            });
+        }
+    }
+}
