@@ -73,6 +73,21 @@ def test_lte_switch_quick_reproduces_the_switch_and_writes_reports(quick):
     assert [r.value for r in again.results] == [r.value for r in rep.results]
 
 
+def test_lte_switch_survey_ratio_is_two_passes_through_the_queue(quick):
+    """TCP's delay just after the survey's loss is the wait for its first delivery after the
+    handover plus one more pass through the UE's FIFO queue, which UDP's delay measures: so
+    TCP over UDP is about 2 whatever the handset's back-off (scenarios/lte-switch/README.md)."""
+    by_id = {r.claim.id: r for r in quick.results}
+    ratio = by_id["tcp-vs-udp-after-loss"]
+    assert ratio.claim.cause == "survey-backoff"
+    assert ratio.value == pytest.approx(2.0, abs=0.25)
+    # A FIFO shared with UDP: TCP's delay = wait + a queue delay that has drained by about
+    # a second since the gap's end (5 % of the sum).
+    assert by_id["survey-tcp-two-queue-passes"].value == pytest.approx(1.0, abs=0.1)
+    variants = by_id["survey-ratio-not-backoff"].outcome
+    assert variants.n >= 1 and variants.k == variants.n
+
+
 def test_lte_switch_quick_agrees_with_the_full_run(quick):
     assert_quick_agrees_with_full(quick)
 

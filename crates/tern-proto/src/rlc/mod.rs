@@ -17,7 +17,7 @@
 //!
 //! Module map: [`pdu`] (formats, TS 25.322 §9.2), [`config`] (parameters,
 //! §9.5 timers and §9.6 protocol parameters), `tx` (segmentation,
-//! polling §9.7.1, retransmission, SDU discard §9.7.3 / MRW §11.6 sender)
+//! polling §9.7.1, retransmission), `discard` (SDU discard §9.7.3, MRW §11.6 sender)
 //! and `rx` (reception, reassembly, STATUS reports §9.7.2, MRW receiver).
 //!
 //! # What is modelled
@@ -60,6 +60,7 @@
 //!   [`Stats::erroneous_status`]) instead of triggering a reset.
 
 pub mod config;
+mod discard;
 pub mod pdu;
 mod rx;
 mod tx;

@@ -9,7 +9,8 @@
 //! [`config`], [`rtt`] (RFC 6298), `recovery` (NewReno vs SACK recovery
 //! strategy; the congestion controllers are in [`crate::cc`]),
 //! `scoreboard` (retransmission queue, RFC 6675 pipe / IsLost), `send` and
-//! `recv` (buffers, reassembly, delayed ACK), `input`, `output`, `timers`
+//! `recv` (buffers, reassembly, delayed ACK), `report` (the [`Event`]s and
+//! [`Stats`] a connection reports), `input`, `output`, `timers`
 //! (the [`Connection`] state machine split by direction), `frto` (RFC 5682
 //! spurious-timeout detection with the RFC 4015 response, off by default:
 //! [`Config::frto`]), `rlci` (response to lower-layer connectivity-change
@@ -29,6 +30,7 @@ mod prr;
 pub mod rate;
 mod recovery;
 mod recv;
+mod report;
 mod rlci;
 pub mod rtt;
 mod scoreboard;
@@ -44,6 +46,7 @@ pub use config::{
     SpuriousRtoResponse,
 };
 pub use recovery::RecoveryKind;
+pub use report::{Event, RetransmitKind, Stats};
 pub use wire::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
 use delack::AckPolicy;
@@ -80,101 +83,6 @@ impl State {
             State::Closed | State::Listen | State::SynSent | State::SynReceived
         )
     }
-}
-
-/// Why a segment was sent again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RetransmitKind {
-    /// Fast retransmit (RFC 5681 §3.2) or NewReno partial ACK (RFC 6582).
-    Fast,
-    /// Retransmission timeout (RFC 6298 §5.4), including SYN retries.
-    Rto,
-    /// Lost per RFC 6675 IsLost() during SACK recovery.
-    SackRecovery,
-    /// Zero-window probe resent by the persist timer (RFC 9293 §3.8.6.1).
-    Probe,
-    /// Speculative retransmission of the oldest unacknowledged segment when
-    /// lower-layer connectivity is restored during retransmission-timer
-    /// back-off ([`Connection::on_connectivity`], [`Config::rlci`];
-    /// draft-schuetz-tcpm-tcp-rlci).
-    Speculative,
-}
-
-/// Trace records, drained with [`Connection::poll_event`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// Effective congestion window (including NewReno inflation), ssthresh or the
-    /// pacing rate (bytes per second, `None` when the connection does not pace) changed.
-    CwndChanged {
-        cwnd: u64,
-        ssthresh: u64,
-        pacing_rate: Option<u64>,
-    },
-    RttUpdated {
-        srtt: SimTime,
-        rttvar: SimTime,
-        rto: SimTime,
-    },
-    Retransmit {
-        kind: RetransmitKind,
-        seq: SeqNum,
-        len: u32,
-    },
-    /// The retransmission timer fired; `backoff` counts consecutive expiries
-    /// and `rto` is the new, backed-off timeout.
-    RtoExpired {
-        backoff: u32,
-        rto: SimTime,
-    },
-    StateChanged(State),
-    /// Fast recovery started; it ends once `recover` is acknowledged.
-    RecoveryStarted {
-        recover: SeqNum,
-    },
-    RecoveryEnded,
-    /// A new zero-window probe was sent.
-    WindowProbe {
-        seq: SeqNum,
-    },
-    /// The connection was reset or gave up after too many retries.
-    Aborted,
-    /// F-RTO (RFC 5682) found the last retransmission timeout spurious; the
-    /// Eifel response (RFC 4015 §2) set the congestion window and ssthresh
-    /// to these values and the sender resumes with new data.
-    SpuriousRto {
-        cwnd: u64,
-        ssthresh: u64,
-    },
-}
-
-/// Counters for reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Stats {
-    // The counters every segment moves first: they share a cache line
-    // ([`Connection`]'s layout).
-    pub segments_sent: u64,
-    pub segments_received: u64,
-    /// Payload bytes sent, retransmissions included.
-    pub bytes_sent: u64,
-    /// Sequence space newly acknowledged by the peer (FIN included).
-    pub bytes_acked: u64,
-    /// Stream bytes received in order.
-    pub bytes_delivered: u64,
-    pub dupacks_received: u64,
-    pub retransmits_fast: u64,
-    pub retransmits_rto: u64,
-    pub retransmits_sack: u64,
-    pub retransmits_probe: u64,
-    /// Speculative retransmissions on restored connectivity
-    /// ([`RetransmitKind::Speculative`]).
-    pub retransmits_speculative: u64,
-    pub rto_expiries: u64,
-    /// Retransmission timeouts that F-RTO (RFC 5682) found spurious.
-    pub spurious_rtos: u64,
-    pub window_probes: u64,
-    /// Segments dropped by PAWS (RFC 7323 §5.3 R1): a TSval older than TS.Recent.
-    pub paws_dropped: u64,
 }
 
 /// One TCP endpoint.
@@ -635,104 +543,4 @@ fn unwrap_offset(base: u64, base_seq: SeqNum, seq: SeqNum) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use super::*;
-    use crate::cc::{
-        AckEvent, AppLimitedEvent, FrtoFallbackEvent, LossEvent, NewReno, RttSample,
-        SpuriousRtoEvent,
-    };
-
-    /// NewReno that also writes down the optional hooks it is given.
-    #[derive(Clone, Debug)]
-    struct Recorder {
-        inner: NewReno,
-        rtts: Arc<Mutex<Vec<SimTime>>>,
-        app_limited: Arc<Mutex<Vec<u64>>>,
-    }
-
-    impl CongestionControl for Recorder {
-        fn cwnd(&self) -> u64 {
-            self.inner.cwnd()
-        }
-        fn ssthresh(&self) -> u64 {
-            self.inner.ssthresh()
-        }
-        fn on_ack(&mut self, ev: &AckEvent) {
-            self.inner.on_ack(ev);
-        }
-        fn on_congestion_event(&mut self, ev: &LossEvent) {
-            self.inner.on_congestion_event(ev);
-        }
-        fn on_rto(&mut self, ev: &LossEvent) {
-            self.inner.on_rto(ev);
-        }
-        fn on_rtt_sample(&mut self, ev: &RttSample) {
-            self.rtts.lock().unwrap().push(ev.rtt);
-        }
-        fn on_app_limited(&mut self, ev: &AppLimitedEvent) {
-            self.app_limited.lock().unwrap().push(ev.in_flight);
-        }
-        fn boxed_clone(&self) -> Box<dyn CongestionControl> {
-            Box::new(self.clone())
-        }
-        fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
-            self.inner.on_spurious_rto(ev);
-        }
-        fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
-            self.inner.on_frto_fallback(ev);
-        }
-
-        fn exit_slow_start(&mut self, now: SimTime) {
-            self.inner.exit_slow_start(now);
-        }
-    }
-
-    fn deliver(from: &mut Connection, to: &mut Connection, now: SimTime) -> usize {
-        let mut n = 0;
-        while let Some(seg) = from.poll_transmit(now) {
-            to.handle_segment(now, &seg);
-            n += 1;
-        }
-        n
-    }
-
-    #[test]
-    fn controller_hears_rtt_samples_and_app_limited_periods() {
-        let cfg = Config {
-            timestamps: false,
-            ..Config::default()
-        };
-        let mut client = Connection::connect(cfg.clone(), 1, SimTime::ZERO);
-        let mut server = Connection::listen(cfg, 2);
-        deliver(&mut client, &mut server, SimTime::ZERO);
-        deliver(&mut server, &mut client, SimTime::ZERO);
-        deliver(&mut client, &mut server, SimTime::ZERO);
-        assert!(client.is_established() && server.is_established());
-
-        let rec = Recorder {
-            inner: NewReno::new(
-                client.smss(),
-                10 * u64::from(client.smss()),
-                crate::cc::CaIncrease::ByteCounting,
-            ),
-            rtts: Arc::default(),
-            app_limited: Arc::default(),
-        };
-        let (rtts, app_limited) = (rec.rtts.clone(), rec.app_limited.clone());
-        client.cc = Box::new(rec);
-
-        // Two segments leave, then the window has room and nothing to send.
-        client.write(2 * u64::from(client.smss()));
-        assert_eq!(deliver(&mut client, &mut server, SimTime::ZERO), 2);
-        let flight = 2 * u64::from(client.smss());
-        assert_eq!(*app_limited.lock().unwrap(), vec![flight]);
-        // The receiver acknowledges both at once (every second segment) 30 ms later.
-        let later = SimTime::from_millis(30);
-        deliver(&mut server, &mut client, later);
-        assert_eq!(*rtts.lock().unwrap(), vec![later]);
-        deliver(&mut client, &mut server, later);
-        assert_eq!(app_limited.lock().unwrap().last(), Some(&0));
-    }
-}
+mod tests;
