@@ -5,12 +5,14 @@
 //! own folder: its table, checks and summary detail (`spec.rs`, implementing
 //! [`LinkTable`](crate::scenario::LinkTable)), its model, and its [`Technology`]
 //! implementation, which builds the device and checks the table against the model. From
-//! the list the scenario side gets its link types ([`crate::scenario::LinkSpec`]) and this
-//! module its dispatch ([`build`], [`check_models`]): nothing else matches on technologies.
+//! the list the scenario side gets its link types ([`crate::scenario::LinkSpec`]) and the
+//! world its dispatch (`world::build::links`: `check_models`, `build`, made by
+//! [`link_dispatch!`](crate::link_dispatch)): nothing else matches on technologies. This
+//! module is below the technologies (they import it); the dispatch is above them.
 //!
-//! Call order, per link, when a world is built: [`check_models`] (with the scenario's
-//! checks, before any run), then [`build`], whose [`Build::starts`] the world queues in
-//! order after the link's own scheduled changes.
+//! Call order, per link: [`LinkTable::check`] and [`Technology::check_models`] when the
+//! scenario is loaded, before any run; [`Technology::build`] when the world is built, whose
+//! [`Build::starts`] the world queues in order after the link's own scheduled changes.
 
 pub mod p2p;
 
@@ -19,7 +21,7 @@ use crate::net::device::{Device, IfaceId};
 use crate::net::packet::NodeId;
 use crate::radio::mobility::Mobility;
 use crate::scenario::units::DataRate;
-use crate::scenario::{LinkCheck, LinkSpec, LinkTable, LinkTech, ScenarioError};
+use crate::scenario::{LinkCheck, LinkSpec, LinkTable, ScenarioError};
 
 /// The link technologies with a table of their own in `[[links]]`, one line each:
 /// `Variant(key) in module`. The table `key = { … }` makes a link `LinkTech::Variant`, and
@@ -98,19 +100,33 @@ macro_rules! link_module {
     ($($other:tt)*) => {};
 }
 
-/// The dispatch over the list of technologies.
+/// Declares the modules of the technologies that live under `link/`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! link_modules {
+    ( {} $( $(#[doc = $vd:literal])* $v:ident($key:ident) in $($m:ident)::+ , )* ) => {
+        $( $crate::link_module!($($m)::+); )*
+    };
+}
+
+crate::with_links! { link_modules {} }
+
+/// The dispatch over the list of technologies: `check_models` and `build`, expanded where
+/// the world is built (above every technology, as a registry is).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! link_dispatch {
     ( {} $( $(#[doc = $vd:literal])* $v:ident($key:ident) in $($m:ident)::+ , )* ) => {
-        $( $crate::link_module!($($m)::+); )*
-
-        /// The checks of `link`'s technology that need its model (link `cx`).
-        pub(crate) fn check_models(link: &LinkSpec, cx: &LinkCheck<'_, '_>) -> Result<(), ScenarioError> {
+        /// The checks of `link`'s technology that need its model.
+        pub(crate) fn check_models(
+            link: &$crate::scenario::LinkSpec,
+            cx: &$crate::scenario::LinkCheck<'_, '_>,
+        ) -> Result<(), $crate::scenario::ScenarioError> {
+            use $crate::link::Technology;
             match &link.tech {
-                LinkTech::P2p => Ok(()),
+                $crate::scenario::LinkTech::P2p => Ok(()),
                 $(
-                    LinkTech::$v(spec) => {
+                    $crate::scenario::LinkTech::$v(spec) => {
                         <$crate::$($m)::+::$v as Technology>::check_models(link, spec, cx)
                     }
                 )*
@@ -118,13 +134,21 @@ macro_rules! link_dispatch {
         }
 
         /// The device of `link`.
-        pub(crate) fn build(link: &LinkSpec, cx: &mut Build<'_>) -> Box<dyn Device> {
+        pub(crate) fn build(
+            link: &$crate::scenario::LinkSpec,
+            cx: &mut $crate::link::Build<'_>,
+        ) -> Box<dyn $crate::net::device::Device> {
+            use $crate::link::{p2p, Technology};
             match &link.tech {
-                LinkTech::P2p => Box::new(p2p::point_to_point(link, cx, |_| p2p::Extras::default())),
-                $( LinkTech::$v(spec) => <$crate::$($m)::+::$v as Technology>::build(link, spec, cx), )*
+                $crate::scenario::LinkTech::P2p => {
+                    Box::new(p2p::point_to_point(link, cx, |_| p2p::Extras::default()))
+                }
+                $(
+                    $crate::scenario::LinkTech::$v(spec) => {
+                        <$crate::$($m)::+::$v as Technology>::build(link, spec, cx)
+                    }
+                )*
             }
         }
     };
 }
-
-crate::with_links! { link_dispatch {} }

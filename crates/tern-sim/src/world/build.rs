@@ -7,6 +7,12 @@ use super::{Change, Event, Flow, World};
 use crate::app::{MessageSource, SendSchedule, SourceKind};
 use crate::engine::{EventQueue, SimTime};
 use crate::link::{self, p2p, Start};
+
+/// The link technologies' dispatch, made from their list (`crate::with_links`): the one
+/// place that maps a link's technology to its checks and its device.
+pub(crate) mod links {
+    crate::with_links! { link_dispatch {} }
+}
 use crate::net::device::{Action, DevId, Device, Dir, Iface, IfaceId, IfaceStats};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
@@ -136,7 +142,7 @@ impl World {
                 mobility: &|name| node_mobility(s, name),
                 starts: Vec::new(),
             };
-            devices.push(link::build(link, &mut cx));
+            devices.push(links::build(link, &mut cx));
             for start in cx.starts {
                 match start {
                     Start::Change {

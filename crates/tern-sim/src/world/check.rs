@@ -1,6 +1,6 @@
 //! The checks of a scenario that need the models: routes between every flow's ends (with
 //! each roaming station in any of its BSSs), sizes that fit the path MTU, node movements,
-//! 802.11 rates and MCSs, and each link technology's model checks (`link::check_models`). They run after the
+//! 802.11 rates and MCSs, and each link technology's model checks (`build::links`). They run after the
 //! scenario's own checks (`scenario::validate`) and before any run starts; errors name the
 //! file, line and key like those.
 
@@ -44,7 +44,7 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 return Err(src.error(&link_path(i, path), e.to_string()));
             }
         }
-        crate::link::check_models(link, &LinkCheck::new(src, s, i))?;
+        super::build::links::check_models(link, &LinkCheck::new(src, s, i))?;
     }
     for (i, w) in s.wifi.iter().enumerate() {
         if let Some(r) = w.rate {
