@@ -14,6 +14,7 @@ QUIC = EXAMPLES / "p2p-quic.toml"
 DCCP = EXAMPLES / "p2p-dccp.toml"
 ROAMING = EXAMPLES / "wifi-roaming.toml"
 WALK = ROOT / "scenarios" / "mpquic-rssi" / "walk.toml"
+LTE = ROOT / "scenarios" / "lte-switch" / "effect.toml"
 
 CASES = [
     # RFC 9000 §4.1: nothing may be sent beyond a window of 0 B.
@@ -52,6 +53,8 @@ CASES = [
     (ROAMING, {"roaming.handover.to": "bss1"}, "roaming.handover.to", 'in "bss1" already'),
     # A hysteresis (an RSSI trigger's key) next to a schedule: that key is named.
     (ROAMING, {"roaming.handover.hysteresis": 3.0}, "roaming.handover.hysteresis", "not both"),
+    # A link is one technology: a W-CDMA bearer's table beside an LTE cell's is named.
+    (LTE, {"links.radio.rlc": {}}, "links.radio.rlc", "`cell` and `rlc`"),
 ]
 
 

@@ -15,6 +15,7 @@ pub mod cellular;
 pub mod emu;
 pub mod engine;
 pub mod heap;
+pub mod link;
 pub mod mech;
 pub mod net;
 pub mod radio;

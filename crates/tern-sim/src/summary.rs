@@ -244,23 +244,9 @@ pub struct ChannelSummary {
     /// Fraction of the run the transmitter was busy (an upper bound when the
     /// rate changed during the run; not meaningful on an RLC bearer).
     pub utilization: f64,
-    /// The sending RLC entity's counters (W-CDMA bearers).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rlc: Option<RlcSummary>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct RlcSummary {
-    /// AMD and STATUS PDUs sent on this direction's radio.
-    pub pdus_sent: u64,
-    /// Of those, lost on the radio.
-    pub pdus_lost: u64,
-    pub pdus_retransmitted: u64,
-    pub status_pdus_sent: u64,
-    pub polls_sent: u64,
-    /// SDUs dropped after MaxDAT.
-    pub sdus_discarded: u64,
-    pub max_buffer_bytes: u64,
+    /// What the link's technology adds (a W-CDMA bearer's `rlc`), under its table's key.
+    #[serde(flatten)]
+    pub detail: Option<crate::scenario::LinkDetail>,
 }
 
 /// Up to this many link directions (links and 802.11 associations, each two), every one is

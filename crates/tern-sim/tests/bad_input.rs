@@ -84,6 +84,23 @@ fn rlc_errors_name_the_rlc_key_and_the_value() {
 }
 
 #[test]
+fn a_link_of_two_technologies_is_refused_at_the_second_table() {
+    let text = common::p2p("384kbps", "10ms", QUEUE, "1s", "").replace(
+        "[[links]]\nname = \"l\"",
+        "[[links]]\nname = \"l\"\ncell = {}\nrlc = {}",
+    );
+    let err = tern_sim::load("s.toml", &text, &[], None).expect_err("cell and rlc");
+    assert_eq!(err.key, "links[0].rlc");
+    // The line of the second table, counted in the text itself.
+    let line = text.lines().position(|l| l == "rlc = {}").unwrap() + 1;
+    let tern_sim::scenario::Origin::File { line: at, .. } = &err.origin else {
+        panic!("expected an error in the file, got {err}")
+    };
+    assert_eq!(*at, Some(line), "{err}");
+    assert!(err.message.contains("`cell` and `rlc`"), "{err}");
+}
+
+#[test]
 fn positions_are_shown_as_coordinates() {
     let text = common::p2p("10Mbps", "1ms", QUEUE, "1s", "").replace(
         "[[nodes]]\nname = \"a\"",

@@ -311,7 +311,7 @@ fn rlc_bearer_carries_its_payload_rate_less_length_indicators() {
         (n - expected).abs() <= 1.0,
         "{n} SDUs delivered in 10 s, expected {expected}"
     );
-    let rlc = out.summary.links["radio"]["reverse"].rlc.as_ref().unwrap();
+    let rlc = reverse_rlc(&out);
     assert_eq!((rlc.pdus_lost, rlc.pdus_retransmitted), (0, 0));
 }
 
@@ -329,11 +329,19 @@ fn rlc_hides_pdu_loss_as_delay_and_delivers_in_order() {
     // None dropped: the only messages not delivered are those still on their way at the end.
     assert_eq!(f.messages_lost, f.messages_in_flight);
     assert!(f.messages_in_flight <= 1);
-    let rlc = out.summary.links["radio"]["reverse"].rlc.as_ref().unwrap();
+    let rlc = reverse_rlc(&out);
     assert!(rlc.pdus_lost > 0 && rlc.pdus_retransmitted >= rlc.pdus_lost / 2);
     // Loss shows as delay: the worst SDU waited for at least one STATUS round.
     let d = f.delay_s.as_ref().unwrap();
     assert!(d.max > d.min + 0.05, "{d:?}");
+}
+
+/// The RLC counters of the bearer's reverse direction (RNC to UE) in a `wcdma` run.
+fn reverse_rlc(out: &tern_sim::RunOutput) -> &tern_sim::cellular::wcdma::RlcSummary {
+    match &out.summary.links["radio"]["reverse"].detail {
+        Some(tern_sim::scenario::LinkDetail::rlc(rlc)) => rlc,
+        other => panic!("expected the RLC's counters, got {other:?}"),
+    }
 }
 
 /// SDUs of a `wcdma` run that reached the UE in [5 s, 15 s).

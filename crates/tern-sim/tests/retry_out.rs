@@ -199,3 +199,21 @@ fn a_disabled_index_is_the_standard_receiver() {
     assert_eq!(json(&off), json(&none));
     assert_eq!(off.tables, none.tables);
 }
+
+/// The scenario's defaults are the model's values from the papers (written twice so that the
+/// scenario layer imports no model): the retry-out weight and table, and TGn's speed.
+#[test]
+fn the_scenarios_defaults_are_the_models_paper_values() {
+    use tern_sim::scenario::{FadingSpec, RetryOutSpec};
+    use tern_sim::wifi::retry_out::{PAPER_TABLE, PAPER_WEIGHT};
+    let spec: RetryOutSpec = serde_json::from_str("{}").unwrap();
+    assert_eq!(spec.weight, PAPER_WEIGHT);
+    let table: Vec<(u64, u32)> = spec.table.iter().map(|s| (s.below.0, s.index)).collect();
+    let paper: Vec<(u64, u32)> = PAPER_TABLE.iter().map(|s| (s.below_bps, s.index)).collect();
+    assert_eq!(table, paper);
+    let fading: FadingSpec = serde_json::from_str("{}").unwrap();
+    assert_eq!(
+        fading.environment_speed,
+        tern_sim::radio::fading::TGN_ENVIRONMENT_SPEED
+    );
+}

@@ -77,17 +77,18 @@ pub(crate) fn plain_words(message: &str) -> String {
 /// The key of `table` a deserializer's `message` is about, when the message names a value
 /// but no key: a table of one of several kinds (`transport = { kind = "tcp", cc = "bbr" }`)
 /// is read whole, so its errors point at the table. The key is the one holding the value
-/// the message quotes (`unknown variant `bbr``, `got "10 parsecs"`), or the unknown field
-/// it names; none when no single key fits.
+/// the message quotes (`unknown variant `bbr``, `got "10 parsecs"`), or the unknown or
+/// conflicting field it names (a link with two technologies' tables); none when no single key fits.
 pub(crate) fn culprit(message: &str, table: &toml::Table) -> Option<String> {
     let quoted = |open: &str, close: char| {
         let start = message.find(open)? + open.len();
         let len = message[start..].find(close)?;
         Some(message[start..start + len].to_owned())
     };
-    if let Some(field) = message
-        .strip_prefix("unknown field `")
-        .and_then(|_| quoted("unknown field `", '`'))
+    if let Some(field) = ["unknown field `", "conflicting field `"]
+        .iter()
+        .find(|p| message.starts_with(*p))
+        .and_then(|p| quoted(p, '`'))
     {
         return table.contains_key(&field).then_some(field);
     }

@@ -20,6 +20,7 @@ pub use quic::{
     QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
 };
 pub use schema::*;
+pub use validate::MAX_REAL_NODES;
 
 use toml_edit::{ImDocument, Item, Value};
 

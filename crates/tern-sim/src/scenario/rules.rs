@@ -2,7 +2,7 @@
 //! names, probabilities, queues.
 
 use super::units::QueueLimit;
-use super::{PathSeg, QueueSpec, ScenarioError, Source};
+use super::{LossSpec, PathSeg, QueueSpec, Scenario, ScenarioError, Source};
 
 pub(crate) fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_owned())
@@ -55,4 +55,47 @@ pub(crate) fn check_queue(
         }
     }
     Ok(())
+}
+
+/// A loss model (at `path`): probabilities in [0, 1], outages of some length, the nodes a
+/// distance model names.
+pub(crate) fn check_loss(
+    s: &Scenario,
+    src: &Source,
+    path: Vec<PathSeg>,
+    loss: &LossSpec,
+) -> Result<(), ScenarioError> {
+    match loss {
+        LossSpec::Bernoulli { p, .. } => check_probability(src, path, *p),
+        LossSpec::GilbertElliott {
+            good_to_bad,
+            bad_to_good,
+            loss_good,
+            loss_bad,
+            ..
+        } => {
+            for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
+                check_probability(src, path.clone(), *p)?;
+            }
+            Ok(())
+        }
+        LossSpec::Outage { windows, .. } => {
+            if let Some(w) = windows.iter().position(|w| w.length.0.as_nanos() == 0) {
+                let mut p = path;
+                p.extend([key("windows"), PathSeg::Index(w), key("for")]);
+                return Err(src.error(&p, "expected an outage length above zero"));
+            }
+            Ok(())
+        }
+        LossSpec::MininetWifiDistance { station, ap, .. } => {
+            for (field, name) in [("station", station), ("ap", ap)] {
+                if !s.nodes.iter().any(|n| &n.name == name) {
+                    let mut p = path.clone();
+                    p.push(key(field));
+                    return Err(src.error(&p, format!("no node named {name:?}")));
+                }
+            }
+            Ok(())
+        }
+    }
 }

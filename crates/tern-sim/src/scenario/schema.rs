@@ -3,7 +3,7 @@
 //!
 //! Defaults that stand for a tool or a standard say so beside the field.
 
-mod defaults;
+pub(crate) mod defaults;
 mod flow;
 mod link;
 mod tfrc;

@@ -3,10 +3,10 @@
 //! MTUs, the RLC's and the radios' own checks) is checked by `world::check`; both run
 //! before a run starts.
 
-use super::rules::{at, check_probability, check_queue, duplicate, key, link_path};
+use super::rules::{at, check_loss, check_queue, duplicate, key, link_path};
 use super::{
-    AppSpec, CaIncreaseSpec, CcSpec, CellSpec, InitialWindowSpec, LinkSpec, LossFlightSpec,
-    LossSpec, PathSeg, RecordKind, RlcSpec, Scenario, ScenarioError, Source, TcpSpec,
+    AppSpec, CaIncreaseSpec, CcSpec, InitialWindowSpec, LinkCheck, LinkSpec, LinkTech,
+    LossFlightSpec, PathSeg, RecordKind, Scenario, ScenarioError, Source, TcpSpec,
 };
 
 /// Most paths of a multipath QUIC flow: one per interface of a host, and few hosts have more.
@@ -115,12 +115,6 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 "expected a rate above zero (or a `trace` for each direction)",
             ));
         }
-        if (link.trace.is_some() || link.trace_of(true).is_some()) && link.rlc.is_some() {
-            return Err(src.error(
-                &at("links", i, "trace"),
-                "a W-CDMA bearer (rlc) is timed by its TTIs, not by a trace",
-            ));
-        }
         if link.mtu.0 < 68 || link.mtu.0 > 65535 {
             // RFC 791: every IPv4 module must forward 68-octet datagrams, and
             // the total-length field has 16 bits.
@@ -130,12 +124,6 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             return Err(src.error(
                 &at("links", i, "framing"),
                 "expected at most the link's mtu (a link-layer header, e.g. 2B for PPP)",
-            ));
-        }
-        if link.framing.0 > 0 && link.rlc.is_some() {
-            return Err(src.error(
-                &at("links", i, "framing"),
-                "a W-CDMA bearer times RLC PDUs (rlc.pdu_size), not framed packets",
             ));
         }
         check_queue(src, at("links", i, "queue"), &link.queue)?;
@@ -148,15 +136,10 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 check_queue(src, path("queue"), q)?;
             }
         }
-        if let Some(cell) = &link.cell {
-            check_cell(src, i, cell)?;
-        }
         if let Some(loss) = &link.loss {
             check_loss(s, src, at("links", i, "loss"), loss)?;
         }
-        if let Some(rlc) = &link.rlc {
-            check_rlc(s, src, i, link, rlc)?;
-        }
+        link.tech.check(link, &LinkCheck::new(src, s, i))?;
         for (j, change) in link.schedule.iter().enumerate() {
             let mut p = at("links", i, "schedule");
             p.push(PathSeg::Index(j));
@@ -198,152 +181,6 @@ pub(super) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
         }
     }
     check_flows(s, src)
-}
-
-fn check_loss(
-    s: &Scenario,
-    src: &Source,
-    path: Vec<PathSeg>,
-    loss: &LossSpec,
-) -> Result<(), ScenarioError> {
-    match loss {
-        LossSpec::Bernoulli { p, .. } => check_probability(src, path, *p),
-        LossSpec::GilbertElliott {
-            good_to_bad,
-            bad_to_good,
-            loss_good,
-            loss_bad,
-            ..
-        } => {
-            for p in [good_to_bad, bad_to_good, loss_good, loss_bad] {
-                check_probability(src, path.clone(), *p)?;
-            }
-            Ok(())
-        }
-        LossSpec::Outage { windows, .. } => {
-            if let Some(w) = windows.iter().position(|w| w.length.0.as_nanos() == 0) {
-                let mut p = path;
-                p.extend([key("windows"), PathSeg::Index(w), key("for")]);
-                return Err(src.error(&p, "expected an outage length above zero"));
-            }
-            Ok(())
-        }
-        LossSpec::MininetWifiDistance { station, ap, .. } => {
-            for (field, name) in [("station", station), ("ap", ap)] {
-                if !s.nodes.iter().any(|n| &n.name == name) {
-                    let mut p = path.clone();
-                    p.push(key(field));
-                    return Err(src.error(&p, format!("no node named {name:?}")));
-                }
-            }
-            Ok(())
-        }
-    }
-}
-
-/// The path of a key inside `links[i]`.
-fn check_rlc(
-    s: &Scenario,
-    src: &Source,
-    i: usize,
-    link: &LinkSpec,
-    rlc: &RlcSpec,
-) -> Result<(), ScenarioError> {
-    let sub = |k: &str| link_path(i, &[key("rlc"), key(k)]);
-    if link.cell.is_some() {
-        return Err(src.error(
-            &link_path(i, &[key("rlc")]),
-            "a link is either an LTE cell (cell) or a W-CDMA bearer (rlc), not both",
-        ));
-    }
-    if link.loss.is_some() {
-        return Err(src.error(
-            &link_path(i, &[key("loss")]),
-            "an RLC bearer loses PDUs, not packets: put the loss model in rlc.pdu_loss",
-        ));
-    }
-    if rlc.tti.0.as_nanos() == 0 {
-        return Err(src.error(&sub("tti"), "expected a TTI above zero"));
-    }
-    if let Some(loss) = rlc.pdu_loss.as_ref() {
-        if matches!(
-            loss,
-            LossSpec::Outage { .. } | LossSpec::MininetWifiDistance { .. }
-        ) {
-            return Err(src.error(
-                &sub("pdu_loss"),
-                "expected a PDU error model: bernoulli or gilbert-elliott",
-            ));
-        }
-        check_loss(s, src, sub("pdu_loss"), loss)?;
-    }
-    // The values TS 25.331 §10.3.4.4 ("Polling info") can signal.
-    if ![0, 1, 4, 16, 64].contains(&rlc.poll_sdu) {
-        return Err(src.error(
-            &sub("poll_sdu"),
-            "expected 1, 4, 16 or 64 SDUs (TS 25.331 §10.3.4.4), or 0 (not configured)",
-        ));
-    }
-    if rlc
-        .poll_window
-        .is_some_and(|w| ![50, 60, 70, 80, 85, 90, 95, 99].contains(&w))
-    {
-        return Err(src.error(
-            &sub("poll_window"),
-            "expected 50, 60, 70, 80, 85, 90, 95 or 99 percent (TS 25.331 §10.3.4.4)",
-        ));
-    }
-    // The scenario's `window` sets both RLC windows; name it as the file does.
-    if !(1..=2046).contains(&rlc.window) {
-        return Err(src.error(&sub("window"), "expected 1 to 2046 PDUs (TS 25.322 §9.6)"));
-    }
-    Ok(())
-}
-
-fn check_cell(src: &Source, i: usize, cell: &CellSpec) -> Result<(), ScenarioError> {
-    let sub = |segs: &[PathSeg]| link_path(i, &[&[key("cell")], segs].concat());
-    if let Some(t) = &cell.train {
-        if t.every.0.as_nanos() == 0 {
-            return Err(src.error(
-                &sub(&[key("train"), key("every")]),
-                "expected a handover interval above zero",
-            ));
-        }
-        for (name, bearer) in [("uplink", &t.uplink), ("downlink", &t.downlink)] {
-            if bearer
-                .as_ref()
-                .is_some_and(|b| b.rate.is_some_and(|r| r.0 == 0))
-            {
-                return Err(src.error(
-                    &sub(&[key("train"), key(name), key("rate")]),
-                    "expected a rate above zero",
-                ));
-            }
-        }
-    }
-    for (j, h) in cell.handovers.iter().enumerate() {
-        if h.burst_loss.0 > h.at.0 {
-            return Err(src.error(
-                &sub(&[key("handovers"), PathSeg::Index(j), key("burst_loss")]),
-                format!(
-                    "the burst-loss period would start before 0 s (handover at {})",
-                    h.at.0
-                ),
-            ));
-        }
-        for (name, bearer) in [("uplink", &h.uplink), ("downlink", &h.downlink)] {
-            if bearer
-                .as_ref()
-                .is_some_and(|b| b.rate.is_some_and(|r| r.0 == 0))
-            {
-                return Err(src.error(
-                    &sub(&[key("handovers"), PathSeg::Index(j), key(name), key("rate")]),
-                    "expected a rate above zero",
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The longest name of a node, link, BSS, flow or roam.
@@ -481,7 +318,7 @@ fn check_flows(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
             let ue = s
                 .links
                 .iter()
-                .any(|l| l.cell.is_some() && l.ends[0] == f.from);
+                .any(|l| matches!(l.tech, LinkTech::Lte(_)) && l.ends[0] == f.from);
             let roams = s.roaming.iter().any(|r| r.station == f.from);
             if !(ue || roams) {
                 return Err(src.error(
@@ -621,8 +458,14 @@ fn check_tcp(spec: &TcpSpec, src: &Source, base: Vec<PathSeg>) -> Result<(), Sce
 /// The largest `tsq_truesize` accepted: a 64 KiB packet's buffer and its `sk_buff`.
 const MAX_TSQ_TRUESIZE: u64 = 128 * 1024;
 
+/// Real nodes take the first this many indices: a real node's address is host number
+/// index + 1 of 198.18.0.0/15 (RFC 2544 §C.2.2), of which 1 to 2^17 − 2 are hosts (all zeros
+/// and all ones excluded, RFC 1122 §3.2.1.3). Emulation gives the addresses
+/// (`emu::real_addr`; `world::check` asserts that its limit is this one).
+pub const MAX_REAL_NODES: usize = (1 << 17) - 2;
+
 /// Emulation's fields: commands only on real nodes, and real nodes within the addresses of
-/// 198.18.0.0/15 (node index + 1, see `emu::real_addr`).
+/// 198.18.0.0/15 (node index + 1).
 fn check_real(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
     for (i, n) in s.nodes.iter().enumerate() {
         if !n.commands.is_empty() && !n.real {
@@ -631,13 +474,13 @@ fn check_real(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 "commands run only on a real node: add real = true",
             ));
         }
-        if n.real && i + 1 > crate::emu::MAX_REAL_INDEX {
+        if n.real && i + 1 > MAX_REAL_NODES {
             return Err(src.error(
                 &at("nodes", i, "real"),
                 format!(
                     "a real node must be among the first {} nodes (its address is in \
                      198.18.0.0/15)",
-                    crate::emu::MAX_REAL_INDEX
+                    MAX_REAL_NODES
                 ),
             ));
         }

@@ -1,88 +1,26 @@
-//! Building the world of a checked scenario: interfaces and the devices behind them, the
-//! flows' transports, and the first events.
+//! Building the world of a checked scenario: interfaces and the devices behind them (each
+//! link's by its technology, `crate::link`), the flows' transports, and the first events.
 
 use super::registry;
 use super::topology::{self, Nodes, WIFI_MTU};
 use super::{Change, Event, Flow, World};
 use crate::app::{MessageSource, SendSchedule, SourceKind};
-use crate::cellular::lte::{Handover, LteCell};
-use crate::cellular::wcdma::WcdmaBearer;
-use crate::engine::{EventQueue, RngStream, SimTime};
+use crate::engine::{EventQueue, SimTime};
+use crate::link::{self, p2p, Start};
+
+/// The link technologies' dispatch, made from their list (`crate::with_links`): the one
+/// place that maps a link's technology to its checks and its device.
+pub(crate) mod links {
+    crate::with_links! { link_dispatch {} }
+}
 use crate::net::device::{Action, DevId, Device, Dir, Iface, IfaceId, IfaceStats};
-use crate::net::loss::LossModel;
-use crate::net::p2p::{PointToPoint, Transmitter};
 use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
-use crate::net::service::ServiceRate;
 use crate::radio::mobility::{Mobility, Position};
-use crate::scenario::units::DataRate;
-use crate::scenario::{AppSpec, CellSpec, Direction, LinkSpec, RecordKind, Scenario};
+use crate::scenario::{AppSpec, RecordKind, Scenario};
 use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
-use crate::tracelink::service::TraceService;
 use crate::transport::small_queues::HostQueues;
 use crate::wifi::device::{WifiDevice, WifiSetup};
-
-/// One direction of a point-to-point link: its transmitter with its queue and loss models
-/// (the link's own and, on an LTE cell, the handovers' burst-loss windows). `s` gives the
-/// nodes' paths a distance loss model follows.
-fn transmitter(s: &Scenario, link: &LinkSpec, dir: Dir, seed: u64, end: SimTime) -> Transmitter {
-    let covers = |d: Direction| match dir {
-        Dir::Forward => d.covers_forward(),
-        Dir::Reverse => d.covers_reverse(),
-    };
-    let mut loss: Vec<LossModel> = link
-        .loss
-        .iter()
-        .filter(|l| covers(l.direction()))
-        .map(|l| {
-            let rng = RngStream::new(seed, &format!("link/{}/{}/loss", link.name, dir.as_str()));
-            LossModel::from_spec(l, rng, &|name| node_mobility(s, name))
-        })
-        .collect();
-    if let Some(cell) = &link.cell {
-        let windows: Vec<_> = cell
-            .all_handovers(end)
-            .iter()
-            .filter(|h| covers(h.loss_direction))
-            .map(|h| (h.at.0.saturating_sub(h.burst_loss.0), h.at.0))
-            .collect();
-        if !windows.is_empty() {
-            loss.push(LossModel::Outage { windows });
-        }
-    }
-    let reverse = link.reverse.as_ref().filter(|_| dir == Dir::Reverse);
-    let rate = reverse.and_then(|r| r.rate).unwrap_or(link.rate);
-    let delay = reverse.and_then(|r| r.delay).unwrap_or(link.delay);
-    let queue = reverse
-        .and_then(|r| r.queue.as_ref())
-        .unwrap_or(&link.queue);
-    let tx = Transmitter::new(
-        rate,
-        delay.0,
-        Qdisc::from_spec(queue, link.mtu.0 as u32),
-        loss,
-    )
-    .with_framing(link.framing.0 as u32);
-    if let Some(spec) = link.trace_of(dir == Dir::Reverse) {
-        let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
-        let trace = crate::tracelink::build(spec, seed, &stream)
-            .expect("a trace is checked when the scenario is loaded");
-        return tx.with_trace(TraceService::new(std::sync::Arc::new(trace)));
-    }
-    match &link.cell {
-        Some(cell) => tx.with_service(granted_rate(link, cell, dir, rate, end)),
-        None => tx,
-    }
-}
-
-/// The mean rate of a traced direction's delivery opportunities (what its utilisation is
-/// counted against), `None` for a direction without a trace.
-fn traced_rate(link: &LinkSpec, dir: Dir, seed: u64) -> Option<DataRate> {
-    let spec = link.trace_of(dir == Dir::Reverse)?;
-    let stream = format!("link/{}/{}/trace", link.name, dir.as_str());
-    let trace = crate::tracelink::build(spec, seed, &stream).ok()?;
-    Some(DataRate(trace.mean_rate()))
-}
 
 /// Where node `name` is over time (validation checked that it exists and moves validly).
 fn node_mobility(s: &Scenario, name: &str) -> Mobility {
@@ -91,35 +29,6 @@ fn node_mobility(s: &Scenario, name: &str) -> Mobility {
         .find(|n| n.name == name)
         .and_then(|n| crate::wifi::build::mobility(n).ok())
         .unwrap_or(Mobility::Static(Position::new(0.0, 0.0, 0.0)))
-}
-
-/// The rate an LTE cell's scheduler grants one direction of the bearer over time: the
-/// link's rate, its scheduled changes of that direction, and each target cell's bearer rate
-/// from its handover's completion (uplink forward, downlink reverse). See
-/// [`ServiceRate`]: a change applies to the rest of the packet being sent.
-fn granted_rate(
-    link: &LinkSpec,
-    cell: &CellSpec,
-    dir: Dir,
-    initial: DataRate,
-    end: SimTime,
-) -> ServiceRate {
-    let forward = dir == Dir::Forward;
-    let scheduled = link
-        .schedule
-        .iter()
-        .filter(|c| match dir {
-            Dir::Forward => c.direction.covers_forward(),
-            Dir::Reverse => c.direction.covers_reverse(),
-        })
-        .filter_map(|c| Some((c.at.0, c.rate?)));
-    let handovers = cell.all_handovers(end).into_iter().filter_map(|h| {
-        let bearer = if forward { h.uplink } else { h.downlink };
-        Some((h.at.0, bearer?.rate?))
-    });
-    // Scheduled changes first, then handovers: at one instant the target cell's rate wins,
-    // as the world applies the link's changes before the handovers' (build order).
-    ServiceRate::new(initial, scheduled.chain(handovers).collect::<Vec<_>>())
 }
 
 /// The application's name and message source (every app but bulk and file has one).
@@ -181,43 +90,20 @@ impl World {
             let dev = DevId(devices.len() as u32);
             let first = IfaceId(2 * i as u32);
             for (port, dir) in [Dir::Forward, Dir::Reverse].into_iter().enumerate() {
-                let reverse = link.reverse.as_ref().filter(|_| dir == Dir::Reverse);
                 ifaces.push(Iface {
                     link: link.name.clone(),
                     dir,
                     from: ends[2 * i + port].0,
                     to: ends[2 * i + port].1,
                     mtu: link.mtu.0 as u32,
-                    rate: traced_rate(link, dir, seed)
-                        .unwrap_or_else(|| reverse.and_then(|r| r.rate).unwrap_or(link.rate)),
+                    rate: p2p::traced_rate(link, dir, seed)
+                        .unwrap_or_else(|| link.rate_of(dir == Dir::Reverse)),
                     device: dev,
                     port: port as u32,
                     arrival_loss: false,
                     stats: IfaceStats::default(),
                 });
             }
-            let p2p = || {
-                PointToPoint::new(
-                    first,
-                    transmitter(s, link, Dir::Forward, seed, end),
-                    transmitter(s, link, Dir::Reverse, seed, end),
-                )
-            };
-            let handovers: Vec<_> = link.cell.as_ref().map_or(Vec::new(), |c| {
-                c.all_handovers(end)
-                    .iter()
-                    .enumerate()
-                    .map(|(k, h)| Handover {
-                        at: h.at.0,
-                        cell: k as u32 + 1,
-                        loss_start: h.at.0.saturating_sub(h.burst_loss.0),
-                    })
-                    .collect()
-            });
-            let cell = link.cell.as_ref().map(|_| {
-                let ue = (ends[2 * i].0, link.ends[0].as_str());
-                LteCell::new(p2p(), &link.name, ue, handovers)
-            });
             for c in &link.schedule {
                 for (k, covered) in [c.direction.covers_forward(), c.direction.covers_reverse()]
                     .into_iter()
@@ -233,33 +119,29 @@ impl World {
                     }
                 }
             }
-            let Some(cell) = cell else {
-                devices.push(match &link.rlc {
-                    Some(rlc) => Box::new(WcdmaBearer::new(link, rlc, seed, first)),
-                    None => Box::new(p2p()),
-                });
-                continue;
+            let mut cx = link::Build {
+                seed,
+                end,
+                first,
+                near: ends[2 * i].0,
+                mobility: &|name| node_mobility(s, name),
+                starts: Vec::new(),
             };
-            let spec = link.cell.as_ref().expect("a cell link");
-            for (k, h) in spec.all_handovers(end).iter().enumerate() {
-                // The new cell's bearers take effect at completion: uplink is the forward
-                // interface, downlink the reverse one.
-                for (d, bearer) in [&h.uplink, &h.downlink].into_iter().enumerate() {
-                    if let Some(b) = bearer {
-                        queue.schedule(h.at.0, Event::Change(changes.len() as u32));
-                        changes.push(Change {
-                            iface: IfaceId((2 * i + d) as u32),
-                            rate: b.rate,
-                            delay: b.delay.map(|d| d.0),
-                        });
+            devices.push(links::build(link, &mut cx));
+            for start in cx.starts {
+                match start {
+                    Start::Change {
+                        at,
+                        iface,
+                        rate,
+                        delay,
+                    } => {
+                        queue.schedule(at, Event::Change(changes.len() as u32));
+                        changes.push(Change { iface, rate, delay });
                     }
+                    Start::Wake { at, token } => queue.schedule(at, Event::Device(dev, token)),
                 }
-                let Action::Wake { at, token } = cell.completion(k) else {
-                    unreachable!("a completion is a wake-up")
-                };
-                queue.schedule(at, Event::Device(dev, token));
             }
-            devices.push(Box::new(cell));
         }
         let mut flows = Vec::with_capacity(s.flows.len());
         let mut firsts = Vec::with_capacity(s.flows.len());

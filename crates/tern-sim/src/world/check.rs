@@ -1,6 +1,6 @@
 //! The checks of a scenario that need the models: routes between every flow's ends (with
 //! each roaming station in any of its BSSs), sizes that fit the path MTU, node movements,
-//! 802.11 rates and MCSs, and the RLC's own configuration check. They run after the
+//! 802.11 rates and MCSs, and each link technology's model checks (`build::links`). They run after the
 //! scenario's own checks (`scenario::validate`) and before any run starts; errors name the
 //! file, line and key like those.
 
@@ -10,12 +10,15 @@ use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
 use crate::scenario::{
-    AppSpec, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source, TfrcNofeedbackRuleSpec,
-    TfrcProfileSpec, TfrcSpec, WifiStandard,
+    AppSpec, LinkCheck, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source,
+    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcSpec, WifiStandard,
 };
 use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 use crate::wifi::phy::OfdmRate;
+
+// The scenario's limit on real nodes is the emulation's address plan.
+const _: () = assert!(crate::scenario::MAX_REAL_NODES == crate::emu::MAX_REAL_INDEX);
 
 /// Checks `s` (which passed the scenario's own checks) against the models.
 pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
@@ -41,28 +44,7 @@ pub(crate) fn check(s: &Scenario, src: &Source) -> Result<(), ScenarioError> {
                 return Err(src.error(&link_path(i, path), e.to_string()));
             }
         }
-        if let Some(rlc) = &link.rlc {
-            if let Err(e) = crate::cellular::wcdma::config(rlc).validate() {
-                // The RLC's own check names its field; the scenario's key and value here.
-                let (field, given) = match e.field {
-                    "pdu_size" => ("pdu_size", rlc.pdu_size.to_string()),
-                    "tx_window" | "rx_window" => ("window", rlc.window.to_string()),
-                    "max_dat" => ("max_dat", rlc.max_dat.to_string()),
-                    "poll_pdu" => ("poll_pdu", rlc.poll_pdu.unwrap_or(0).to_string()),
-                    "timer_poll" => ("timer_poll", rlc.timer_poll.to_string()),
-                    "timer_poll_prohibit" => (
-                        "timer_poll_prohibit",
-                        rlc.timer_poll_prohibit
-                            .map_or_else(String::new, |d| d.to_string()),
-                    ),
-                    other => (other, String::from("a value out of range")),
-                };
-                return Err(src.error(
-                    &link_path(i, &[key("rlc"), key(field)]),
-                    format!("expected {}, got {given}", e.expected),
-                ));
-            }
-        }
+        super::build::links::check_models(link, &LinkCheck::new(src, s, i))?;
     }
     for (i, w) in s.wifi.iter().enumerate() {
         if let Some(r) = w.rate {

@@ -111,7 +111,7 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
             queue_mean_bytes: q.byte_ns as f64 / span,
             queue_max_bytes: q.max_bytes,
             utilization: busy.as_nanos() as f64 / SimTime::max(end, SimTime(1)).as_nanos() as f64,
-            rlc: None,
+            detail: None,
         };
         device.report_port(iface.port, &mut row);
         links

@@ -1,64 +1,284 @@
-//! `[[links]]`: point-to-point links, LTE cells, W-CDMA bearers, queues, loss models,
-//! schedules, and `[[routes]]`.
+//! `[[links]]`: point-to-point links and the link technologies that build on them (LTE
+//! cells, W-CDMA bearers), queues, loss models, schedules, and `[[routes]]`.
+//!
+//! A link is point-to-point unless one technology's table is given (`cell = { … }`,
+//! `rlc = { … }`): [`LinkSpec::tech`] is the one it is. The technologies are listed once,
+//! in [`crate::with_links`]; each one's table, checks and summary detail live in its own
+//! folder (its [`LinkTable`] implementation) and its model in the same folder
+//! (`crate::link::Technology`). From that list [`link_spec!`](crate::link_spec) makes the
+//! file's form of a link ([`LinkToml`], one optional table per technology), the checked form
+//! ([`LinkSpec`], whose [`LinkTech`] holds exactly one), and the summary's [`LinkDetail`].
 
 use super::super::units::{Bytes, DataRate, Duration, QueueLimit};
+use super::super::{ScenarioError, Source};
 use super::defaults::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A full-duplex point-to-point link; each direction has its own queue.
-/// "forward" is `ends[0]` → `ends[1]`. With `cell`, the link is an LTE cell
-/// bearer whose UE is `ends[0]` (forward = uplink).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    pub name: String,
-    pub ends: [String; 2],
-    /// The rate of each direction without a `trace` (required unless both have one).
-    #[serde(default = "zero_rate")]
-    pub rate: DataRate,
-    /// One-way propagation delay.
-    pub delay: Duration,
-    /// Transmit queue of each direction. Default: DropTail, 100 packets (the
-    /// default of ns-3's point-to-point device queue).
-    #[serde(default)]
-    pub queue: QueueSpec,
-    /// IP MTU of the link (default 1500 B, Ethernet).
-    #[serde(default = "default_mtu")]
-    pub mtu: Bytes,
-    /// Link-layer bytes added to every packet's serialization time in both directions
-    /// (default 0 B: a bare IP packet; queue limits in bytes still count IP bytes). ns-3's
-    /// `PointToPointNetDevice` puts a 2-byte PPP header (RFC 1661 §2, protocol field only) on
-    /// every packet before it times the transmission (ns-3.44,
-    /// src/point-to-point/model/point-to-point-net-device.cc, `AddHeader` and
-    /// `TransmitStart`), so `framing = "2B"` gives its serialization times.
-    #[serde(default = "zero_bytes", skip_serializing_if = "is_zero_bytes")]
-    pub framing: Bytes,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss: Option<LossSpec>,
-    /// Changes of rate or delay at given times.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub schedule: Vec<LinkChange>,
-    /// The reverse direction's own rate, delay or queue, for asymmetric links
-    /// (e.g. an LTE downlink faster than its uplink); unset fields follow the forward direction.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reverse: Option<ReverseSpec>,
-    /// Makes the link an LTE cell bearer with handovers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cell: Option<CellSpec>,
-    /// Makes the link a W-CDMA radio bearer with RLC acknowledged mode
-    /// between `ends[0]` (the UE) and `ends[1]` (the RNC). `rate` is then the
-    /// bearer's RLC payload rate (e.g. 384 kbit/s) and `delay` the one-way
-    /// radio and processing delay of a PDU after its TTI; `queue` is not used
-    /// (the RLC sender buffer is `rlc.buffer`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rlc: Option<RlcSpec>,
-    /// Both directions' capacity from a trace of delivery opportunities (mahimahi's
-    /// `mm-link`) instead of `rate`; `reverse.trace` gives the reverse its own. The queue
-    /// in front is `queue` as on any link; loss models and an LTE cell's handover bursts
-    /// still apply (a cell's granted rates do not: the trace is the capacity).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<super::trace::TraceSpec>,
+/// A link technology's scenario side: the table that makes a `[[links]]` entry one of its
+/// links, the checks of that table, and what it adds to each direction's summary.
+pub trait LinkTable {
+    /// The contents of the technology's table.
+    type Spec: Clone
+        + std::fmt::Debug
+        + PartialEq
+        + Serialize
+        + for<'de> Deserialize<'de>
+        + JsonSchema;
+    /// What each direction adds to its row of the summary's `links` ([`NoDetail`] for
+    /// nothing), under the table's key.
+    type Detail: Clone + std::fmt::Debug + Serialize;
+    /// The scenario's own checks of the table (`link` is the whole entry): they run with
+    /// the other checks of the file, before the models' (see `crate::link::Technology`).
+    fn check(
+        link: &LinkSpec,
+        spec: &Self::Spec,
+        cx: &LinkCheck<'_, '_>,
+    ) -> Result<(), ScenarioError>;
+}
+
+/// The summary detail of a technology that adds none (it is never made).
+#[derive(Clone, Debug, Serialize)]
+pub enum NoDetail {}
+
+/// Where a link's checks report: the file and the link's index in `links`.
+pub struct LinkCheck<'a, 's> {
+    src: &'a Source<'s>,
+    index: usize,
+    scenario: &'a super::Scenario,
+}
+
+impl<'a, 's> LinkCheck<'a, 's> {
+    pub(crate) fn new(src: &'a Source<'s>, scenario: &'a super::Scenario, index: usize) -> Self {
+        LinkCheck {
+            src,
+            index,
+            scenario,
+        }
+    }
+
+    /// An error at key `keys` of the link (e.g. `["cell", "train", "every"]`), naming the
+    /// file, line and key as every scenario error does.
+    pub fn error(&self, keys: &[&str], message: impl Into<String>) -> ScenarioError {
+        self.src.error(&self.path(keys), message)
+    }
+
+    /// An error at a key path of the link with array indices in it.
+    pub(crate) fn error_at(
+        &self,
+        path: &[super::super::PathSeg],
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        self.src
+            .error(&super::super::rules::link_path(self.index, path), message)
+    }
+
+    /// The full path of key `keys` of the link.
+    pub(crate) fn path(&self, keys: &[&str]) -> Vec<super::super::PathSeg> {
+        let segs: Vec<_> = keys.iter().map(|k| super::super::rules::key(k)).collect();
+        super::super::rules::link_path(self.index, &segs)
+    }
+
+    /// The checks of a loss model at key `keys` of the link, as of the link's own `loss`.
+    pub fn check_loss(&self, keys: &[&str], loss: &LossSpec) -> Result<(), ScenarioError> {
+        super::super::rules::check_loss(self.scenario, self.src, self.path(keys), loss)
+    }
+
+    /// The whole scenario.
+    pub fn scenario(&self) -> &super::Scenario {
+        self.scenario
+    }
+}
+
+/// Makes [`LinkToml`], [`LinkSpec`], [`LinkTech`] and [`LinkDetail`] from the link's common
+/// fields (given here) and the list of technologies ([`crate::with_links`]), so that a
+/// technology is one line of that list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! link_spec {
+    (
+        {
+            $(#[doc = $sdoc:literal])*
+            head { $( $(#[doc = $hd:literal])* $(#[serde($($hs:tt)*)])? $hf:ident : $ht:ty, )* }
+            tail { $( $(#[doc = $td:literal])* $(#[serde($($ts:tt)*)])? $tf:ident : $tt:ty, )* }
+        }
+        $( $(#[doc = $vd:literal])* $v:ident($key:ident) in $($m:ident)::+ , )*
+    ) => {
+        $(#[doc = $sdoc])*
+        #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields, rename = "LinkSpec")]
+        pub struct LinkToml {
+            $( $(#[doc = $hd])* $(#[serde($($hs)*)])? pub $hf: $ht, )*
+            $(
+                $(#[doc = $vd])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $key: Option<<$crate::$($m)::+::$v as $crate::scenario::LinkTable>::Spec>,
+            )*
+            $( $(#[doc = $td])* $(#[serde($($ts)*)])? pub $tf: $tt, )*
+        }
+
+        $(#[doc = $sdoc])*
+        #[derive(Clone, Debug)]
+        pub struct LinkSpec {
+            $( $(#[doc = $hd])* pub $hf: $ht, )*
+            /// What the link is: point-to-point, or the one technology whose table is given.
+            pub tech: LinkTech,
+            $( $(#[doc = $td])* pub $tf: $tt, )*
+        }
+
+        /// What a link is; a link with no technology's table is point-to-point.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum LinkTech {
+            /// A point-to-point link: its common fields only.
+            P2p,
+            $( $(#[doc = $vd])* $v(<$crate::$($m)::+::$v as $crate::scenario::LinkTable>::Spec), )*
+        }
+
+        impl LinkTech {
+            /// The key of the technology's table (`None` for point-to-point).
+            pub fn key(&self) -> Option<&'static str> {
+                match self {
+                    LinkTech::P2p => None,
+                    $( LinkTech::$v(_) => Some(stringify!($key)), )*
+                }
+            }
+
+            /// The scenario's own checks of the technology's table.
+            pub(crate) fn check(
+                &self,
+                link: &LinkSpec,
+                cx: &LinkCheck<'_, '_>,
+            ) -> Result<(), ScenarioError> {
+                match self {
+                    LinkTech::P2p => Ok(()),
+                    $(
+                        LinkTech::$v(spec) => {
+                            <$crate::$($m)::+::$v as $crate::scenario::LinkTable>::check(link, spec, cx)
+                        }
+                    )*
+                }
+            }
+        }
+
+        /// What a technology adds to a direction's row of the summary, under its table's key.
+        #[derive(Clone, Debug, Serialize)]
+        #[allow(non_camel_case_types)]
+        pub enum LinkDetail {
+            $( $key(<$crate::$($m)::+::$v as $crate::scenario::LinkTable>::Detail), )*
+        }
+
+        impl TryFrom<LinkToml> for LinkSpec {
+            type Error = String;
+
+            fn try_from(raw: LinkToml) -> Result<LinkSpec, String> {
+                let mut given: Vec<(&str, LinkTech)> = Vec::new();
+                $(
+                    if let Some(spec) = raw.$key {
+                        given.push((stringify!($key), LinkTech::$v(spec)));
+                    }
+                )*
+                if given.len() > 1 {
+                    let keys: Vec<String> = given.iter().map(|(k, _)| format!("`{k}`")).collect();
+                    return Err(format!(
+                        "conflicting field `{}`: a link is one technology, but {} are given \
+                         (keep one; without any the link is point-to-point)",
+                        given[1].0,
+                        keys.join(" and ")
+                    ));
+                }
+                Ok(LinkSpec {
+                    $( $hf: raw.$hf, )*
+                    tech: given.pop().map_or(LinkTech::P2p, |(_, t)| t),
+                    $( $tf: raw.$tf, )*
+                })
+            }
+        }
+
+        impl From<LinkSpec> for LinkToml {
+            fn from(link: LinkSpec) -> LinkToml {
+                #[allow(unused_mut)]
+                let mut raw = LinkToml {
+                    $( $hf: link.$hf, )*
+                    $( $key: None, )*
+                    $( $tf: link.$tf, )*
+                };
+                match link.tech {
+                    LinkTech::P2p => {}
+                    $( LinkTech::$v(spec) => raw.$key = Some(spec), )*
+                }
+                raw
+            }
+        }
+    };
+}
+
+crate::with_links! { link_spec {
+    /// A full-duplex point-to-point link; each direction has its own queue.
+    /// "forward" is `ends[0]` → `ends[1]`. With `cell`, the link is an LTE cell
+    /// bearer whose UE is `ends[0]` (forward = uplink).
+    head {
+        name: String,
+        ends: [String; 2],
+        /// The rate of each direction without a `trace` (required unless both have one).
+        #[serde(default = "zero_rate")]
+        rate: DataRate,
+        /// One-way propagation delay.
+        delay: Duration,
+        /// Transmit queue of each direction. Default: DropTail, 100 packets (the
+        /// default of ns-3's point-to-point device queue).
+        #[serde(default)]
+        queue: QueueSpec,
+        /// IP MTU of the link (default 1500 B, Ethernet).
+        #[serde(default = "default_mtu")]
+        mtu: Bytes,
+        /// Link-layer bytes added to every packet's serialization time in both directions
+        /// (default 0 B: a bare IP packet; queue limits in bytes still count IP bytes). ns-3's
+        /// `PointToPointNetDevice` puts a 2-byte PPP header (RFC 1661 §2, protocol field only) on
+        /// every packet before it times the transmission (ns-3.44,
+        /// src/point-to-point/model/point-to-point-net-device.cc, `AddHeader` and
+        /// `TransmitStart`), so `framing = "2B"` gives its serialization times.
+        #[serde(default = "zero_bytes", skip_serializing_if = "is_zero_bytes")]
+        framing: Bytes,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        loss: Option<LossSpec>,
+        /// Changes of rate or delay at given times.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        schedule: Vec<LinkChange>,
+        /// The reverse direction's own rate, delay or queue, for asymmetric links
+        /// (e.g. an LTE downlink faster than its uplink); unset fields follow the forward direction.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reverse: Option<ReverseSpec>,
+    }
+    tail {
+        /// Both directions' capacity from a trace of delivery opportunities (mahimahi's
+        /// `mm-link`) instead of `rate`; `reverse.trace` gives the reverse its own. The queue
+        /// in front is `queue` as on any link; loss models and an LTE cell's handover bursts
+        /// still apply (a cell's granted rates do not: the trace is the capacity).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trace: Option<super::trace::TraceSpec>,
+    }
+} }
+
+impl<'de> Deserialize<'de> for LinkSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        LinkSpec::try_from(LinkToml::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for LinkSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        LinkToml::from(self.clone()).serialize(s)
+    }
+}
+
+impl JsonSchema for LinkSpec {
+    fn schema_name() -> String {
+        LinkToml::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        LinkToml::json_schema(generator)
+    }
 }
 
 fn zero_rate() -> DataRate {
@@ -75,59 +295,18 @@ impl LinkSpec {
             self.trace.as_ref()
         }
     }
-}
 
-/// RLC acknowledged mode (3GPP TS 25.322) on a W-CDMA bearer. Defaults: the
-/// Release-99 interactive/background PS RAB of TS 34.108 §6.10 (336-bit
-/// transport blocks, 10 ms TTI) with RLC parameters allowed by TS 25.331
-/// §10.3.4 (see `tern_proto::rlc::Config` for each choice).
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RlcSpec {
-    /// AMD PDU size, header included (default 42 B: 40 B payload + 2 B header).
-    #[serde(default = "pdu42")]
-    pub pdu_size: Bytes,
-    /// Transmission time interval (default 10 ms).
-    #[serde(default = "ms10")]
-    pub tti: Duration,
-    /// Fixed processing delay per IP packet, after reassembly (default 0).
-    #[serde(default = "zero")]
-    pub sdu_delay: Duration,
-    /// PDU errors on the radio (Bernoulli or Gilbert–Elliott, per PDU,
-    /// STATUS PDUs included).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pdu_loss: Option<LossSpec>,
-    /// Sender buffer per entity (default unbounded, as the study's RNC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Bytes>,
-    /// Configured_Tx_Window_Size (and the receiver's window), in PDUs.
-    #[serde(default = "window512")]
-    pub window: u16,
-    /// MaxDAT: a PDU is sent at most MaxDAT − 1 times, then its SDUs are discarded.
-    #[serde(default = "maxdat15")]
-    pub max_dat: u32,
-    /// Timer_Poll.
-    #[serde(default = "ms200")]
-    pub timer_poll: Duration,
-    /// Poll every this many PDUs (default: not configured).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_pdu: Option<u32>,
-    /// Poll in the PDU that ends every this many SDUs (TS 25.322 §9.7.1; 1, 4, 16 or 64,
-    /// TS 25.331 §10.3.4.4); 0: not configured. Default 1, as a W-CDMA network's PS bearer
-    /// (see `tern_proto::rlc::Config::poll_sdu`).
-    #[serde(default = "sdu1")]
-    pub poll_sdu: u32,
-    /// Window-based polling: poll on every new PDU while the window is at least this many
-    /// percent full (50, 60, 70, 80, 85, 90, 95 or 99, TS 25.331 §10.3.4.4; default: not
-    /// configured).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_window: Option<u8>,
-    /// Timer_Poll_Prohibit: the shortest interval between polls (default: not configured).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timer_poll_prohibit: Option<Duration>,
-    /// Timer_Status_Prohibit.
-    #[serde(default = "ms100")]
-    pub timer_status_prohibit: Duration,
+    /// The rate of one direction: the reverse's own, else the link's.
+    pub fn rate_of(&self, reverse: bool) -> DataRate {
+        let own = self.reverse.as_ref().filter(|_| reverse);
+        own.and_then(|r| r.rate).unwrap_or(self.rate)
+    }
+
+    /// The one-way delay of one direction: the reverse's own, else the link's.
+    pub fn delay_of(&self, reverse: bool) -> Duration {
+        let own = self.reverse.as_ref().filter(|_| reverse);
+        own.and_then(|r| r.delay).unwrap_or(self.delay)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -142,124 +321,6 @@ pub struct ReverseSpec {
     /// The reverse direction's own trace of delivery opportunities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<super::trace::TraceSpec>,
-}
-
-/// An LTE cell bearer between a UE (`ends[0]`) and the network (`ends[1]`):
-/// the uplink and downlink bearers are the link's two directions, and the UE
-/// hands over between cells. Each handover is a burst-loss period (radio link
-/// failure and re-establishment, in which every packet of the affected
-/// directions is lost) ending when the handover completes; at completion the
-/// new cell's rate and delay take effect and the UE gets a "handover
-/// complete" event (the cell-id change the lte-switch study watches).
-///
-/// Each direction is a scheduled bearer: its queue (`queue`, `reverse.queue`; for the
-/// uplink, the UE's buffer) drains at the rate the cell's scheduler grants — the link's
-/// `rate` (`reverse.rate`), its `schedule` changes, and each target cell's `uplink.rate`
-/// / `downlink.rate` from its handover's completion. A change of rate applies to the rest
-/// of the packet being sent, as a UE fills each subframe's grant from its buffer and
-/// segments a packet across grants (3GPP TS 36.321 §5.4.3.1, TS 36.322 §4.2.1.2): the
-/// buffer is a FIFO server with a time-varying rate, so a packet that finds `Q` bytes
-/// ahead of it waits `Q · 8 / rate` at a constant rate, and a crowded cell's delay builds
-/// while the grant is below what the UE offers and drains when it is above (see
-/// `net/service.rs`). The grant is the UE's share of the cell: the standard leaves the
-/// scheduler to the vendor (TS 36.300 §11), and a proportional-fair one with N backlogged
-/// UEs of similar channel quality gives each about 1/N of the cell's uplink over time
-/// (Jalali, Padovani, Pankaj, VTC 2000). Loss in a handover's burst is decided when a
-/// packet's last byte leaves, so the burst takes the packets that reach the head of the
-/// buffer then, not those sent then.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CellSpec {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub handovers: Vec<HandoverSpec>,
-    /// A train passing cells: handovers at `first`, `first + every`, ….
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub train: Option<TrainSpec>,
-}
-
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HandoverSpec {
-    /// When the handover completes.
-    pub at: Duration,
-    /// Length of the burst-loss period that ends at `at` (default 3 s, the
-    /// loss period measured on a train in the lte-switch study, Fig. 2).
-    #[serde(default = "s3")]
-    pub burst_loss: Duration,
-    /// Directions that lose packets during the burst (default both).
-    #[serde(default)]
-    pub loss_direction: Direction,
-    /// The target cell's uplink bearer, where it differs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uplink: Option<BearerSpec>,
-    /// The target cell's downlink bearer, where it differs (a congested
-    /// target cell has a large delay).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub downlink: Option<BearerSpec>,
-}
-
-/// Rate and/or delay of a bearer in a new cell.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BearerSpec {
-    /// The rate the new cell grants the bearer (bit/s), from completion on, until a later
-    /// `schedule` change or handover: the rest of a packet being sent goes at it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<DataRate>,
-    /// The new cell's one-way radio delay, for packets that leave from completion on.
-    /// It is the same for every packet: a congested cell's waiting is its queue at a low
-    /// `rate`, which builds and drains, not a larger delay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay: Option<Duration>,
-}
-
-/// Handovers at regular intervals, as on a train passing cells.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TrainSpec {
-    /// Completion time of the first handover.
-    pub first: Duration,
-    pub every: Duration,
-    /// Number of handovers (default: until the end of the run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<u32>,
-    /// Burst-loss period before each completion (default 3 s, as `handovers`).
-    #[serde(default = "s3")]
-    pub burst_loss: Duration,
-    #[serde(default)]
-    pub loss_direction: Direction,
-    /// Every target cell's uplink bearer, where it differs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uplink: Option<BearerSpec>,
-    /// Every target cell's downlink bearer, where it differs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub downlink: Option<BearerSpec>,
-}
-
-impl CellSpec {
-    /// Every handover, from the list and the train, in order of completion;
-    /// the train's stop at the first whose burst loss starts at or after `end`.
-    pub fn all_handovers(&self, end: tern_proto::time::SimTime) -> Vec<HandoverSpec> {
-        let mut all = self.handovers.clone();
-        if let Some(t) = &self.train {
-            let count = t.count.map_or(u64::MAX, u64::from);
-            let mut at = t.first.0;
-            let mut k = 0;
-            while k < count && at.saturating_sub(t.burst_loss.0) < end {
-                all.push(HandoverSpec {
-                    at: Duration(at),
-                    burst_loss: t.burst_loss,
-                    loss_direction: t.loss_direction,
-                    uplink: t.uplink.clone(),
-                    downlink: t.downlink.clone(),
-                });
-                at += t.every.0;
-                k += 1;
-            }
-        }
-        all.sort_by_key(|h| h.at.0);
-        all
-    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -10,12 +10,17 @@
 //! delivers SDUs in order; each reaches the far node `sdu_delay` later.
 //! TTIs run only while an entity has something to send or a timer pending.
 
+mod link;
+pub mod spec;
+
+pub use spec::{RlcSpec, RlcSummary, Wcdma};
+
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
 use crate::net::loss::LossModel;
 use crate::net::packet::{Packet, PacketRef};
-use crate::scenario::{Direction, LinkSpec, RlcSpec};
-use crate::summary::{ChannelSummary, RlcSummary};
+use crate::scenario::{Direction, LinkDetail, LinkSpec};
+use crate::summary::ChannelSummary;
 use crate::trace::{RlcRecord, RlcSduRecord};
 use std::collections::{BTreeMap, VecDeque};
 use tern_proto::rlc::{self, Pdu, RlcAm, Sdu};
@@ -377,7 +382,7 @@ impl Device for WcdmaBearer {
     fn report_port(&self, port: u32, row: &mut ChannelSummary) {
         let dir = port as usize;
         let (c, st) = (self.counters(dir), self.entities[dir].stats());
-        row.rlc = Some(RlcSummary {
+        row.detail = Some(LinkDetail::rlc(RlcSummary {
             pdus_sent: c.pdus_sent,
             pdus_lost: c.pdus_lost,
             pdus_retransmitted: st.pdus_retransmitted,
@@ -385,7 +390,7 @@ impl Device for WcdmaBearer {
             polls_sent: st.polls_sent,
             sdus_discarded: st.sdus_discarded,
             max_buffer_bytes: c.max_buffer_bytes,
-        });
+        }));
     }
 }
 

@@ -1,6 +1,6 @@
 //! An LTE cell bearer between a UE (`ends[0]`) and the network: a point-to-point link whose
 //! two directions are the uplink and downlink bearers, and whose UE hands over between cells
-//! (see `scenario::CellSpec`). Each handover is a burst-loss period (radio link failure and
+//! (see [`CellSpec`]). Each handover is a burst-loss period (radio link failure and
 //! re-establishment: the link's outage windows) ending when the handover completes; then the
 //! new cell's rate and delay take effect (the link's scheduled changes) and the UE's
 //! transports hear that its link is back and that it changed cell (the cell-id change the
@@ -9,6 +9,11 @@
 //! Loss (the burst and any random loss) is decided when a packet is sent over the air in the
 //! serving cell ([`LossAt::Departure`]): a packet sent during the burst is lost even if its
 //! one-way delay would bring it to the far end after the handover completed.
+
+mod link;
+pub mod spec;
+
+pub use spec::{BearerSpec, CellSpec, HandoverSpec, Lte, TrainSpec};
 
 use crate::engine::SimTime;
 use crate::net::device::{Action, Device, DeviceCx, IfaceId, QueueStats};
