@@ -1,6 +1,6 @@
 //! One 802.11 BSS: an access point and its stations contending for one shared channel.
-//! This file is channel access: the medium, each entity's backoff, NAV-free DIFS/AIFS and
-//! EIFS deferral, collisions and airtime. What an entity does once it has the medium is its
+//! This file is channel access: the medium, each entity's backoff, deferral by DIFS/AIFS
+//! or EIFS, collisions and airtime. What an entity does once it has the medium is its
 //! frame exchange ([`exchange::FrameExchange`]): Data/Ack for the DCF PHYs ([`dcf`]),
 //! A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The parameters are in
 //! [`config`], what the BSS reports in [`records`].
@@ -19,7 +19,9 @@
 //! idle for at least DIFS). Entities whose counters end in the same slot transmit together:
 //! a collision, in which every frame is lost (no capture). Rather than an event per slot,
 //! the time each entity's counter ends is computed, and counters are decremented by the
-//! whole slots that elapsed when the medium turns busy. A sender left without a response
+//! whole slots that elapsed when the medium turns busy. Every entity hears every frame, so
+//! the NAV a Data frame or A-MPDU sets with its Duration (SIFS and the response, §10.3.2.4)
+//! is the busy period up to the end of the response. A sender left without a response
 //! invokes backoff when AckTimeout (aSIFSTime + aSlotTime + aRxPHYStartDelay, §10.3.2.11)
 //! expires.
 //!
