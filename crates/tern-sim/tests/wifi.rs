@@ -374,3 +374,33 @@ fn erp_minstrel_beats_the_fixed_edge_rates() {
     rates.dedup();
     assert!(rates.len() >= 3, "Minstrel used only {rates:?}");
 }
+
+/// Every MPDU lost (`mpdu_error` just below 1, the check refuses 1): the frame exchange
+/// retries each frame until its retry limit and then drops it. The DCF sends a frame
+/// dot11ShortRetryLimit = 7 times (IEEE 802.11-2016 §10.3.4.4); the HT originator each
+/// MPDU its per-MPDU limit of 30 times (ath9k's ATH_MAX_SW_RETRIES, the BSS default). At
+/// the end of the run only the frames still being retried make up the difference.
+#[test]
+fn frame_exchanges_drop_at_their_retry_limits() {
+    let cases = [
+        ("standard = \"802.11b\"\nrate = \"11Mbps\"\nmpdu_error = 0.999999999", 7, 1),
+        (
+            "standard = \"802.11n\"\nband = \"5GHz\"\nrate_control = { kind = \"constant\", mcs = 0 }\nmpdu_error = 0.999999999",
+            30,
+            64,
+        ),
+    ];
+    for (wifi, limit, window) in cases {
+        let out = common::run(&saturated(1, wifi, "2Mbps", 1000, "3s"));
+        let w = &out.summary.wifi["wlan"];
+        assert_eq!(w.mpdus_failed, w.mpdus_sent, "{wifi}");
+        assert!(w.dropped_retry_limit > 0, "{wifi}");
+        let extra = w.mpdus_sent - limit * w.dropped_retry_limit;
+        assert!(
+            extra < limit * window,
+            "{wifi}: {extra} attempts beyond the drops"
+        );
+        let delivered: u64 = out.summary.flows.values().map(|f| f.bytes_delivered).sum();
+        assert_eq!(delivered, 0, "{wifi}");
+    }
+}

@@ -1,8 +1,7 @@
 //! A [`Bss`] from its scenario table.
 
 use super::ap_rx::ApRxStrategy;
-use super::bss::PeerRate;
-use super::bss::{Bss, Config, Phy};
+use super::bss::{Bss, Config, HtPhy, Phy};
 use super::frames::AmpduLimits;
 use super::phy::{
     ht_mf_max_ppdu, Band, ChannelWidth, DsssPreamble, DsssRate, GuardInterval, HtMcs, HtTxVector,
@@ -258,48 +257,45 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
     let member_names: Vec<String> = std::iter::once(spec.ap.clone())
         .chain(spec.stations.iter().cloned())
         .collect();
+    let rng = |from: usize, to: usize| {
+        RngStream::new(
+            seed,
+            &format!(
+                "wifi/{name}/minstrel/{}->{}",
+                member_names[from], member_names[to]
+            ),
+        )
+    };
     Bss::new(
         &spec.name,
         cfg,
         spec.stations.len(),
         seed,
         radio,
+        |from, to, HtPhy { band, width, gi }| {
+            let set = HtRateSet::up_to(top_mcs(spec), width, gi);
+            match &rate_spec {
+                RateControlSpec::Constant { mcs } => {
+                    RateControl::constant(HtMcs::new(*mcs).expect("validated"))
+                }
+                RateControlSpec::Ideal => RateControl::ideal(set),
+                RateControlSpec::Minstrel => {
+                    RateControl::minstrel(MinstrelConfig::linux_3(set, band), rng(from, to))
+                }
+            }
+        },
+        // 802.11g without a fixed rate: the eight ERP-OFDM rates (validate.rs refuses
+        // `constant`, whose fixed rate is 802.11g's `rate`).
         |from, to| {
-            let rng = RngStream::new(
-                seed,
-                &format!(
-                    "wifi/{name}/minstrel/{}->{}",
-                    member_names[from], member_names[to]
-                ),
-            );
-            match phy {
-                Phy::Ht { band, width, gi } => {
-                    let set = HtRateSet::up_to(top_mcs(spec), width, gi);
-                    PeerRate::Ht(match &rate_spec {
-                        RateControlSpec::Constant { mcs } => {
-                            RateControl::constant(HtMcs::new(*mcs).expect("validated"))
-                        }
-                        RateControlSpec::Ideal => RateControl::ideal(set),
-                        RateControlSpec::Minstrel => {
-                            RateControl::minstrel(MinstrelConfig::linux_3(set, band), rng)
-                        }
-                    })
+            let set = LegacyRateSet::erp_ofdm();
+            match &rate_spec {
+                RateControlSpec::Ideal => RateControl::ideal(set),
+                RateControlSpec::Minstrel => {
+                    RateControl::minstrel(MinstrelConfig::new(set, Band::Ghz2_4), rng(from, to))
                 }
-                // 802.11g without a fixed rate: the eight ERP-OFDM rates (validate.rs
-                // refuses `constant`, whose fixed rate is 802.11g's `rate`).
-                Phy::Erp { .. } => {
-                    let set = LegacyRateSet::erp_ofdm();
-                    PeerRate::Erp(match &rate_spec {
-                        RateControlSpec::Ideal => RateControl::ideal(set),
-                        RateControlSpec::Minstrel => {
-                            RateControl::minstrel(MinstrelConfig::new(set, Band::Ghz2_4), rng)
-                        }
-                        RateControlSpec::Constant { .. } => {
-                            unreachable!("validated: 802.11g's fixed rate is `rate`")
-                        }
-                    })
+                RateControlSpec::Constant { .. } => {
+                    unreachable!("validated: 802.11g's fixed rate is `rate`")
                 }
-                Phy::Dsss { .. } => unreachable!("802.11b has a fixed rate"),
             }
         },
     )

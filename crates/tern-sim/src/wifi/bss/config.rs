@@ -6,7 +6,6 @@ use super::super::phy::{
     dsss_control_response_rate, dsss_txtime, ofdm_control_response_rate, ofdm_txtime, Band,
     ChannelWidth, DsssPreamble, DsssRate, GuardInterval, OfdmRate, PhyTiming, DSSS_EIFS_ACK_TXTIME,
 };
-use super::super::rate::{LegacyRateSet, RateControl};
 use crate::engine::SimTime;
 
 /// The PHY of a BSS and the parameters that follow from it.
@@ -21,7 +20,7 @@ pub enum Phy {
     /// 2.4 GHz band, in a BSS of ERP stations only (short slot, no protection). Like
     /// 802.11b it uses the DCF: one MPDU per exchange, answered by an Ack. `rate`: every
     /// Data frame at this rate; `None`: each sender picks the rate of each frame to each
-    /// peer with its rate control ([`PeerRate::Erp`]).
+    /// peer with its rate control.
     Erp { rate: Option<OfdmRate> },
     /// 802.11n HT-mixed format (Clause 19).
     Ht {
@@ -84,33 +83,6 @@ impl Phy {
         match self {
             Phy::Dsss { .. } | Phy::Erp { .. } => DSSS_EIFS_ACK_TXTIME,
             Phy::Ht { band, .. } => ofdm_txtime(ACK, OfdmRate::Mbps6, *band),
-        }
-    }
-}
-
-/// The rate control a sender uses towards one peer.
-#[derive(Clone, Debug)]
-pub enum PeerRate {
-    /// 802.11n: the MCS of each A-MPDU.
-    Ht(RateControl),
-    /// 802.11g without a fixed rate: the ERP-OFDM rate of each MPDU.
-    Erp(RateControl<LegacyRateSet>),
-}
-
-impl PeerRate {
-    /// The HT rate control; panics on another kind (the PHY decides which one a BSS has).
-    pub fn ht(&mut self) -> &mut RateControl {
-        match self {
-            PeerRate::Ht(rc) => rc,
-            PeerRate::Erp(_) => panic!("an ERP rate control in an HT BSS"),
-        }
-    }
-
-    /// The ERP rate control; panics on another kind.
-    pub fn erp(&mut self) -> &mut RateControl<LegacyRateSet> {
-        match self {
-            PeerRate::Erp(rc) => rc,
-            PeerRate::Ht(_) => panic!("an HT rate control in an ERP BSS"),
         }
     }
 }

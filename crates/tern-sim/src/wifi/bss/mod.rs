@@ -1,33 +1,29 @@
 //! One 802.11 BSS: an access point and its stations contending for one shared channel.
-//! This file is the medium and the senders (channel access, exchanges, retries); the
-//! receiving side is [`rx`], the parameters [`config`], what it reports [`records`].
+//! This file is channel access: the medium, each entity's backoff, deferral by DIFS/AIFS
+//! or EIFS, collisions and airtime. What an entity does once it has the medium is its
+//! frame exchange ([`exchange::FrameExchange`]): Data/Ack for the DCF PHYs ([`dcf`]),
+//! A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The parameters are in
+//! [`config`], what the BSS reports in [`records`].
 //!
 //! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
 //! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
 //! arbitration, collisions and airtime are decided here.
 //!
-//! **Channel access** (DCF §10.3.4.3, EDCA §10.22.2): each entity counts its backoff down in
-//! slots once the medium has been idle for DIFS (AIFS[AC] with EDCA) after the last busy
-//! period, or EIFS after a frame it could not decode (§10.3.2.3.7). The counter is drawn
-//! uniformly from `0..=CW` after every frame exchange of the entity (post-backoff), CW starts
-//! at CWmin, doubles plus one after a failed exchange up to CWmax, and returns to CWmin after
-//! a success or a drop (§10.22.2.2). An entity whose counter has run out and which then
-//! gets a frame transmits at once (the medium has been idle for at least DIFS). Entities
-//! whose counters end in the same slot transmit together: a collision, in which every frame
-//! is lost (no capture). Rather than an event per slot, the time each entity's counter
-//! ends is computed, and counters are decremented by the whole slots that elapsed when the
-//! medium turns busy.
-//!
-//! **Frame exchanges**: 802.11b and 802.11g (the DCF PHYs, [`DcfRate`]) send one Data MPDU
-//! and expect an Ack after SIFS (§10.3.2.11), at a fixed rate or, for 802.11g, at the rate
-//! the sender's rate control picks for the peer ([`PeerRate::Erp`]);
-//! without it, the sender invokes backoff when AckTimeout (aSIFSTime + aSlotTime +
-//! aRxPHYStartDelay) expires and retries up to the retry limit (dot11ShortRetryLimit, 7).
-//! 802.11n sends an A-MPDU (§10.12) of QoS Data MPDUs under an HT-immediate Block Ack
-//! agreement and gets a compressed BlockAck after SIFS (§10.25.6); MPDUs not acknowledged are
-//! retransmitted selectively up to a per-MPDU retry limit, after which they are dropped and a
-//! BlockAckReq moves the recipient's window (§10.25.6.6). If no MPDU of an A-MPDU arrives,
-//! no BlockAck comes back and the whole A-MPDU is retried after the timeout.
+//! **Channel access** (DCF, IEEE 802.11-2016 §10.3.4.3; EDCA, §10.22.2): each entity counts
+//! its backoff down in slots once the medium has been idle for DIFS (AIFS[AC] with EDCA)
+//! after the last busy period, or EIFS after a frame it could not decode (§10.3.2.3.7). The
+//! counter is drawn uniformly from `0..=CW` after every frame exchange of the entity
+//! (post-backoff), CW starts at CWmin, doubles plus one after a failed exchange up to
+//! CWmax, and returns to CWmin after a success or a drop (§10.22.2.2). An entity whose
+//! counter has run out and which then gets a frame transmits at once (the medium has been
+//! idle for at least DIFS). Entities whose counters end in the same slot transmit together:
+//! a collision, in which every frame is lost (no capture). Rather than an event per slot,
+//! the time each entity's counter ends is computed, and counters are decremented by the
+//! whole slots that elapsed when the medium turns busy. Every entity hears every frame, so
+//! the NAV a Data frame or A-MPDU sets with its Duration (SIFS and the response, §10.3.2.4)
+//! is the busy period up to the end of the response. A sender left without a response
+//! invokes backoff when AckTimeout (aSIFSTime + aSlotTime + aRxPHYStartDelay, §10.3.2.11)
+//! expires.
 //!
 //! **Errors**: each MPDU is received or not independently, with probability (1 − the fixed
 //! per-MPDU error rate) × the success rate of [`super::error_model`] at the SNR the
@@ -35,31 +31,30 @@
 //! frames (Ack, BlockAck, BlockAckReq) are not lost. Propagation delay is not modelled
 //! (below 1 µs in a BSS).
 //!
-//! Not modelled: RTS/CTS, fragmentation, A-MSDU, beacons and management frames, power
-//! saving, TXOP limits above one exchange, the NAV of overlapping BSSs.
+//! Not modelled: RTS/CTS (so no NAV set by them, §10.3.2.4), fragmentation, A-MSDU,
+//! beacons and management frames, power saving, TXOP limits above one exchange, the NAV of
+//! overlapping BSSs.
 
-use super::blockack::{sn_add, Originator, Recipient, RECIPIENT_WIN_SIZE};
 use super::bss_load::BssLoad;
-use super::esm::effective_snr;
-use super::frames::{
-    ampdu_capacity, ampdu_len, dcf_mpdu_len, mpdu_len, BLOCK_ACK_COMPRESSED,
-    BLOCK_ACK_REQ_COMPRESSED, MAX_AMPDU_MPDUS,
-};
-use super::phy::{
-    ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, Modulation, OfdmRate, PhyTiming,
-};
+use super::phy::PhyTiming;
+use super::rate::{LegacyRateSet, RateControl};
 use crate::engine::{RngStream, SimTime};
 use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
-use std::collections::{BTreeMap, VecDeque};
 
 pub(crate) mod config;
+mod dcf;
+mod exchange;
+mod ht;
+mod ht_rx;
 mod records;
-mod rx;
 
-pub use config::{Config, DcfRate, PeerRate, Phy};
+pub use config::{Config, DcfRate, Phy};
+use dcf::{DcfExchange, DcfRates};
+use exchange::{Cx, Errors, Exchange, FrameExchange, Tx};
+use ht::HtExchange;
+pub use ht::HtPhy;
 pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
-use rx::{Response, SuccessCache};
 
 /// A packet waiting in, or carried by, a MAC.
 #[derive(Clone, Copy, Debug)]
@@ -89,31 +84,8 @@ pub enum Refused {
     NotAssociated,
 }
 
-/// A Block Ack recipient with the BSS's reorder-release timeout.
-fn new_recipient(cfg: &Config) -> Recipient {
-    Recipient::new(0).with_reorder_timeout(cfg.reorder_timeout)
-}
-
-/// One MAC entity (AP or station) of the BSS.
-struct Entity {
-    /// Frames not yet handed to a Block Ack originator (802.11n) or not yet sent (802.11b),
-    /// in arrival order.
-    queue: VecDeque<Frame>,
-    /// 802.11n: frames held by an originator, by uid.
-    held: BTreeMap<u64, Frame>,
-    /// 802.11n: frames received and waiting in a recipient's reordering buffer, by uid.
-    reorder: BTreeMap<u64, Frame>,
-    /// 802.11n: per peer entity, the Block Ack originator and recipient.
-    originators: Vec<Option<Originator>>,
-    recipients: Vec<Option<Recipient>>,
-    /// Per peer, the rate control (802.11n, and 802.11g without a fixed rate), and
-    /// (802.11n) a BlockAckReq to send (its starting SN).
-    rates: Vec<Option<PeerRate>>,
-    pending_bar: Vec<Option<u16>>,
-    /// The peer served last (the AP serves its stations round-robin).
-    last_peer: usize,
-    /// 802.11b: attempts of the head-of-line frame so far.
-    attempts: u32,
+/// The channel-access state of one MAC entity (AP or station).
+struct Access {
     cw: u32,
     /// Backoff slots left.
     slots: u32,
@@ -127,36 +99,6 @@ struct Entity {
     associated: bool,
 }
 
-impl Entity {
-    fn backlog(&self) -> usize {
-        self.queue.len() + self.held.len()
-    }
-
-    fn has_traffic(&self) -> bool {
-        self.backlog() > 0 || self.pending_bar.iter().any(Option::is_some)
-    }
-}
-
-/// One transmission on the medium.
-struct Tx {
-    entity: usize,
-    peer: usize,
-    start: SimTime,
-    end: SimTime,
-    /// The receiver's SNR for this PPDU, dB.
-    snr_db: f64,
-    what: Payload,
-}
-
-enum Payload {
-    /// 802.11b, 802.11g: the head-of-line frame, at a rate.
-    Single { frame: Frame, rate: DcfRate },
-    /// 802.11n: an A-MPDU (SN, uid) at an MCS.
-    Ampdu { mpdus: Vec<(u16, u64)>, mcs: HtMcs },
-    /// 802.11n: a BlockAckReq with this starting SN.
-    Bar(u16),
-}
-
 pub struct Bss {
     pub name: String,
     cfg: Config,
@@ -164,14 +106,14 @@ pub struct Bss {
     aifs: SimTime,
     eifs: SimTime,
     ack_timeout: SimTime,
-    entities: Vec<Entity>,
+    access: Vec<Access>,
+    exchange: Exchange,
     /// Transmissions on the air (more than one: a collision).
     on_air: Vec<Tx>,
     backoff_rng: RngStream,
-    error_rng: RngStream,
+    errors: Errors,
     /// Positions and path loss of the members (entity order), for the SNR of each frame.
     pub radio: RadioChannel,
-    success: SuccessCache,
     pub counters: Counters,
     /// Whether to report every received A-MPDU in [`Outcome::received`].
     pub observe_rx: bool,
@@ -179,43 +121,37 @@ pub struct Bss {
     pub observe_tx: bool,
 }
 
+/// Borrows what a frame exchange needs from a [`Bss`] (disjoint from its exchange).
+macro_rules! cx {
+    ($self:ident, $out:expr) => {
+        Cx {
+            radio: &mut $self.radio,
+            errors: &mut $self.errors,
+            counters: &mut $self.counters,
+            out: $out,
+            observe_rx: $self.observe_rx,
+        }
+    };
+}
+
 impl Bss {
     /// A BSS of `stations` stations plus the AP, with its random streams named after `name`.
-    /// `rates(entity, peer)` builds the rate control an entity uses towards each peer, if
-    /// its PHY adapts rates ([`Phy::adapts_rate`]).
+    /// A sender that adapts its rate ([`Phy::adapts_rate`]) gets its rate control towards
+    /// each peer from `ht_rates(entity, peer, phy)` (802.11n) or `erp_rates(entity, peer)`
+    /// (802.11g without a fixed rate).
     pub fn new(
         name: &str,
         cfg: Config,
         stations: usize,
         seed: u64,
         radio: RadioChannel,
-        mut rates: impl FnMut(usize, usize) -> PeerRate,
+        ht_rates: impl FnMut(usize, usize, HtPhy) -> RateControl,
+        mut erp_rates: impl FnMut(usize, usize) -> RateControl<LegacyRateSet>,
     ) -> Bss {
         let timing = cfg.phy.timing();
         let n = stations + 1;
-        let ht = matches!(cfg.phy, Phy::Ht { .. });
-        // The AP talks to every station, a station to the AP only.
-        let linked = |e: usize, p: usize| e != p && (e == 0 || p == 0);
-        let entities = (0..n)
-            .map(|e| Entity {
-                queue: VecDeque::new(),
-                held: BTreeMap::new(),
-                reorder: BTreeMap::new(),
-                originators: (0..n)
-                    .map(|p| {
-                        (ht && linked(e, p))
-                            .then(|| Originator::new(MAX_AMPDU_MPDUS as u16, cfg.retry_limit))
-                    })
-                    .collect(),
-                recipients: (0..n)
-                    .map(|p| (ht && linked(e, p)).then(|| new_recipient(&cfg)))
-                    .collect(),
-                rates: (0..n)
-                    .map(|p| (cfg.phy.adapts_rate() && linked(e, p)).then(|| rates(e, p)))
-                    .collect(),
-                pending_bar: vec![None; n],
-                last_peer: 0,
-                attempts: 0,
+        let access = (0..n)
+            .map(|_| Access {
                 cw: timing.cw_min,
                 slots: 0,
                 count_from: Some(SimTime::ZERO),
@@ -223,11 +159,41 @@ impl Bss {
                 associated: true,
             })
             .collect();
-        let aifs = timing.aifs(cfg.phy.aifsn());
-        let eifs = match &cfg.phy {
-            Phy::Dsss { .. } | Phy::Erp { .. } => timing.eifs(cfg.phy.eifs_ack_txtime()),
-            Phy::Ht { .. } => timing.eifs_edca(cfg.phy.eifs_ack_txtime(), cfg.phy.aifsn()),
+        let dcf = |rates| Exchange::Dcf(DcfExchange::new(n, rates, cfg.retry_limit));
+        let (exchange, eifs) = match cfg.phy {
+            Phy::Dsss { rate, preamble } => (
+                dcf(DcfRates::Fixed(DcfRate::Dsss(rate, preamble))),
+                timing.eifs(cfg.phy.eifs_ack_txtime()),
+            ),
+            Phy::Erp { rate } => {
+                let rates = match rate {
+                    Some(rate) => DcfRates::Fixed(DcfRate::Ofdm(rate)),
+                    // The AP talks to every station, a station to the AP only.
+                    None => DcfRates::Adaptive(
+                        (0..n)
+                            .map(|e| {
+                                (0..n)
+                                    .map(|p| {
+                                        (e != p && (e == 0 || p == 0)).then(|| erp_rates(e, p))
+                                    })
+                                    .collect()
+                            })
+                            .collect(),
+                    ),
+                };
+                (dcf(rates), timing.eifs(cfg.phy.eifs_ack_txtime()))
+            }
+            Phy::Ht { band, width, gi } => (
+                Exchange::Ht(HtExchange::new(
+                    n,
+                    HtPhy { band, width, gi },
+                    &cfg,
+                    ht_rates,
+                )),
+                timing.eifs_edca(cfg.phy.eifs_ack_txtime(), cfg.phy.aifsn()),
+            ),
         };
+        let aifs = timing.aifs(cfg.phy.aifsn());
         let ack_timeout = timing.sifs + timing.slot + cfg.phy.rx_phy_start_delay();
         Bss {
             name: name.to_owned(),
@@ -235,15 +201,18 @@ impl Bss {
             aifs,
             eifs,
             ack_timeout,
-            entities,
+            access,
+            exchange,
             on_air: Vec::new(),
             backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
-            error_rng: RngStream::new(seed, &format!("wifi/{name}/errors")),
+            errors: Errors::new(
+                RngStream::new(seed, &format!("wifi/{name}/errors")),
+                cfg.mpdu_error,
+            ),
             counters: Counters::default(),
             observe_rx: false,
             observe_tx: false,
             radio,
-            success: SuccessCache::default(),
             cfg,
         }
     }
@@ -259,18 +228,17 @@ impl Bss {
         uid: u64,
         bytes: u32,
     ) -> Result<(), Refused> {
-        if !self.entities[to].associated {
+        if !self.access[to].associated {
             return Err(Refused::NotAssociated);
         }
-        let e = &mut self.entities[from];
-        if e.backlog() >= self.cfg.queue_limit {
+        if self.exchange.backlog(from) >= self.cfg.queue_limit {
             self.counters.dropped_queue += 1;
             return Err(Refused::QueueFull);
         }
-        if !e.has_traffic() {
-            e.ready_at = now;
+        if !self.exchange.has_traffic(from) {
+            self.access[from].ready_at = now;
         }
-        e.queue.push_back(Frame {
+        self.exchange.queue(from).push_back(Frame {
             peer: to,
             packet,
             uid,
@@ -282,7 +250,7 @@ impl Bss {
 
     /// Whether entity `k`'s MAC queue has room for another frame.
     pub fn has_room(&self, k: usize) -> bool {
-        self.entities[k].backlog() < self.cfg.queue_limit
+        self.exchange.backlog(k) < self.cfg.queue_limit
     }
 
     /// What the AP's beacons tell a station about to join (countermeasure A of the
@@ -292,7 +260,7 @@ impl Bss {
         let Phy::Dsss { rate, preamble } = self.cfg.phy else {
             return None;
         };
-        let stations = self.entities[1..].iter().filter(|e| e.associated).count();
+        let stations = self.access[1..].iter().filter(|e| e.associated).count();
         Some(BssLoad {
             stations: stations as u32,
             rate,
@@ -302,7 +270,7 @@ impl Bss {
 
     /// Whether station `k` is associated with the AP.
     pub fn is_associated(&self, k: usize) -> bool {
-        self.entities[k].associated
+        self.access[k].associated
     }
 
     /// The end of the frame exchange on the air that station `k` takes part in, if any.
@@ -325,46 +293,8 @@ impl Bss {
         assert!(k != 0, "the AP does not leave its own BSS");
         assert!(self.exchange_of(k).is_none(), "station in an exchange");
         let mut out = Outcome::default();
-        for (from, to) in [(k, 0), (0, k)] {
-            if let Some(r) = self.entities[to].recipients[from].as_mut() {
-                // A BlockAckReq a window ahead passes up the whole buffer, in SN order.
-                let released = r.on_bar(sn_add(r.win_start(), RECIPIENT_WIN_SIZE));
-                self.entities[to].recipients[from] = Some(new_recipient(&self.cfg));
-                self.pass_up(from, to, released, &mut out);
-            }
-            if let Some(o) = self.entities[from].originators[to].as_mut() {
-                *o = Originator::new(MAX_AMPDU_MPDUS as u16, self.cfg.retry_limit);
-            }
-            self.entities[from].pending_bar[to] = None;
-        }
-        let sta = &mut self.entities[k];
-        let mut held: Vec<Frame> = std::mem::take(&mut sta.held).into_values().collect();
-        held.sort_by_key(|f| (f.since, f.uid));
-        for f in held.into_iter().rev() {
-            sta.queue.push_front(f);
-        }
-        sta.attempts = 0;
-        sta.associated = false;
-        let ap = &mut self.entities[0];
-        let held: Vec<u64> = ap
-            .held
-            .iter()
-            .filter(|(_, f)| f.peer == k)
-            .map(|(&uid, _)| uid)
-            .collect();
-        for uid in held {
-            let f = ap.held.remove(&uid).expect("listed");
-            out.disassociated.push((0, k, f.packet));
-        }
-        if ap.queue.front().is_some_and(|f| f.peer == k) {
-            ap.attempts = 0;
-        }
-        ap.queue.retain(|f| {
-            if f.peer == k {
-                out.disassociated.push((0, k, f.packet));
-            }
-            f.peer != k
-        });
+        self.exchange.leave(k, &mut out);
+        self.access[k].associated = false;
         out
     }
 
@@ -373,10 +303,10 @@ impl Bss {
     /// `now`.
     pub fn discard_older(&mut self, k: usize, now: SimTime, deadline: SimTime) -> Vec<Frame> {
         assert!(
-            !self.entities[k].associated,
+            !self.access[k].associated,
             "only a departed station's frames"
         );
-        let queue = &mut self.entities[k].queue;
+        let queue = self.exchange.queue(k);
         let (stale, kept): (Vec<Frame>, Vec<Frame>) = queue
             .drain(..)
             .partition(|f| now.saturating_sub(f.since) > deadline);
@@ -387,10 +317,10 @@ impl Bss {
     /// Takes the frames station `k` holds (in order), to carry them to the AP it joins.
     pub fn take_frames(&mut self, k: usize) -> Vec<Frame> {
         assert!(
-            !self.entities[k].associated,
+            !self.access[k].associated,
             "only a departed station's frames"
         );
-        self.entities[k].queue.drain(..).collect()
+        self.exchange.queue(k).drain(..).collect()
     }
 
     /// Station `k` associates with the AP at `now`, bringing `frames` for it (from the AP
@@ -398,47 +328,63 @@ impl Bss {
     /// returned (dropped). New Block Ack agreements start with the first frame (SN 0).
     pub fn associate(&mut self, now: SimTime, k: usize, frames: Vec<Frame>) -> Vec<Frame> {
         let limit = self.cfg.queue_limit;
-        let sta = &mut self.entities[k];
-        sta.associated = true;
+        self.access[k].associated = true;
         let mut overflow = Vec::new();
         for mut f in frames {
             f.peer = 0;
-            if sta.backlog() < limit {
-                sta.queue.push_back(f);
+            if self.exchange.backlog(k) < limit {
+                self.exchange.queue(k).push_back(f);
             } else {
                 self.counters.dropped_queue += 1;
                 overflow.push(f);
             }
         }
-        if sta.has_traffic() {
-            sta.ready_at = now;
+        if self.exchange.has_traffic(k) {
+            self.access[k].ready_at = now;
         }
         overflow
     }
 
+    /// The driver of entity `at` declares the MPDU with SN `sn` from entity `from` lost:
+    /// its reordering buffer moves past it and passes up what it held behind it (in
+    /// [`Outcome::delivered`]); the chip still acknowledges the MPDU if it arrives later.
+    /// For a receiver-side mechanism acting on [`Outcome::received`]; nothing without a
+    /// Block Ack agreement (a DCF BSS).
+    pub fn give_up(&mut self, at: usize, from: usize, sn: u16) -> Outcome {
+        let mut out = Outcome::default();
+        if let Exchange::Ht(x) = &mut self.exchange {
+            x.give_up(at, from, sn, &mut out);
+        }
+        out
+    }
+
+    /// WinStartB of entity `at`'s reordering buffer for MPDUs from entity `from`, if the
+    /// two have a Block Ack agreement.
+    pub fn reorder_start(&self, at: usize, from: usize) -> Option<u16> {
+        match &self.exchange {
+            Exchange::Ht(x) => x.reorder_start(at, from),
+            Exchange::Dcf(_) => None,
+        }
+    }
+
     /// When the BSS next needs [`Bss::wake`]: the end of the transmissions on the air, or
-    /// the earliest time an entity's backoff lets it transmit; or a reordering buffer's
-    /// reorder-release timeout, if earlier.
+    /// the earliest time an entity's backoff lets it transmit; or a receive-side timeout
+    /// of its frame exchange, if earlier.
     pub fn next_wake(&self) -> Option<SimTime> {
         let medium = match self.on_air.iter().map(|t| t.end).max() {
             Some(end) => Some(end),
-            None => self
-                .entities
-                .iter()
-                .filter_map(|e| self.access_time(e))
+            None => (0..self.access.len())
+                .filter_map(|i| self.access_time(i))
                 .min(),
         };
-        let reorder = self
-            .entities
-            .iter()
-            .flat_map(|e| e.recipients.iter().flatten())
-            .filter_map(Recipient::poll_timeout)
-            .min();
-        medium.into_iter().chain(reorder).min()
+        medium.into_iter().chain(self.exchange.next_timeout()).min()
     }
 
-    fn access_time(&self, e: &Entity) -> Option<SimTime> {
-        if !e.has_traffic() || !e.associated {
+    /// When entity `i`'s backoff lets it transmit, if it has a frame and may send.
+    #[inline]
+    fn access_time(&self, i: usize) -> Option<SimTime> {
+        let e = &self.access[i];
+        if !self.exchange.has_traffic(i) || !e.associated {
             return None;
         }
         let counted =
@@ -450,21 +396,24 @@ impl Bss {
     /// or starts the transmissions whose backoff ends now.
     pub fn wake(&mut self, now: SimTime) -> Outcome {
         let mut out = Outcome::default();
-        self.reorder_timeouts(now, &mut out);
+        self.exchange.run_timeouts(now, &mut out);
         if !self.on_air.is_empty() {
             if self.on_air.iter().map(|t| t.end).max() == Some(now) {
                 self.finish(now, &mut out);
             }
             return out;
         }
-        self.expire(now, &mut out);
-        let winners: Vec<usize> = (0..self.entities.len())
-            .filter(|&i| self.access_time(&self.entities[i]) == Some(now))
+        if let Some(lifetime) = self.cfg.lifetime {
+            self.exchange
+                .expire(now, lifetime, &mut cx!(self, &mut out));
+        }
+        let winners: Vec<usize> = (0..self.access.len())
+            .filter(|&i| self.access_time(i) == Some(now))
             .collect();
         if winners.is_empty() {
             return out;
         }
-        for (i, e) in self.entities.iter_mut().enumerate() {
+        for (i, e) in self.access.iter_mut().enumerate() {
             if let Some(from) = e.count_from.take() {
                 if !winners.contains(&i) && now > from {
                     let elapsed = (now - from).as_nanos() / self.timing.slot.as_nanos();
@@ -473,166 +422,17 @@ impl Bss {
             }
         }
         for i in winners {
-            let tx = self.build_tx(now, i);
-            self.on_air.push(tx);
+            self.access[i].slots = 0;
+            let ppdu = self.exchange.start(now, i, &mut cx!(self, &mut out));
+            self.on_air.push(Tx {
+                entity: i,
+                peer: ppdu.peer,
+                start: now,
+                end: now + ppdu.airtime,
+                snr_db: ppdu.snr_db,
+            });
         }
         out
-    }
-
-    /// Discards the frames that have waited in a MAC queue for their lifetime (never one
-    /// being retried: 802.11b's head-of-line frame after its first attempt).
-    fn expire(&mut self, now: SimTime, out: &mut Outcome) {
-        let Some(lifetime) = self.cfg.lifetime else {
-            return;
-        };
-        for (i, e) in self.entities.iter_mut().enumerate() {
-            let skip = usize::from(e.attempts > 0);
-            while let Some(f) = e.queue.get(skip) {
-                if now.saturating_sub(f.since) < lifetime {
-                    break;
-                }
-                let f = e.queue.remove(skip).expect("present");
-                self.counters.dropped_lifetime += 1;
-                out.expired.push((i, f.peer, f.packet));
-            }
-        }
-    }
-
-    /// The frame entity `i` sends now.
-    fn build_tx(&mut self, now: SimTime, i: usize) -> Tx {
-        self.entities[i].slots = 0;
-        if self.cfg.phy.is_dcf() {
-            let f = *self.entities[i].queue.front().expect("has traffic");
-            let snr_db = self.radio.snr_db(i, f.peer, now);
-            let rate = DcfRate::of(&self.cfg.phy).unwrap_or_else(|| {
-                let rc = self.entities[i].rates[f.peer].as_mut().expect("adapted");
-                rc.erp().select(now, Some(snr_db))
-            });
-            let air = rate.txtime(dcf_mpdu_len(f.bytes));
-            return Tx {
-                entity: i,
-                peer: f.peer,
-                start: now,
-                snr_db,
-                end: now + air,
-                what: Payload::Single { frame: f, rate },
-            };
-        }
-        match self.cfg.phy.clone() {
-            Phy::Dsss { .. } | Phy::Erp { .. } => unreachable!("DCF PHYs are handled above"),
-            Phy::Ht { band, width, gi } => {
-                let e = &mut self.entities[i];
-                if let Some(peer) = (0..e.pending_bar.len()).find(|&p| e.pending_bar[p].is_some()) {
-                    let ssn = e.pending_bar[peer].take().expect("found");
-                    let air = ofdm_txtime(BLOCK_ACK_REQ_COMPRESSED, OfdmRate::Mbps6, band);
-                    return Tx {
-                        entity: i,
-                        peer,
-                        start: now,
-                        end: now + air,
-                        snr_db: self.radio.snr_db_mapped(i, peer, now, 1, &|s: &[f64]| {
-                            effective_snr(Modulation::Bpsk, s)
-                        }),
-                        what: Payload::Bar(ssn),
-                    };
-                }
-                let peer = self.next_peer(i);
-                // The SNR per stream depends on the MCS's streams with receive diversity
-                // (radio/fading.rs): the oracle rate control sees it for each candidate.
-                let radio = &mut self.radio;
-                let rc = self.entities[i].rates[peer].as_mut().expect("HT peer").ht();
-                // Over a frequency-selective channel (radio/tgn.rs) the oracle judges every
-                // candidate by the effective SNR for its modulation (wifi/esm.rs).
-                let mcs = rc.select_by_streams(now, &mut |m: HtMcs| {
-                    let modulation = m.modulation();
-                    radio.snr_db_mapped(i, peer, now, m.n_ss(), &|s: &[f64]| {
-                        effective_snr(modulation, s)
-                    })
-                });
-                // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
-                // `ath_tx_form_aggr`): an A-MPDU is sized to 4 ms at the slowest rate of the
-                // frame's rate series, and a rate-control probe is not aggregated.
-                let probe = rc.last_choice().is_some_and(|c| c.sample);
-                let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
-                // One effective SNR per PPDU from its subcarriers' SNRs for the MCS's
-                // modulation (wifi/esm.rs); frequency-flat fading gives the PPDU's own SNR.
-                let modulation = mcs.modulation();
-                let snr_db = self
-                    .radio
-                    .snr_db_mapped(i, peer, now, mcs.n_ss(), &|s: &[f64]| {
-                        effective_snr(modulation, s)
-                    });
-                let e = &mut self.entities[i];
-                let tx = HtTxVector::new(mcs, width, gi);
-                // Hand the peer's oldest queued frames to its originator (it numbers them),
-                // only as many as the next A-MPDU can carry with the retries pending: the
-                // rest stay queued and keep ageing towards their MSDU lifetime (as in ns-3's
-                // WifiMacQueue, where a packet ages until it is first sent).
-                let limits = self.cfg.ampdu;
-                let orig = e.originators[peer].as_mut().expect("HT peer");
-                let mut k = 0;
-                // (packet size, A-MPDU capacity for it): frames in a row are mostly one size.
-                let mut capacity = (u32::MAX, 0);
-                while k < e.queue.len() {
-                    let f = e.queue[k];
-                    if f.peer != peer {
-                        k += 1;
-                        continue;
-                    }
-                    if capacity.0 != f.bytes {
-                        let fit = ampdu_capacity(f.bytes, sizing, band, &limits).max(1);
-                        capacity = (f.bytes, if probe { 1 } else { fit });
-                    }
-                    let fit = capacity.1;
-                    if orig.queued() >= fit as usize {
-                        break;
-                    }
-                    e.queue.remove(k);
-                    orig.enqueue(f.uid);
-                    e.held.insert(f.uid, f);
-                }
-                let held = &e.held;
-                let mut lens: Vec<u32> = Vec::new();
-                let max_mpdus = if probe { 1 } else { limits.mpdus as usize };
-                let mpdus = orig.next_batch(max_mpdus, |uid| {
-                    lens.push(mpdu_len(held[&uid].bytes));
-                    let psdu = ampdu_len(&lens);
-                    let fits = lens.len() == 1
-                        || (psdu <= limits.bytes && sizing.txtime(psdu, band) <= limits.ppdu);
-                    if !fits {
-                        lens.pop();
-                    }
-                    fits
-                });
-                let air = tx.txtime(ampdu_len(&lens), band);
-                Tx {
-                    entity: i,
-                    peer,
-                    start: now,
-                    end: now + air,
-                    snr_db,
-                    what: Payload::Ampdu { mpdus, mcs },
-                }
-            }
-        }
-    }
-
-    /// The peer an 802.11n entity serves next: round-robin from the one after the last
-    /// served, among peers with frames queued or held.
-    fn next_peer(&mut self, i: usize) -> usize {
-        let e = &mut self.entities[i];
-        let n = e.originators.len();
-        // One pass over the queue, not one per peer.
-        let mut waiting = vec![false; n];
-        for f in &e.queue {
-            waiting[f.peer] = true;
-        }
-        let peer = (1..=n)
-            .map(|k| (e.last_peer + k) % n)
-            .find(|&p| waiting[p] || e.originators[p].as_ref().is_some_and(|o| !o.is_empty()))
-            .expect("has traffic");
-        e.last_peer = peer;
-        peer
     }
 
     /// The transmissions on the air end at `now`.
@@ -651,11 +451,11 @@ impl Bss {
         for tx in txs {
             self.counters.busy += tx.end - tx.start;
             let response = if collision {
-                Response::None
+                None
             } else {
-                self.receive(&tx, out)
+                self.exchange.receive(&tx, &mut cx!(self, out))
             };
-            match self.response_airtime(&tx, &response) {
+            match response {
                 Some(air) => {
                     idle_from = now + self.timing.sifs + air;
                     self.counters.busy += air;
@@ -665,9 +465,9 @@ impl Bss {
                     unanswered.push(tx.entity);
                 }
             }
-            self.after_exchange(now, &tx, response, collision, out);
+            self.after_exchange(now, &tx, response.is_some(), collision, out);
         }
-        for (i, e) in self.entities.iter_mut().enumerate() {
+        for (i, e) in self.access.iter_mut().enumerate() {
             e.count_from = Some(if unanswered.contains(&i) {
                 // §10.3.2.11: backoff is invoked when AckTimeout expires (by then the medium
                 // has been idle for more than DIFS/AIFS).
@@ -680,41 +480,17 @@ impl Bss {
         }
     }
 
-    /// The airtime of the Ack or BlockAck answering `tx`, if one is sent.
-    fn response_airtime(&self, tx: &Tx, response: &Response) -> Option<SimTime> {
-        match (response, &self.cfg.phy) {
-            (Response::None, _) => None,
-            (Response::Ack, _) => match &tx.what {
-                Payload::Single { rate, .. } => Some(rate.ack_txtime()),
-                _ => unreachable!("an Ack answers a single MPDU"),
-            },
-            (Response::BlockAck { .. }, Phy::Ht { band, .. }) => {
-                // The BlockAck answering a BlockAckReq (sent at 6 Mbit/s) comes at 6 Mbit/s.
-                let rate = match &tx.what {
-                    Payload::Ampdu { mcs, .. } => {
-                        // The BSSBasicRateSet: the mandatory 6, 12 and 24 Mbit/s.
-                        ht_control_response_rate(*mcs, &OfdmRate::MANDATORY)
-                    }
-                    _ => OfdmRate::Mbps6,
-                };
-                Some(ofdm_txtime(BLOCK_ACK_COMPRESSED, rate, *band))
-            }
-            _ => unreachable!("responses match the PHY"),
-        }
-    }
-
-    /// The sender's side of an exchange, given the response it got: updates CW, retries,
-    /// the originator, and draws the next backoff.
+    /// The sender's side of an exchange: its frame exchange concludes, then CW is updated
+    /// and the next backoff drawn.
     fn after_exchange(
         &mut self,
         now: SimTime,
         tx: &Tx,
-        response: Response,
+        answered: bool,
         collision: bool,
         out: &mut Outcome,
     ) {
         let i = tx.entity;
-        let success = !matches!(response, Response::None);
         let mut record = TxRecord {
             start: tx.start,
             entity: i,
@@ -723,78 +499,15 @@ impl Bss {
             rate_bps: 0.0,
             mcs: None,
             mpdus: 1,
-            acked: u32::from(success),
+            acked: u32::from(answered),
             collision,
             snr_db: tx.snr_db,
         };
         // §10.22.2.2: CW returns to CWmin after a success or a drop, else it widens.
-        let mut reset_cw = success;
-        match &tx.what {
-            Payload::Single { frame: f, rate } => {
-                self.counters.mpdus_sent += 1;
-                record.rate_bps = rate.bps() as f64;
-                let e = &mut self.entities[i];
-                if let Some(rc) = e.rates[tx.peer].as_mut() {
-                    rc.erp().report(now, *rate, 1, u32::from(success));
-                }
-                e.attempts += 1;
-                if success {
-                    out.acked.push((i, f.peer, f.packet));
-                } else {
-                    self.counters.mpdus_failed += 1;
-                }
-                if success || e.attempts >= self.cfg.retry_limit {
-                    e.queue.pop_front();
-                    e.attempts = 0;
-                }
-                if !success && e.attempts == 0 {
-                    reset_cw = true;
-                    self.counters.dropped_retry += 1;
-                    out.dropped.push((i, f.peer, f.packet));
-                }
-            }
-            Payload::Bar(_) => {
-                record.kind = "bar";
-                record.mpdus = 0;
-                record.rate_bps = OfdmRate::Mbps6.bps() as f64;
-            }
-            Payload::Ampdu { mpdus, mcs } => {
-                record.kind = "ampdu";
-                record.mcs = Some(mcs.index());
-                record.mpdus = mpdus.len() as u32;
-                if let Phy::Ht { width, gi, .. } = self.cfg.phy {
-                    record.rate_bps = HtTxVector::new(*mcs, width, gi).data_rate_bps();
-                }
-                let e = &mut self.entities[i];
-                let orig = e.originators[tx.peer].as_mut().expect("HT peer");
-                let result = match response {
-                    Response::BlockAck { start, bitmap } => orig.on_block_ack(start, bitmap),
-                    _ => orig.on_no_block_ack(),
-                };
-                record.acked = result.acked.len() as u32;
-                self.counters.mpdus_sent += mpdus.len() as u64;
-                self.counters.mpdus_failed += (mpdus.len() - result.acked.len()) as u64;
-                e.rates[tx.peer].as_mut().expect("HT peer").ht().report(
-                    now,
-                    *mcs,
-                    record.mpdus,
-                    record.acked,
-                );
-                for uid in result.acked {
-                    let f = e.held.remove(&uid).expect("held");
-                    out.acked.push((i, f.peer, f.packet));
-                }
-                if let Some(ssn) = result.bar {
-                    e.pending_bar[tx.peer] = Some(ssn);
-                }
-                for uid in result.dropped {
-                    let f = e.held.remove(&uid).expect("held");
-                    self.counters.dropped_retry += 1;
-                    out.dropped.push((i, f.peer, f.packet));
-                }
-            }
-        }
-        let e = &mut self.entities[i];
+        let reset_cw = self
+            .exchange
+            .conclude(now, tx, &mut record, &mut cx!(self, out));
+        let e = &mut self.access[i];
         e.cw = if reset_cw {
             self.timing.cw_min
         } else {

@@ -1,0 +1,220 @@
+//! The seam between channel access ([`super::Bss`]) and frame exchange: what a MAC entity
+//! does once the medium is its own, as IEEE 802.11-2016 separates the coordination function
+//! that grants a transmit opportunity (§10.3.4.3, §10.22.2) from the frame exchange
+//! sequences run in it (§10.3.2, §10.24). ns-3 draws the same line between its
+//! `ChannelAccessManager` and its frame-exchange managers.
+//!
+//! **Call order** for one transmit opportunity of entity `i` (the BSS drives it):
+//! 1. [`FrameExchange::start`] when `i`'s backoff ends: the exchange picks the PPDU and
+//!    says who it is for, how long it lasts and at what SNR it arrives;
+//! 2. [`FrameExchange::receive`] when the PPDU ends, only if it was alone on the medium:
+//!    the receiver decides what arrived and answers (the airtime of its Ack or BlockAck,
+//!    `None` if it sends none);
+//! 3. [`FrameExchange::conclude`] always, last: the sender's side (retries, drops, rate
+//!    control), which tells the BSS whether the contention window goes back to CWmin.
+//!
+//! Between transmit opportunities the BSS hands frames in ([`FrameExchange::queue`]),
+//! asks whether an entity has something to send, lets frames age out
+//! ([`FrameExchange::expire`]) and runs receive-side timeouts
+//! ([`FrameExchange::run_timeouts`]). The payload of a PPDU never leaves its exchange, so
+//! a DCF Ack cannot meet an A-MPDU: each exchange keeps its own frames on the air.
+
+use super::dcf::DcfExchange;
+use super::ht::HtExchange;
+use super::{Counters, Frame, Outcome, TxRecord};
+use crate::engine::{RngStream, SimTime};
+use crate::radio::RadioChannel;
+use std::collections::{BTreeMap, VecDeque};
+
+/// One transmission on the medium, as channel access sees it.
+pub(crate) struct Tx {
+    pub entity: usize,
+    pub peer: usize,
+    pub start: SimTime,
+    pub end: SimTime,
+    /// The receiver's SNR for this PPDU, dB.
+    pub snr_db: f64,
+}
+
+/// The PPDU an exchange sends when it gets the medium.
+pub(crate) struct Ppdu {
+    pub peer: usize,
+    pub airtime: SimTime,
+    /// The receiver's SNR for this PPDU, dB.
+    pub snr_db: f64,
+}
+
+/// What an exchange borrows from its BSS for one call.
+pub(crate) struct Cx<'a> {
+    pub radio: &'a mut RadioChannel,
+    pub errors: &'a mut Errors,
+    pub counters: &'a mut Counters,
+    pub out: &'a mut Outcome,
+    /// Whether to report every received A-MPDU in [`Outcome::received`].
+    pub observe_rx: bool,
+}
+
+/// The frame exchange sequences of a BSS's MAC entities (entity 0 is the AP). See the
+/// module documentation for the order of calls.
+pub(crate) trait FrameExchange {
+    /// Entity `i`'s MAC queue: frames not yet sent (or, with Block Ack, not yet handed to
+    /// an originator), in arrival order.
+    fn queue(&mut self, i: usize) -> &mut VecDeque<Frame>;
+    /// The frames entity `i` holds: queued, or awaiting acknowledgement.
+    fn backlog(&self, i: usize) -> usize;
+    /// Whether entity `i` has a frame to send.
+    fn has_traffic(&self, i: usize) -> bool;
+    /// Discards the queued frames that have waited `lifetime` (the MSDU lifetime), never
+    /// one being retried.
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>);
+    /// Entity `i` has the medium at `now`: the PPDU it sends.
+    fn start(&mut self, now: SimTime, i: usize, cx: &mut Cx<'_>) -> Ppdu;
+    /// `tx` ended alone on the medium: what arrived, and the airtime of the response (Ack
+    /// or BlockAck, sent SIFS later), if one is sent.
+    fn receive(&mut self, tx: &Tx, cx: &mut Cx<'_>) -> Option<SimTime>;
+    /// The sender's side of `tx`, collided or not: fills the exchange's part of `record`
+    /// and says whether CW returns to CWmin (a success or a drop, §10.22.2.2).
+    fn conclude(&mut self, now: SimTime, tx: &Tx, record: &mut TxRecord, cx: &mut Cx<'_>) -> bool;
+    /// Station `k` leaves the AP: what the pair's agreements and queues become (see
+    /// [`super::Bss::disassociate`]).
+    fn leave(&mut self, k: usize, out: &mut Outcome);
+    /// The next receive-side timeout (a reordering buffer's release), if any.
+    fn next_timeout(&self) -> Option<SimTime>;
+    /// Runs the receive-side timeouts due at `now`.
+    fn run_timeouts(&mut self, now: SimTime, out: &mut Outcome);
+}
+
+/// The frame exchange of a BSS, by PHY: the DCF's Data/Ack (802.11b, 802.11g) or HT's
+/// A-MPDU/BlockAck (802.11n).
+pub(crate) enum Exchange {
+    Dcf(DcfExchange),
+    Ht(HtExchange),
+}
+
+macro_rules! forward {
+    ($self:ident, $x:ident => $e:expr) => {
+        match $self {
+            Exchange::Dcf($x) => $e,
+            Exchange::Ht($x) => $e,
+        }
+    };
+}
+
+impl FrameExchange for Exchange {
+    #[inline]
+    fn queue(&mut self, i: usize) -> &mut VecDeque<Frame> {
+        forward!(self, x => x.queue(i))
+    }
+
+    #[inline]
+    fn backlog(&self, i: usize) -> usize {
+        forward!(self, x => x.backlog(i))
+    }
+
+    #[inline]
+    fn has_traffic(&self, i: usize) -> bool {
+        forward!(self, x => x.has_traffic(i))
+    }
+
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) {
+        forward!(self, x => x.expire(now, lifetime, cx))
+    }
+
+    fn start(&mut self, now: SimTime, i: usize, cx: &mut Cx<'_>) -> Ppdu {
+        forward!(self, x => x.start(now, i, cx))
+    }
+
+    fn receive(&mut self, tx: &Tx, cx: &mut Cx<'_>) -> Option<SimTime> {
+        forward!(self, x => x.receive(tx, cx))
+    }
+
+    fn conclude(&mut self, now: SimTime, tx: &Tx, record: &mut TxRecord, cx: &mut Cx<'_>) -> bool {
+        forward!(self, x => x.conclude(now, tx, record, cx))
+    }
+
+    fn leave(&mut self, k: usize, out: &mut Outcome) {
+        forward!(self, x => x.leave(k, out))
+    }
+
+    #[inline]
+    fn next_timeout(&self) -> Option<SimTime> {
+        forward!(self, x => x.next_timeout())
+    }
+
+    #[inline]
+    fn run_timeouts(&mut self, now: SimTime, out: &mut Outcome) {
+        forward!(self, x => x.run_timeouts(now, out))
+    }
+}
+
+/// Discards the frames of entity `i`'s `queue` from position `skip` on that have waited
+/// `lifetime`, oldest first, stopping at the first younger one.
+pub(crate) fn expire_queue(
+    i: usize,
+    queue: &mut VecDeque<Frame>,
+    skip: usize,
+    (now, lifetime): (SimTime, SimTime),
+    cx: &mut Cx<'_>,
+) {
+    while let Some(f) = queue.get(skip) {
+        if now.saturating_sub(f.since) < lifetime {
+            break;
+        }
+        let f = queue.remove(skip).expect("present");
+        cx.counters.dropped_lifetime += 1;
+        cx.out.expired.push((i, f.peer, f.packet));
+    }
+}
+
+/// Whether each MPDU arrives: independently, with probability (1 − the fixed per-MPDU
+/// error rate) × the error model's success rate at the PPDU's SNR.
+pub(crate) struct Errors {
+    rng: RngStream,
+    cache: SuccessCache,
+    mpdu_error: f64,
+}
+
+impl Errors {
+    pub fn new(rng: RngStream, mpdu_error: f64) -> Errors {
+        Errors {
+            rng,
+            cache: SuccessCache::default(),
+            mpdu_error,
+        }
+    }
+
+    /// Draws whether an MPDU of `bits` bits at rate `key` arrives at `snr_db`; `success`
+    /// computes the error model's success rate (cached by SNR, rate and length).
+    #[inline]
+    pub fn arrives(
+        &mut self,
+        snr_db: f64,
+        key: u8,
+        bits: u64,
+        success: impl FnOnce() -> f64,
+    ) -> bool {
+        let p_snr = self.cache.get(snr_db, key, bits, success);
+        self.rng.uniform() < (1.0 - self.mpdu_error) * p_snr
+    }
+}
+
+/// Frame success rates already computed, by (SNR bits, rate, frame bits): the error model's
+/// special functions cost far more than a MAC exchange, and a static station sees one SNR.
+/// A pure function cached, so results are the same with or without it.
+#[derive(Default)]
+struct SuccessCache(BTreeMap<(u64, u8, u64), f64>);
+
+impl SuccessCache {
+    /// Entries kept before the cache starts over (moving stations see ever new SNRs).
+    const LIMIT: usize = 4096;
+
+    fn get(&mut self, snr_db: f64, rate: u8, bits: u64, compute: impl FnOnce() -> f64) -> f64 {
+        if self.0.len() >= Self::LIMIT {
+            self.0.clear();
+        }
+        *self
+            .0
+            .entry((snr_db.to_bits(), rate, bits))
+            .or_insert_with(compute)
+    }
+}
