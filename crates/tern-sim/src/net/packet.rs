@@ -234,6 +234,15 @@ impl PacketPool {
         self.free.push(r.0);
     }
 
+    /// Removes the packet if it is still there (a transport may have moved it out).
+    #[inline]
+    pub fn discard(&mut self, r: PacketRef) {
+        let slot = &mut self.slots[r.0 as usize];
+        if slot.take().is_some() {
+            self.free.push(r.0);
+        }
+    }
+
     /// Packets still in the network (queued, in service or propagating).
     pub fn live(&self) -> impl Iterator<Item = &Packet> {
         self.slots.iter().flatten()

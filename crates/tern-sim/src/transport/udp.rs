@@ -1,7 +1,7 @@
 //! UDP (RFC 768) carrying Tern's application messages: a message source at the client, and
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
-use super::{deliver, Cmd, Io, Side, Transport, TransportReport};
+use super::{deliver, Arrival, Cmd, Io, Side, Transport, TransportReport};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
@@ -27,7 +27,7 @@ impl UdpTransport {
 }
 
 impl Transport for UdpTransport {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         let msg = self.source.emit(now);
         if let Some(t) = self.source.schedule.next() {
             io.cmds.push(Cmd::Tick(t));
@@ -39,8 +39,8 @@ impl Transport for UdpTransport {
         });
     }
 
-    fn on_packet(&mut self, now: SimTime, _side: Side, body: Body, io: &mut Io<'_>) {
-        let Body::Udp(msg) = body else {
+    fn handle_packet(&mut self, now: SimTime, _side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        let Body::Udp(msg) = *packet.body() else {
             unreachable!("a UDP flow carries datagrams")
         };
         match msg.kind {
@@ -70,9 +70,9 @@ impl Transport for UdpTransport {
         }
     }
 
-    fn on_wake(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
+    fn handle_timeout(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
 
-    fn arm(&mut self, _now: SimTime, _side: Side, _key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, _now: SimTime, _side: Side, _key: u8) -> Option<SimTime> {
         None
     }
 
@@ -84,10 +84,7 @@ impl Transport for UdpTransport {
             sink: self.sink.clone(),
             bytes_delivered: self.sink.received_bytes,
             reliable: false,
-            tcp: None,
-            quic: None,
-            tfrc: None,
-            switcher: None,
+            detail: None,
         }
     }
 }

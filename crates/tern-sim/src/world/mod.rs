@@ -26,7 +26,9 @@ use crate::trace::{
     Captures, DropRecord, QlogFiles, QueueRecord, Table, TraceConfig, TraceError, Traces,
 };
 use crate::transport::small_queues::SmallQueues;
-use crate::transport::{Cmd, Io, Side, SmallQueueRoom, Transport, SMALL_QUEUE_KEYS};
+use crate::transport::{
+    Arrival, Cmd, Io, LinkObserver, Side, SmallQueueRoom, Transport, SMALL_QUEUE_KEYS,
+};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -349,13 +351,13 @@ impl World {
         match event {
             Event::Device(d, token) => self.device_call(now, d, |dev, cx| dev.wake(now, token, cx)),
             Event::Arrive(i, p) => self.arrive(now, i, p),
-            Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
+            Event::Tick(f) => self.transport_call(now, f, |t, io| t.handle_tick(now, io)),
             Event::Rssi(f) => {
                 let rssi = self.rssi_dbm(self.flows[f.0 as usize].radio, now);
-                self.transport_call(now, f, |t, io| t.on_rssi(now, rssi, io));
+                self.observer_call(now, f, |o, io| o.handle_rssi(now, rssi, io));
             }
             Event::Transport(f, key, side) => {
-                self.transport_call(now, f, |t, io| t.on_wake(now, side, key, io))
+                self.transport_call(now, f, |t, io| t.handle_timeout(now, side, key, io))
             }
             Event::Change(i) => {
                 let c = &self.changes[i as usize];
@@ -514,7 +516,10 @@ impl World {
                     }
                 }
                 Cmd::Arm { side, key } => {
-                    if let Some(at) = self.flows[f.0 as usize].transport.arm(now, side, key) {
+                    if let Some(at) = self.flows[f.0 as usize]
+                        .transport
+                        .poll_timeout(now, side, key)
+                    {
                         self.queue.schedule(at, Event::Transport(f, key, side));
                     }
                 }
@@ -527,13 +532,27 @@ impl World {
         }
     }
 
-    /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side
-    /// (flows not started yet are left out).
+    /// [`World::transport_call`] on flow `f`'s link observer, if it has one.
+    fn observer_call(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn LinkObserver, &mut Io<'_>),
+    ) {
+        self.transport_call(now, f, |t, io| {
+            if let Some(o) = t.observer() {
+                call(o, io);
+            }
+        });
+    }
+
+    /// Calls `call` on the link observers of the transports with an endpoint on `node`, with
+    /// that endpoint's side (flows not started yet are left out).
     fn at_node(
         &mut self,
         now: SimTime,
         node: NodeId,
-        call: impl Fn(&mut dyn Transport, Side, &mut Io<'_>),
+        call: impl Fn(&mut dyn LinkObserver, Side, &mut Io<'_>),
     ) {
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
@@ -543,19 +562,21 @@ impl World {
             let Some(side) = flow.side_at(node) else {
                 continue;
             };
-            self.transport_call(now, FlowId(f as u32), |t, io| call(t, side, io));
+            self.observer_call(now, FlowId(f as u32), |o, io| call(o, side, io));
         }
     }
 
     /// Tells the transports with an endpoint on `node` that its link went down or came
     /// back.
     fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
-        self.at_node(now, node, |t, side, io| t.on_link(now, side, up, io));
+        self.at_node(now, node, |o, side, io| o.handle_link(now, side, up, io));
     }
 
     /// The transports with an endpoint on `node` hear the BSS Load of the AP it joins.
     fn bss_load(&mut self, now: SimTime, node: NodeId, load: crate::wifi::bss_load::BssLoad) {
-        self.at_node(now, node, |t, side, io| t.on_bss_load(now, side, &load, io));
+        self.at_node(now, node, |o, side, io| {
+            o.handle_bss_load(now, side, &load, io)
+        });
     }
 
     /// A host's link is back after a cellular handover or an 802.11 roam: its transports
@@ -565,7 +586,7 @@ impl World {
         for f in 0..self.flows.len() {
             if self.flows[f].src == node {
                 let id = FlowId(f as u32);
-                self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
+                self.observer_call(now, id, |o, io| o.handle_handover(now, Side::Client, io));
             }
         }
     }
@@ -586,13 +607,9 @@ impl World {
                 Side::Client
             };
             self.transport_call_with(now, pkt.flow, |t, io, pool| {
-                // A TCP segment is read where it lies; other bodies are moved out.
-                if let Body::Tcp(seg) = &pool.get(p).body {
-                    t.on_segment(now, side, seg, io);
-                    pool.release(p);
-                } else {
-                    t.on_packet(now, side, pool.take(p).body, io);
-                }
+                t.handle_packet(now, side, Arrival::pooled(pool, p), io);
+                // Freed before the commands are carried out, unless moved out.
+                pool.discard(p);
             });
             return true;
         }
@@ -657,8 +674,10 @@ impl World {
             } else {
                 Side::Client
             };
-            let body = Body::Tcp(seg);
-            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
+            let packet = Arrival::owned(Body::Tcp(seg));
+            self.transport_call(now, pkt.flow, |t, io| {
+                t.handle_packet(now, side, packet, io)
+            });
         }
     }
 

@@ -4,7 +4,8 @@ use super::{Flow, World};
 use crate::engine::SimTime;
 use crate::net::packet::Body;
 use crate::summary::{
-    ChannelSummary, Distribution, Drops, FlowSummary, Summary, LIST_EVERY_DIRECTION,
+    ChannelSummary, Distribution, Drops, FlowSummary, Summary, TransportSummary,
+    LIST_EVERY_DIRECTION,
 };
 use indexmap::IndexMap;
 
@@ -22,10 +23,9 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     // A bounded transfer that finished counts over its own time; anything else over the
     // time from its start to the end of the run.
     let transfer = r
-        .tcp
+        .detail
         .as_ref()
-        .and_then(|t| t.transfer_time_s)
-        .or_else(|| r.quic.as_ref().and_then(|q| q.transfer_time_s));
+        .and_then(TransportSummary::transfer_time_s);
     let rate = |secs: f64| {
         if secs > 0.0 {
             r.bytes_delivered as f64 * 8.0 / secs
@@ -54,10 +54,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         },
         delay_s: if echo { None } else { dist.clone() },
         rtt_s: if echo { dist } else { None },
-        tcp: r.tcp,
-        quic: r.quic,
-        tfrc: r.tfrc,
-        switcher: r.switcher,
+        detail: r.detail,
     }
 }
 
