@@ -15,6 +15,7 @@ pub mod tcp_profile;
 pub mod units;
 mod validate;
 
+pub use check_transport::CheckCx;
 pub use error::{Origin, ScenarioError};
 pub use quic::{
     QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,

@@ -9,16 +9,26 @@
 //! kind of transport; a new one is a new file here and one line in
 //! `world/registry.rs`.
 
-pub mod quic;
+#[macro_use]
+mod list;
 pub mod small_queues;
-pub mod tcp;
-pub mod tfrc;
-pub mod udp;
+
+transports! {
+    /// A UDP datagram of one of Tern's applications (RFC 768).
+    Udp => udp,
+    /// A TCP segment (RFC 9293).
+    Tcp => tcp,
+    /// A UDP datagram of a QUIC connection (RFC 9000 §12.2), its bytes real.
+    Quic => quic,
+    /// A TFRC packet, over UDP or as DCCP (RFC 5348, RFC 4340).
+    Tfrc => tfrc,
+}
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
-use crate::net::packet::{Body, PacketPool, PacketRef, UdpMessage};
+use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
 use crate::summary::TransportSummary;
+use crate::trace::pcap::WireEncode;
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;
 
@@ -41,6 +51,19 @@ impl Side {
             Side::Client => "client",
             Side::Server => "server",
         }
+    }
+}
+
+/// What a kind of transport puts in its packets: its variant of [`Body`], its size on the
+/// wire and (through [`WireEncode`]) its bytes in a capture.
+pub trait WireBody: WireEncode {
+    /// Transport header plus payload, in bytes.
+    fn transport_len(&self) -> u32;
+
+    /// Whether it is one of the application's messages that may still arrive (a datagram):
+    /// the summary counts those in the network at the end as in flight.
+    fn is_message(&self) -> bool {
+        false
     }
 }
 

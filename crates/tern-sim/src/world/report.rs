@@ -2,7 +2,6 @@
 
 use super::{Flow, World};
 use crate::engine::SimTime;
-use crate::net::packet::Body;
 use crate::summary::{
     ChannelSummary, Distribution, Drops, FlowSummary, Summary, TransportSummary,
     LIST_EVERY_DIRECTION,
@@ -63,10 +62,8 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
     let end = w.end();
     let mut in_flight = vec![0u64; w.flows.len()];
     for p in w.pool.live() {
-        match &p.body {
-            Body::Udp(_) => in_flight[p.flow.0 as usize] += 1,
-            Body::Tfrc(t) if t.is_data() => in_flight[p.flow.0 as usize] += 1,
-            _ => {}
+        if p.body.is_message() {
+            in_flight[p.flow.0 as usize] += 1;
         }
     }
     let flows = w

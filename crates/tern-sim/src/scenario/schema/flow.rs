@@ -5,6 +5,9 @@ use super::defaults::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// A flow's transport: one kind's settings, from the list of transports.
+pub use crate::transport::TransportSpec;
+
 /// An application talking from one node to another over a transport.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -120,52 +123,6 @@ pub enum AppSpec {
         #[serde(default = "ping_interval")]
         interval: Duration,
     },
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum TransportSpec {
-    /// UDP (RFC 768): 8-byte header, no delivery guarantee.
-    #[default]
-    Udp,
-    /// TCP (RFC 9293) with the options below.
-    Tcp(TcpSpec),
-    /// QUIC (RFC 9000/9001/9002) over UDP, with TLS 1.3.
-    Quic(super::super::quic::QuicSpec),
-    /// TFRC (RFC 5348) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342): rate-controlled
-    /// datagrams, no retransmission.
-    Tfrc(super::tfrc::TfrcSpec),
-}
-
-impl TransportSpec {
-    /// The TCP settings, for a TCP flow; every other transport carries datagrams.
-    pub fn tcp(&self) -> Option<&TcpSpec> {
-        match self {
-            TransportSpec::Tcp(spec) => Some(spec),
-            _ => None,
-        }
-    }
-
-    /// The QUIC settings, for a QUIC flow.
-    pub fn quic(&self) -> Option<&super::super::quic::QuicSpec> {
-        match self {
-            TransportSpec::Quic(spec) => Some(spec),
-            _ => None,
-        }
-    }
-
-    /// The TFRC settings, for a TFRC or DCCP flow.
-    pub fn tfrc(&self) -> Option<&super::tfrc::TfrcSpec> {
-        match self {
-            TransportSpec::Tfrc(spec) => Some(spec),
-            _ => None,
-        }
-    }
-
-    /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than datagrams.
-    pub fn is_stream(&self) -> bool {
-        matches!(self, TransportSpec::Tcp(_) | TransportSpec::Quic(_))
-    }
 }
 
 /// A TCP endpoint's settings; both ends of a flow use them. Defaults follow

@@ -11,6 +11,9 @@
 //! and [`tls`]). Datagrams carry the stack's real bytes: their size on the wire is exact
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
+pub mod capture;
+mod setup;
+
 mod app;
 mod config;
 mod h3;
@@ -23,9 +26,9 @@ mod tls;
 pub use app::QuicApp;
 pub use qlog::QlogUse;
 
-use super::{Arrival, Cmd, Io, Side, Transport, TransportReport};
+use super::{Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::engine::{RngStream, SimTime, Wake};
-use crate::net::packet::{Body, QuicDatagram};
+use crate::net::packet::{Body, QuicDatagram, UDP_HEADER};
 use crate::scenario::QuicPathStatus;
 use crate::scenario::QuicSpec;
 use crate::summary::{ConnectionEnd, QuicPathSummary, QuicSummary, TransportSummary};
@@ -494,5 +497,27 @@ impl Transport for QuicTransport {
                 quic: self.summary(),
             }),
         }
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The QUIC settings of a flow, for a QUIC flow.
+impl super::TransportSpec {
+    pub fn quic(&self) -> Option<&QuicSpec> {
+        match self {
+            super::TransportSpec::Quic(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A QUIC flow's packets: UDP datagrams of its connection.
+pub type OnWire = QuicDatagram;
+
+impl WireBody for QuicDatagram {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        UDP_HEADER + self.bytes.len() as u32
     }
 }

@@ -1,11 +1,17 @@
 //! UDP (RFC 768) carrying Tern's application messages: a message source at the client, and
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
-use super::{deliver, Arrival, Cmd, Io, Side, Transport, TransportReport};
+pub mod capture;
+
+use super::{deliver, Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
-use crate::net::packet::{Body, UdpKind, UdpMessage};
+use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
+use crate::scenario::{CheckCx, ScenarioError};
 use crate::trace::RttRecord;
+use crate::world::registry::{boxed, BuildCx};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -86,5 +92,39 @@ impl Transport for UdpTransport {
             reliable: false,
             detail: None,
         }
+    }
+}
+
+/// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {}
+
+/// Datagrams: a message lost is lost.
+pub const STREAM: bool = false;
+
+/// Nothing to check beyond the types.
+pub fn check(_: &Spec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+    Ok(())
+}
+
+/// The flow's transport: its application's datagrams.
+pub fn build(_: &Spec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    boxed(UdpTransport::new(
+        cx.source.expect("validated: UDP has a source"),
+    ))
+}
+
+/// A UDP flow's packets: its application's datagrams.
+pub type OnWire = UdpMessage;
+
+impl WireBody for UdpMessage {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        UDP_HEADER + self.len
+    }
+
+    fn is_message(&self) -> bool {
+        true
     }
 }

@@ -7,10 +7,13 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
+pub mod capture;
+mod setup;
+
 use super::small_queues::SmallQueues;
 use super::{
     small_queue_limit, Arrival, Cmd, Io, LinkObserver, Side, SmallQueueRoom, Transport,
-    TransportReport,
+    TransportReport, WireBody,
 };
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
@@ -643,6 +646,28 @@ impl LinkObserver for TcpTransport {
     fn handle_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
         self.conn.ends[side.index()].conn.on_connectivity(now, up);
         self.conn.pump(now, side, 0, io, |_| {});
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The TCP settings of a flow, for a TCP flow.
+impl super::TransportSpec {
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match self {
+            super::TransportSpec::Tcp(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A TCP flow's packets: its segments.
+pub type OnWire = Segment;
+
+impl WireBody for Segment {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        self.wire_len()
     }
 }
 

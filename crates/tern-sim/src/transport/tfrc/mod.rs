@@ -8,9 +8,14 @@
 //! dropped. The receiving application gets every data packet that arrives, with its
 //! one-way delay.
 
+pub mod capture;
+mod setup;
+
 use std::collections::VecDeque;
 
-use super::{deliver, Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport};
+use super::{
+    deliver, Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport, WireBody,
+};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
 use crate::mech::tfrc_handover::HandoverAid;
@@ -290,24 +295,24 @@ impl Transport for TfrcTransport {
             reliable: false,
             detail: Some(TransportSummary::Tfrc {
                 tfrc: TfrcSummary {
-                    wire: match wire {
-                        Wire::Dccp => "dccp",
-                        Wire::Udp => "udp",
-                    },
-                    handshake_time_s: self
-                        .client
-                        .opened()
-                        .map(|t| t.saturating_sub(self.start).as_secs_f64()),
-                    data_packets_sent: data_sent,
-                    send_buffer_drops: self.buffer_drops,
-                    feedback_received: self.client.feedback_received(),
-                    nofeedback_expiries: self.client.nofeedback_expiries(),
-                    data_bytes_sent: data_bytes,
-                    final_rate_bps: sender.rate() * 8.0,
-                    final_p: receiver.loss_event_rate(),
-                    loss_events: receiver.loss_events,
-                    lost_packets: receiver.lost,
-                    final_rtt_s: sender.rtt().map(SimTime::as_secs_f64),
+                wire: match wire {
+                    Wire::Dccp => "dccp",
+                    Wire::Udp => "udp",
+                },
+                handshake_time_s: self
+                    .client
+                    .opened()
+                    .map(|t| t.saturating_sub(self.start).as_secs_f64()),
+                data_packets_sent: data_sent,
+                send_buffer_drops: self.buffer_drops,
+                feedback_received: self.client.feedback_received(),
+                nofeedback_expiries: self.client.nofeedback_expiries(),
+                data_bytes_sent: data_bytes,
+                final_rate_bps: sender.rate() * 8.0,
+                final_p: receiver.loss_event_rate(),
+                loss_events: receiver.loss_events,
+                lost_packets: receiver.lost,
+                final_rtt_s: sender.rtt().map(SimTime::as_secs_f64),
                 },
             }),
         }
@@ -341,5 +346,32 @@ impl LinkObserver for TfrcTransport {
         if side == Side::Client {
             self.aid.on_bss_load(load, &self.client);
         }
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The TFRC settings of a flow, for a TFRC flow.
+impl super::TransportSpec {
+    pub fn tfrc(&self) -> Option<&TfrcSpec> {
+        match self {
+            super::TransportSpec::Tfrc(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A TFRC flow's packets, each carrying at most one of the application's messages.
+pub type OnWire = Packet<UdpMessage>;
+
+impl WireBody for Packet<UdpMessage> {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        Packet::transport_len(self)
+    }
+
+    /// A data packet carries a message.
+    fn is_message(&self) -> bool {
+        self.is_data()
     }
 }
