@@ -98,18 +98,21 @@ impl Transport for UdpTransport {
 /// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Spec {}
+pub struct UdpSpec {}
+
+/// Its settings in a scenario.
+pub type Spec = UdpSpec;
 
 /// Datagrams: a message lost is lost.
 pub const STREAM: bool = false;
 
 /// Nothing to check beyond the types.
-pub fn check(_: &Spec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+pub fn check(_: &UdpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
     Ok(())
 }
 
 /// The flow's transport: its application's datagrams.
-pub fn build(_: &Spec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
     boxed(UdpTransport::new(
         cx.source.expect("validated: UDP has a source"),
     ))
