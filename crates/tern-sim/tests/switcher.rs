@@ -167,8 +167,7 @@ fn a_switcher_away_from_a_cell_is_rejected_with_its_key() {
 fn the_spare_times_out_once_spuriously_and_then_never() {
     let out = run_with(&[]);
     let spare = out.summary.flows["tcp"]
-        .switcher
-        .as_ref()
+        .switcher()
         .and_then(|s| s.spare_tcp.as_ref())
         .expect("spare connection");
     let (rto, rtt) = (0.3, 0.670 + 0.030 + 0.020 + 0.030);
