@@ -8,7 +8,6 @@ mod check_transport;
 mod check_wifi;
 mod error;
 mod overrides;
-pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
 pub mod tcp_profile;
@@ -17,7 +16,8 @@ mod validate;
 
 pub use check_transport::CheckCx;
 pub use error::{Origin, ScenarioError};
-pub use quic::{
+/// A QUIC flow's settings, in its transport's folder.
+pub use crate::transport::quic::spec::{
     QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
 };
 pub use schema::*;

@@ -3,16 +3,16 @@
 //!
 //! Defaults that stand for a tool or a standard say so beside the field.
 
-mod defaults;
+pub(crate) mod defaults;
 mod flow;
 mod link;
-mod tfrc;
 mod trace;
 mod wifi;
 
 pub use flow::*;
 pub use link::*;
-pub use tfrc::*;
+/// A TFRC flow's settings, in its transport's folder.
+pub use crate::transport::tfrc::spec::*;
 pub use trace::*;
 pub use wifi::*;
 

@@ -3,26 +3,26 @@
 
 use super::super::units::{Bytes, DataRate, Duration, QueueLimit};
 
-pub(super) fn default_seed() -> u64 {
+pub(crate) fn default_seed() -> u64 {
     1
 }
 
-pub(super) fn msdu_lifetime() -> Duration {
+pub(crate) fn msdu_lifetime() -> Duration {
     Duration(tern_proto::time::SimTime::from_micros(500 * 1024))
 }
 
 /// Linux mac80211's reorder-release timeout, HT_RX_REORDER_BUF_TIMEOUT = HZ/10: 100 ms.
-pub(super) fn reorder_timeout() -> Duration {
+pub(crate) fn reorder_timeout() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(100))
 }
 
 /// The retry-out index's EWMA weight (wlan-bufferbloat paper §3.2 (1)).
-pub(super) fn retry_out_weight() -> f64 {
+pub(crate) fn retry_out_weight() -> f64 {
     crate::wifi::retry_out::PAPER_WEIGHT
 }
 
 /// The retry-out index table (wlan-bufferbloat paper Table 1).
-pub(super) fn retry_out_table() -> Vec<super::RetryOutStep> {
+pub(crate) fn retry_out_table() -> Vec<super::RetryOutStep> {
     crate::wifi::retry_out::PAPER_TABLE
         .iter()
         .map(|s| super::RetryOutStep {
@@ -33,136 +33,136 @@ pub(super) fn retry_out_table() -> Vec<super::RetryOutStep> {
 }
 
 /// The TGn channel models' environmental speed, 1.2 km/h (IEEE 802.11-03/940r4).
-pub(super) fn tgn_environment_speed() -> f64 {
+pub(crate) fn tgn_environment_speed() -> f64 {
     crate::radio::fading::TGN_ENVIRONMENT_SPEED
 }
 
 /// One receive antenna: the single-branch fading model.
-pub(super) fn one_antenna() -> u32 {
+pub(crate) fn one_antenna() -> u32 {
     1
 }
 
-pub(super) fn wifi_queue() -> u32 {
+pub(crate) fn wifi_queue() -> u32 {
     500
 }
 
-pub(super) fn ampdu_mpdus() -> u32 {
+pub(crate) fn ampdu_mpdus() -> u32 {
     64
 }
 
-pub(super) fn ampdu_bytes() -> u32 {
+pub(crate) fn ampdu_bytes() -> u32 {
     65_535
 }
 
-pub(super) fn pdu42() -> Bytes {
+pub(crate) fn pdu42() -> Bytes {
     Bytes(42)
 }
 
-pub(super) fn ms10() -> Duration {
+pub(crate) fn ms10() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(10))
 }
 
-pub(super) fn sdu1() -> u32 {
+pub(crate) fn sdu1() -> u32 {
     1
 }
 
-pub(super) fn window512() -> u16 {
+pub(crate) fn window512() -> u16 {
     512
 }
 
-pub(super) fn maxdat15() -> u32 {
+pub(crate) fn maxdat15() -> u32 {
     15
 }
 
-pub(super) fn s3() -> Duration {
+pub(crate) fn s3() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(3))
 }
 
-pub(super) fn zero_bytes() -> Bytes {
+pub(crate) fn zero_bytes() -> Bytes {
     Bytes(0)
 }
 
-pub(super) fn is_zero_bytes(b: &Bytes) -> bool {
+pub(crate) fn is_zero_bytes(b: &Bytes) -> bool {
     b.0 == 0
 }
 
-pub(super) fn default_mtu() -> Bytes {
+pub(crate) fn default_mtu() -> Bytes {
     Bytes(1500)
 }
 
-pub(super) fn codel_target() -> Duration {
+pub(crate) fn codel_target() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(5))
 }
 
-pub(super) fn codel_interval() -> Duration {
+pub(crate) fn codel_interval() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(100))
 }
 
-pub(super) fn codel_limit() -> QueueLimit {
+pub(crate) fn codel_limit() -> QueueLimit {
     QueueLimit::Packets(1000)
 }
 
-pub(super) fn one() -> f64 {
+pub(crate) fn one() -> f64 {
     1.0
 }
 
-pub(super) fn s10() -> Duration {
+pub(crate) fn s10() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(10))
 }
 
-pub(super) fn ms100() -> Duration {
+pub(crate) fn ms100() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(100))
 }
 
-pub(super) fn b50() -> Bytes {
+pub(crate) fn b50() -> Bytes {
     Bytes(50)
 }
 
-pub(super) fn zero() -> Duration {
+pub(crate) fn zero() -> Duration {
     Duration(tern_proto::time::SimTime::ZERO)
 }
 
-pub(super) fn request_size() -> Bytes {
+pub(crate) fn request_size() -> Bytes {
     Bytes(100)
 }
 
-pub(super) fn ping_size() -> Bytes {
+pub(crate) fn ping_size() -> Bytes {
     Bytes(56)
 }
 
-pub(super) fn ping_interval() -> Duration {
+pub(crate) fn ping_interval() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(1))
 }
 
-pub(super) fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 
-pub(super) fn two() -> u32 {
+pub(crate) fn two() -> u32 {
     2
 }
 
-pub(super) fn ms200() -> Duration {
+pub(crate) fn ms200() -> Duration {
     Duration(tern_proto::time::SimTime::from_millis(200))
 }
 
-pub(super) fn s1() -> Duration {
+pub(crate) fn s1() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(1))
 }
 
-pub(super) fn s60() -> Duration {
+pub(crate) fn s60() -> Duration {
     Duration(tern_proto::time::SimTime::from_secs(60))
 }
 
-pub(super) fn mib1() -> Bytes {
+pub(crate) fn mib1() -> Bytes {
     Bytes(1 << 20)
 }
 
-pub(super) fn kib128() -> Bytes {
+pub(crate) fn kib128() -> Bytes {
     Bytes(128 * 1024)
 }
 
 /// beta_cubic of RFC 9438 §4.6.
-pub(super) fn cubic_beta() -> f64 {
+pub(crate) fn cubic_beta() -> f64 {
     0.7
 }

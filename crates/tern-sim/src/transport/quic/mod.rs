@@ -12,6 +12,7 @@
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
 pub mod capture;
+pub mod spec;
 mod setup;
 
 mod app;

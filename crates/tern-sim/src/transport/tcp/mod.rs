@@ -8,6 +8,7 @@
 //! endpoint's single wake-up.
 
 pub mod capture;
+pub mod spec;
 mod setup;
 
 use super::small_queues::SmallQueues;

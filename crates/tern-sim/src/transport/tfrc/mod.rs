@@ -9,6 +9,7 @@
 //! one-way delay.
 
 pub mod capture;
+pub mod spec;
 mod setup;
 
 use std::collections::VecDeque;
