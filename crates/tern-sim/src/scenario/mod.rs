@@ -14,12 +14,12 @@ pub mod tcp_profile;
 pub mod units;
 mod validate;
 
-pub use check_transport::CheckCx;
-pub use error::{Origin, ScenarioError};
 /// A QUIC flow's settings, in its transport's folder.
 pub use crate::transport::quic::spec::{
     QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
 };
+pub use check_transport::CheckCx;
+pub use error::{Origin, ScenarioError};
 pub use schema::*;
 
 use toml_edit::{ImDocument, Item, Value};

@@ -9,10 +9,10 @@ mod link;
 mod trace;
 mod wifi;
 
-pub use flow::*;
-pub use link::*;
 /// A TFRC flow's settings, in its transport's folder.
 pub use crate::transport::tfrc::spec::*;
+pub use flow::*;
+pub use link::*;
 pub use trace::*;
 pub use wifi::*;
 

@@ -5,10 +5,10 @@ use super::defaults::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A flow's transport: one kind's settings, from the list of transports.
-pub use crate::transport::TransportSpec;
 /// A TCP flow's settings, in its transport's folder.
 pub use crate::transport::tcp::spec::*;
+/// A flow's transport: one kind's settings, from the list of transports.
+pub use crate::transport::TransportSpec;
 
 /// An application talking from one node to another over a transport.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
