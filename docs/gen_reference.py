@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "crates/tern-sim/src/trace/records.rs"
 SCHEMA_SOURCES = ROOT / "crates/tern-sim/src/scenario"
+#: Each transport's settings are in its folder (transport/<kind>/spec.rs).
+TRANSPORT_SOURCES = ROOT / "crates/tern-sim/src/transport"
 
 # The string types that carry a unit, by schema definition name: what a value is written as.
 UNIT_TYPES = {
@@ -286,9 +288,10 @@ def _anchor(name: str) -> str:
 
 
 def _definition_sources() -> dict[str, str]:
-    """Which file under the scenario module defines each type of the schema."""
+    """Which file under the scenario module or a transport's folder defines each type."""
     out: dict[str, str] = {}
-    for path in sorted(SCHEMA_SOURCES.rglob("*.rs")):
+    paths = sorted(SCHEMA_SOURCES.rglob("*.rs")) + sorted(TRANSPORT_SOURCES.rglob("spec.rs"))
+    for path in paths:
         text = path.read_text()
         for m in re.finditer(r"pub (?:struct|enum) (\w+)", text):
             out.setdefault(m.group(1), str(path.relative_to(ROOT)))

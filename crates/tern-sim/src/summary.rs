@@ -72,18 +72,78 @@ pub struct FlowSummary {
     /// Round-trip times (ping), in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<Distribution>,
-    /// The sending TCP endpoint's counters (TCP flows; the first connection).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<TcpSummary>,
-    /// The QUIC connection's counters (QUIC flows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quic: Option<QuicSummary>,
+    /// The counters of the flow's kind of transport, each under its own key (`tcp`, `quic`,
+    /// `tfrc`, and `switcher` beside `tcp` for a switched flow); none for UDP.
+    #[serde(flatten)]
+    pub detail: Option<TransportSummary>,
+}
+
+/// What one kind of transport adds to its flows' summaries: written as the fields of the
+/// flow (`"tcp": {…}`), not under a key of its own.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum TransportSummary {
+    /// The sending TCP endpoint's counters (the first connection).
+    Tcp { tcp: TcpSummary },
+    /// The QUIC connection's counters.
+    Quic { quic: QuicSummary },
     /// The TFRC sender's and receiver's counters (TFRC and DCCP flows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tfrc: Option<TfrcSummary>,
+    Tfrc { tfrc: TfrcSummary },
+    /// A flow under a `ConnectionSwitcher`: its first connection's counters and what the
+    /// switcher did.
+    Switched {
+        tcp: TcpSummary,
+        switcher: SwitcherSummary,
+    },
+}
+
+impl TransportSummary {
+    /// The time of a bounded transfer that completed, from the flow's start (s).
+    pub fn transfer_time_s(&self) -> Option<f64> {
+        match self {
+            TransportSummary::Tcp { tcp } | TransportSummary::Switched { tcp, .. } => {
+                tcp.transfer_time_s
+            }
+            TransportSummary::Quic { quic } => quic.transfer_time_s,
+            TransportSummary::Tfrc { .. } => None,
+        }
+    }
+}
+
+impl FlowSummary {
+    /// The sending TCP endpoint's counters (TCP flows; the first connection).
+    pub fn tcp(&self) -> Option<&TcpSummary> {
+        match &self.detail {
+            Some(TransportSummary::Tcp { tcp } | TransportSummary::Switched { tcp, .. }) => {
+                Some(tcp)
+            }
+            _ => None,
+        }
+    }
+
+    /// The QUIC connection's counters (QUIC flows).
+    pub fn quic(&self) -> Option<&QuicSummary> {
+        match &self.detail {
+            Some(TransportSummary::Quic { quic }) => Some(quic),
+            _ => None,
+        }
+    }
+
+    /// The TFRC sender's and receiver's counters (TFRC and DCCP flows).
+    pub fn tfrc(&self) -> Option<&TfrcSummary> {
+        match &self.detail {
+            Some(TransportSummary::Tfrc { tfrc }) => Some(tfrc),
+            _ => None,
+        }
+    }
+
     /// What a `ConnectionSwitcher` did (switched flows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub switcher: Option<SwitcherSummary>,
+    pub fn switcher(&self) -> Option<&SwitcherSummary> {
+        match &self.detail {
+            Some(TransportSummary::Switched { switcher, .. }) => Some(switcher),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -30,7 +30,7 @@ queue = { kind = "droptail", limit = "50pkt" }"#;
 /// paths' summaries (in the order of `paths`) and the transfer time (s).
 fn get(size: &str, paths: &str, duration: &str) -> (RunOutput, Vec<QuicPathSummary>, f64) {
     let out = run(&two_paths(ACCESS, size, paths, duration));
-    let q = out.summary.flows["get"].quic.clone().unwrap();
+    let q = out.summary.flows["get"].quic().cloned().unwrap();
     let paths = q.paths.values().cloned().collect();
     (out, paths, q.transfer_time_s.expect("completed"))
 }
@@ -58,8 +58,7 @@ fn two_equal_available_paths_share_the_transfer() {
     // with both paths window-limited in a bulk transfer, each carries about half.
     let (out, p, t) = get("5MB", r#"{ via = "wlan" }, { via = "cell" }"#, "10s");
     let keys: Vec<&String> = out.summary.flows["get"]
-        .quic
-        .as_ref()
+        .quic()
         .unwrap()
         .paths
         .keys()
@@ -159,7 +158,7 @@ fn the_qlog_files_carry_each_path() {
     let both = r#"{ via = "wlan" }, { via = "cell" }"#;
     let text = two_links([ACCESS, &cell], "\"qlog\"", "2MB", both, "5s");
     let out = run(&text);
-    let q = out.summary.flows["get"].quic.clone().unwrap();
+    let q = out.summary.flows["get"].quic().cloned().unwrap();
     let server = records(log(&out, "get.server.sqlog"));
     let client = records(log(&out, "get.client.sqlog"));
     // Every packet either endpoint logs names its path.
@@ -320,7 +319,7 @@ fn the_rssi_scheduler_changes_class_at_the_first_sample_past_each_threshold() {
     // it before the second change are the path's validation and acknowledgements only.
     let cell_early = server_packets_on(&out, 1, times[1]);
     assert!(cell_early <= 5, "{cell_early} packets on cell while strong");
-    let paths = &out.summary.flows["get"].quic.as_ref().unwrap().paths;
+    let paths = &out.summary.flows["get"].quic().unwrap().paths;
     assert!(paths["cell"].udp_bytes_received > 1_000_000, "{paths:?}");
     assert_eq!(
         (paths["wlan"].status.as_str(), paths["cell"].status.as_str()),
@@ -342,7 +341,7 @@ fn a_multipath_flow_sends_datagrams_that_fit_its_smallest_interface() {
     let both = r#"{ via = "wlan" }, { via = "cell" }"#;
     let text = two_links([ACCESS, &cell], "\"quic\"", "2MB", both, "3s");
     let out = run(&text);
-    let q = out.summary.flows["get"].quic.clone().unwrap();
+    let q = out.summary.flows["get"].quic().cloned().unwrap();
     assert_eq!(out.summary.flows["get"].bytes_delivered, 2_000_000);
     // Path 0's discovered size (PMTUD, RFC 9000 §14.3) stops at the shared bound.
     assert_eq!(q.final_mtu, 1252);
@@ -365,7 +364,7 @@ fn a_disabled_rssi_scheduler_is_plain_multipath() {
         serde_json::to_string(&b.summary).unwrap()
     );
     assert_eq!(a.tables, b.tables);
-    let paths = &a.summary.flows["get"].quic.as_ref().unwrap().paths;
+    let paths = &a.summary.flows["get"].quic().unwrap().paths;
     assert!(paths.values().all(|p| p.status == "available"), "{paths:?}");
 }
 
@@ -386,7 +385,7 @@ fn the_get_response_is_traced_as_it_is_read() {
     }
     let total: u64 = size.iter().sum();
     assert!((1_000_000..1_000_100).contains(&total), "{total} B");
-    let q = out.summary.flows["get"].quic.as_ref().unwrap();
+    let q = out.summary.flows["get"].quic().unwrap();
     assert_eq!(*time.last().unwrap(), q.completion_time_s.unwrap());
 }
 
@@ -439,7 +438,7 @@ fn abandoning_the_dead_wifi_path_ends_the_stall_after_the_stacks_drain() {
     for (got, want) in times.iter().zip([0.0, t_backup, t_abandon]) {
         assert!((got - want).abs() < 1e-9, "{times:?}");
     }
-    let q = out.summary.flows["get"].quic.clone().unwrap();
+    let q = out.summary.flows["get"].quic().cloned().unwrap();
     assert_eq!(q.paths["wlan"].status, "closed");
     assert_eq!(out.summary.flows["get"].bytes_delivered, 10_000_000);
 

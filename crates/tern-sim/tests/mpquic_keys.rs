@@ -76,7 +76,7 @@ fn packets_reordered_across_a_key_update_are_all_read() {
                 assert_eq!(drops, 0, "seed {seed}: {name} {dir} dropped");
             }
         }
-        let quic = out.summary.flows["get"].quic.as_ref().unwrap();
+        let quic = out.summary.flows["get"].quic().unwrap();
         assert!(
             quic.completion_time_s.is_some(),
             "seed {seed}: not complete"
@@ -156,6 +156,6 @@ fn the_walk_at_seed_1_reads_every_delivered_packet() {
     }
     let (_, trigger, phase) = first_key_update(&client);
     assert_eq!((trigger.as_str(), phase), ("remote_update", 1));
-    let quic = out.summary.flows["get"].quic.as_ref().unwrap();
+    let quic = out.summary.flows["get"].quic().unwrap();
     assert_eq!(quic.paths["wlan"].packets_lost, 0);
 }

@@ -46,7 +46,7 @@ transport = {{ kind = "quic", stream_window = "6000B", scheduler = "{scheduler}"
     let out = run(&two_homed("20s", "\"qlog\"", links, &flow));
     let f = &out.summary.flows["get"];
     assert_eq!(f.bytes_delivered, 200_000, "{scheduler}: incomplete");
-    assert_eq!(f.quic.as_ref().unwrap().packets_lost, 0, "{scheduler}");
+    assert_eq!(f.quic().unwrap().packets_lost, 0, "{scheduler}");
     out
 }
 
@@ -57,7 +57,7 @@ fn slow_wifi(scheduler: &str) -> RunOutput {
 
 /// Path 1's share of the UDP bytes the client received.
 fn cell_share(out: &RunOutput) -> f64 {
-    let q = out.summary.flows["get"].quic.as_ref().unwrap();
+    let q = out.summary.flows["get"].quic().unwrap();
     let (wlan, cell) = (
         q.paths["wlan"].udp_bytes_received,
         q.paths["cell"].udp_bytes_received,

@@ -29,7 +29,7 @@ fn same_seed_same_outputs_and_captures() {
     // the qlog files.
     assert!(a.captures.iter().any(|(n, _)| n == "f.server.sqlog"));
     assert_eq!(a.captures, b.captures);
-    let q = a.summary.flows["f"].quic.as_ref().unwrap();
+    let q = a.summary.flows["f"].quic().unwrap();
     assert!(q.packets_lost > 0, "the loss took part: {q:?}");
     assert!(a.summary.flows["f"].messages_delivered > 900);
     // The sender's last row of the `quic` trace has the summary's count (a row is written at
@@ -60,7 +60,7 @@ queue = { kind = "droptail", limit = "1000pkt" }"#;
         "",
     );
     let out = run(&text);
-    let q = out.summary.flows["f"].quic.clone().unwrap();
+    let q = out.summary.flows["f"].quic().cloned().unwrap();
     // Client Initial → server Initial + Handshake (one round trip: the client is connected,
     // RFC 9001 §4.1.1); request → first response byte (a second one). At most 6 datagrams
     // of ≤ 1500 B lie on that path, each serialised in 12 µs.
@@ -91,7 +91,7 @@ fn steady_state_goodput_is_the_link_rate_less_headers_and_near_tcp() {
     );
     let out = run(&text);
     let quic = out.summary.flows["f"].goodput_bps;
-    let q = out.summary.flows["f"].quic.clone().unwrap();
+    let q = out.summary.flows["f"].quic().cloned().unwrap();
     assert_eq!(q.final_mtu, 1472, "PMTUD found the 1500-B path: {q:?}");
     assert!(
         q.connection_closed.is_none(),
@@ -309,7 +309,7 @@ fn a_connection_cut_off_ends_at_its_idle_timeout_and_the_summary_says_so() {
     // (one every 100 ms) and received 20 ms plus its 0.2 ms transmission later: it ends
     // the connection at 5.920 s. The client's timer restarts with its message at 1.0 s.
     let out = thirty_messages("20ms", "1s", "100s", "20s", r#", idle_timeout = "5s""#);
-    let q = out.summary.flows["f"].quic.clone().unwrap();
+    let q = out.summary.flows["f"].quic().cloned().unwrap();
     let end = q.connection_closed.expect("the connection ended");
     assert_eq!((end.endpoint, end.reason.as_str()), ("server", "timed out"));
     assert!(
@@ -352,7 +352,7 @@ fn tail_loss_is_repaired_by_a_probe_at_the_rfc9002_pto() {
         delay >= expected && delay <= expected + 0.0006,
         "last message delayed {delay} s, expected {expected} s"
     );
-    let q = f.quic.clone().unwrap();
+    let q = f.quic().cloned().unwrap();
     assert_eq!(q.packets_lost, 1, "{q:?}");
 }
 
@@ -534,7 +534,7 @@ fn goodput_of_a_file_is_over_its_transfer_time() {
         run(&text).summary.flows["f"].clone()
     };
     let (short, long) = (at("20s"), at("80s"));
-    let t = short.quic.as_ref().unwrap().transfer_time_s.unwrap();
+    let t = short.quic().unwrap().transfer_time_s.unwrap();
     assert_eq!(short.bytes_delivered, 2_000_000);
     assert_eq!(short.goodput_bps, 2e6 * 8.0 / t);
     assert_eq!(short.goodput_bps, long.goodput_bps);

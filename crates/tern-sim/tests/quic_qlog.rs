@@ -45,7 +45,7 @@ fn qlog_files_have_simulated_times() {
         .iter()
         .filter(|e| e["name"] == "transport:packet_sent")
         .count() as u64;
-    let q = out.summary.flows["f"].quic.clone().unwrap();
+    let q = out.summary.flows["f"].quic().cloned().unwrap();
     assert_eq!(sent, q.packets_sent);
     assert_eq!(client[1]["time"].as_f64(), Some(0.0));
 }
@@ -130,7 +130,7 @@ fn check_qvis_can_load(name: &str, log: &[u8], side: &str) -> Vec<String> {
 #[test]
 fn qvis_loader_accepts_the_files() {
     let out = run(&lossy("3s"));
-    assert!(out.summary.flows["f"].quic.as_ref().unwrap().packets_lost > 0);
+    assert!(out.summary.flows["f"].quic().unwrap().packets_lost > 0);
     for side in ["client", "server"] {
         let name = format!("f.{side}.sqlog");
         let names = check_qvis_can_load(&name, log(&out, &name), side);
@@ -256,7 +256,7 @@ fn multipath_files_follow_draft_13_and_qvis_loads_them() {
     assert_eq!(triggers, ["local_update", "remote_update"]);
     // The summary's per-path losses (the data sender's, the server's) are the ones its qlog
     // names by path.
-    let quic = out.summary.flows["get"].quic.as_ref().unwrap();
+    let quic = out.summary.flows["get"].quic().unwrap();
     for (i, (iface, path)) in quic.paths.iter().enumerate() {
         let logged = lost_paths.iter().filter(|&&p| p == i as u64).count() as u64;
         assert!(path.packets_lost > 0, "{iface}: no loss to check");

@@ -106,7 +106,7 @@ fn check_declarations(out: &RunOutput, fer: f64) {
         .iter()
         .all(|&r| (r - 13.0).abs() < 1e-9));
     assert!(texts(lost, "station").iter().all(|s| s == "sta"));
-    let tcp = out.summary.flows["upload"].tcp.as_ref().unwrap();
+    let tcp = out.summary.flows["upload"].tcp().unwrap();
     let expected = tcp.segments_sent as f64 * fer.powi(3);
     let k = lost.rows() as f64;
     assert!(

@@ -61,7 +61,7 @@ fn every_message_arrives_once_and_the_switch_cuts_the_delay() {
     // downlink is the source cell's) and switches it.
     let last_arrival = 16.9 + SEG * 8.0 / 5e6 + 0.020 + SEG * 8.0 / 1e9 + 0.030;
     let notice = 78.0;
-    let sw = f.switcher.as_ref().expect("switcher summary");
+    let sw = f.switcher().expect("switcher summary");
     let switched = sw.switched_at_s.expect("switched");
     let over_air = |k: u32| {
         last_arrival + 3.0 + 0.1 * f64::from(k) + notice * 8.0 / 1e9 + 0.030 + notice * 8.0 / 20e6
@@ -108,7 +108,7 @@ fn every_message_arrives_once_and_the_switch_cuts_the_delay() {
 #[test]
 fn oracle_switches_at_handover_completion() {
     let out = run_with(&[("flows.tcp.switcher.policy", "oracle")]);
-    let sw = out.summary.flows["tcp"].switcher.as_ref().unwrap();
+    let sw = out.summary.flows["tcp"].switcher().unwrap();
     assert_eq!(sw.switched_at_s, Some(20.0));
 }
 
@@ -116,7 +116,7 @@ fn oracle_switches_at_handover_completion() {
 fn a_spare_opened_on_demand_pays_for_its_handshake() {
     let out = run_with(&[("flows.tcp.switcher.spare", "on-demand")]);
     let f = &out.summary.flows["tcp"];
-    let switched = f.switcher.as_ref().unwrap().switched_at_s.unwrap();
+    let switched = f.switcher().unwrap().switched_at_s.unwrap();
     let msgs = messages(&out, "tcp");
     let first = msgs
         .iter()
@@ -132,7 +132,7 @@ fn a_spare_opened_on_demand_pays_for_its_handshake() {
         first.1 + first.2 >= switched + 0.7 + 0.05 + 0.7,
         "{first:?}"
     );
-    let spare = f.switcher.as_ref().unwrap().spare_tcp.as_ref().unwrap();
+    let spare = f.switcher().unwrap().spare_tcp.as_ref().unwrap();
     assert_eq!(spare.state, "Established");
 }
 
@@ -167,8 +167,7 @@ fn a_switcher_away_from_a_cell_is_rejected_with_its_key() {
 fn the_spare_times_out_once_spuriously_and_then_never() {
     let out = run_with(&[]);
     let spare = out.summary.flows["tcp"]
-        .switcher
-        .as_ref()
+        .switcher()
         .and_then(|s| s.spare_tcp.as_ref())
         .expect("spare connection");
     let (rto, rtt) = (0.3, 0.670 + 0.030 + 0.020 + 0.030);

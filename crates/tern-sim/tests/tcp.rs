@@ -128,10 +128,7 @@ fn rto_backoff_through_an_outage_matches_rfc6298_and_ns3() {
         (expiries[1].0 - 22.9994624).abs() < 0.01 && expiries[1].1 == 2,
         "{expiries:?}"
     );
-    assert_eq!(
-        out.summary.flows["bulk"].tcp.as_ref().unwrap().rto_expiries,
-        2
-    );
+    assert_eq!(out.summary.flows["bulk"].tcp().unwrap().rto_expiries, 2);
     // ns-3: overall goodput 8.8745024 Mbit/s with the outage.
     let g = out.summary.flows["bulk"].goodput_bps;
     assert!((g / 8.8745024e6 - 1.0).abs() < 0.05, "{g}");
@@ -178,7 +175,7 @@ fn bounded_transfer_completes_and_closes() {
     let out = example(&[("flows.bulk.app.bytes", "1MB")]);
     let f = &out.summary.flows["bulk"];
     assert_eq!(f.bytes_delivered, 1_000_000);
-    let tcp = f.tcp.as_ref().unwrap();
+    let tcp = f.tcp().unwrap();
     let done = tcp.completion_time_s.expect("completed");
     let min = (1_000_000f64 / 1448.0).ceil() * 1500.0 * 8.0 / 10e6 + 0.040;
     assert!(done > min && done < 2.0, "{done}");
@@ -239,7 +236,7 @@ transport = {{ kind = "tcp", delayed_ack = false, initial_window = {iw} }}
 "#
         );
         let out = run(&fast_link("100ms", "10s", &flow));
-        let tcp = out.summary.flows["page"].tcp.clone().unwrap();
+        let tcp = out.summary.flows["page"].tcp().cloned().unwrap();
         let t = tcp.transfer_time_s.expect("page completed");
         let expected = (1.0 + rounds) * rtt;
         assert!(
@@ -312,7 +309,7 @@ fn segments_trace_is_a_time_sequence_of_the_transfer() {
     let t = table(&out, "segments");
     let (ends, seqs, lens) = (texts(t, "endpoint"), u64s(t, "seq"), u64s(t, "len"));
     let (acks, retx) = (opt_u64s(t, "ack"), u64s(t, "retransmission"));
-    let tcp = out.summary.flows["bulk"].tcp.as_ref().unwrap();
+    let tcp = out.summary.flows["bulk"].tcp().unwrap();
     // New data leaves in sequence order (RFC 9293 §3.8): each first transmission starts
     // where the previous one ended, from byte 1 (after the SYN, offset 0).
     let mut next = 1;
@@ -394,7 +391,7 @@ fn goodput_of_a_bounded_transfer_is_over_its_own_time() {
         out.summary.flows["bulk"].clone()
     };
     let (short, long) = (at("30s"), at("120s"));
-    let t = short.tcp.as_ref().unwrap().transfer_time_s.unwrap();
+    let t = short.tcp().unwrap().transfer_time_s.unwrap();
     assert_eq!(short.bytes_delivered as f64, bytes);
     assert_eq!(short.goodput_bps, bytes * 8.0 / t);
     // The run's length changes neither the transfer nor its goodput ...

@@ -303,7 +303,7 @@ fn dccp_packet_sizes_and_handshake() {
     );
     let out = run(&text);
     let f = &out.summary.flows["f"];
-    let t = f.tfrc.as_ref().unwrap();
+    let t = f.tfrc().unwrap();
     assert_eq!(f.transport, "dccp");
     // Request 48 B at 10 Mbit/s: 38.4 µs; 20 ms; the Response 56 B: 44.8 µs; 20 ms.
     let rtt = 0.040 + (48.0 + 56.0) * 8.0 / 10e6;

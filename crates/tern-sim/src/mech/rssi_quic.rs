@@ -6,11 +6,10 @@
 
 use super::rssi_scheduler::{Class, Config, RssiThresholdScheduler};
 use crate::engine::SimTime;
-use crate::net::packet::Body;
 use crate::scenario::QuicPathStatus;
 use crate::trace::PathStatusRecord;
 use crate::transport::quic::QuicTransport;
-use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
+use crate::transport::{Cmd, Forward, Io, LinkObserver};
 
 /// The flow: its QUIC transport and the client's scheduler.
 pub struct RssiScheduledQuic {
@@ -48,26 +47,27 @@ fn status(available: bool) -> QuicPathStatus {
     }
 }
 
-impl Transport for RssiScheduledQuic {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
-        self.quic.on_tick(now, io);
+/// Everything but the RSSI samples is the QUIC flow's.
+impl Forward for RssiScheduledQuic {
+    type Inner = QuicTransport;
+
+    fn inner(&self) -> &QuicTransport {
+        &self.quic
     }
 
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
-        self.quic.on_packet(now, side, body, io);
+    fn inner_mut(&mut self) -> &mut QuicTransport {
+        &mut self.quic
     }
 
-    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
-        self.quic.on_wake(now, side, key, io);
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        Some(self)
     }
+}
 
-    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
-        self.quic.arm(now, side, key)
-    }
-
+impl LinkObserver for RssiScheduledQuic {
     /// A sample of the client's Wi-Fi RSSI: a change of class is traced and sets the paths'
     /// status; a broken Wi-Fi link is traced (Wi-Fi "abandoned") and abandons path 0.
-    fn on_rssi(&mut self, now: SimTime, rssi_dbm: Option<f64>, io: &mut Io<'_>) {
+    fn handle_rssi(&mut self, now: SimTime, rssi_dbm: Option<f64>, io: &mut Io<'_>) {
         io.cmds
             .push(Cmd::SampleRssi(now + self.scheduler.config().period));
         self.on_class(now, rssi_dbm, io);
@@ -90,14 +90,6 @@ impl Transport for RssiScheduledQuic {
             });
             self.quic.abandon_path(now, 0, io);
         }
-    }
-
-    fn tls_key_log(&self) -> String {
-        self.quic.tls_key_log()
-    }
-
-    fn report(&self, start: SimTime) -> TransportReport {
-        self.quic.report(start)
     }
 }
 

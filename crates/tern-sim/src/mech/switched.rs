@@ -7,11 +7,11 @@ use super::switcher::{ConnectionSwitcher, Decision, Notice};
 use crate::app::{MessageSource, MessageStream};
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
-use crate::summary::SwitcherSummary;
+use crate::summary::{SwitcherSummary, TransportSummary};
 use crate::trace::SwitcherRecord;
 use crate::transport::small_queues::SmallQueues;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
-use crate::transport::{Cmd, Io, Side, Transport, TransportReport};
+use crate::transport::{Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport};
 use std::sync::Arc;
 use tern_proto::tcp::Config;
 
@@ -198,7 +198,7 @@ impl SwitchedTcp {
 impl Transport for SwitchedTcp {
     /// Every message comes from the first connection's source and goes on the connection
     /// in use.
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         let k = self.mech.active();
         if let Some((seq, len)) = app_tick(now, &mut self.conns[0], io) {
             self.conns[k].write_message(now, seq, len);
@@ -206,29 +206,25 @@ impl Transport for SwitchedTcp {
         self.pump(now, k, Side::Client, io);
     }
 
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
-        match body {
-            Body::Tcp(seg) => {
-                let k = self.conn_of(&seg, side == Side::Server);
-                self.conns[k].ends[side.index()]
-                    .conn
-                    .handle_segment(now, &seg);
-                self.pump(now, k, side, io);
-            }
-            Body::Udp(msg) => {
-                debug_assert_eq!(msg.kind, UdpKind::Notice);
-                let notice = Notice {
-                    last_sent: msg.sent_at,
-                };
-                self.at_ue(now, Some(notice), io);
-            }
-            Body::Quic(_) | Body::Tfrc(_) | Body::Raw(_) => {
-                unreachable!("a switched flow carries TCP and UDP")
-            }
+    /// The flow's packets are its connections' segments, read where they lie, and the
+    /// server's notices (UDP).
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        if let Body::Tcp(seg) = packet.body() {
+            let k = self.conn_of(seg, side == Side::Server);
+            self.conns[k].ends[side.index()]
+                .conn
+                .handle_segment(now, seg);
+            self.pump(now, k, side, io);
+        } else if let Body::Udp(msg) = packet.body() {
+            debug_assert_eq!(msg.kind, UdpKind::Notice);
+            let notice = Notice {
+                last_sent: msg.sent_at,
+            };
+            self.at_ue(now, Some(notice), io);
         }
     }
 
-    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+    fn handle_timeout(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
         if key == NOTICE {
             return self.notice_due(now, io);
         }
@@ -237,7 +233,7 @@ impl Transport for SwitchedTcp {
         self.pump(now, k, side, io);
     }
 
-    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
         if key == NOTICE {
             return self.wake.arm(now, self.mech.poll_timeout()?);
         }
@@ -254,19 +250,8 @@ impl Transport for SwitchedTcp {
         self.pump(now, usize::from(key), side, io);
     }
 
-    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
-        for k in 0..self.conns.len() {
-            self.conns[k].ends[side.index()]
-                .conn
-                .on_connectivity(now, up);
-            self.pump(now, k, side, io);
-        }
-    }
-
-    fn on_handover(&mut self, now: SimTime, side: Side, io: &mut Io<'_>) {
-        if side == Side::Client {
-            self.at_ue(now, None, io);
-        }
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        Some(self)
     }
 
     fn report(&self, start: SimTime) -> TransportReport {
@@ -283,16 +268,34 @@ impl Transport for SwitchedTcp {
             sink,
             bytes_delivered: self.conns.iter().map(TcpConn::delivered_bytes).sum(),
             reliable: true,
-            tcp: Some(self.conns[0].summary(start)),
-            quic: None,
-            tfrc: None,
-            switcher: Some(SwitcherSummary {
-                switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
-                notices_sent: self.mech.notices_sent,
-                notices_received: self.mech.notices_received,
-                handovers_seen: self.mech.handovers_seen,
-                spare_tcp: self.conns.get(1).map(|c| c.summary(start)),
+            detail: Some(TransportSummary::Switched {
+                tcp: self.conns[0].summary(start),
+                switcher: SwitcherSummary {
+                    switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
+                    notices_sent: self.mech.notices_sent,
+                    notices_received: self.mech.notices_received,
+                    handovers_seen: self.mech.handovers_seen,
+                    spare_tcp: self.conns.get(1).map(|c| c.summary(start)),
+                },
             }),
+        }
+    }
+}
+
+/// Both connections hear of the link; the UE's mechanism hears of its handovers.
+impl LinkObserver for SwitchedTcp {
+    fn handle_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        for k in 0..self.conns.len() {
+            self.conns[k].ends[side.index()]
+                .conn
+                .on_connectivity(now, up);
+            self.pump(now, k, side, io);
+        }
+    }
+
+    fn handle_handover(&mut self, now: SimTime, side: Side, io: &mut Io<'_>) {
+        if side == Side::Client {
+            self.at_ue(now, None, io);
         }
     }
 }

@@ -3,7 +3,8 @@
 //! QUIC stack writes them); other encodings are made only where needed (packet captures).
 
 pub use super::udp::{UdpKind, UdpMessage, UDP_HEADER};
-use tern_proto::tcp::Segment;
+/// A packet's body is one transport's: the list of transports makes it.
+pub use crate::transport::Body;
 
 /// IPv4 header without options (RFC 791 §3.1).
 pub const IPV4_HEADER: u32 = 20;
@@ -40,33 +41,6 @@ pub struct QuicDatagram {
     pub path: u8,
     /// The UDP payload: one or more coalesced QUIC packets (RFC 9000 §12.2).
     pub bytes: Vec<u8>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Body {
-    Udp(UdpMessage),
-    Tcp(Segment),
-    Quic(QuicDatagram),
-    Tfrc(tern_proto::dccp::Packet<UdpMessage>),
-    /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header included,
-    /// exactly as its kernel wrote it to its TUN device; it crosses Tern intact.
-    Raw(Vec<u8>),
-}
-
-impl Body {
-    /// Transport header plus payload, in bytes.
-    #[inline]
-    pub fn transport_len(&self) -> u32 {
-        match self {
-            Body::Udp(m) => UDP_HEADER + m.len,
-            Body::Tcp(s) => s.wire_len(),
-            Body::Quic(d) => UDP_HEADER + d.bytes.len() as u32,
-            Body::Tfrc(t) => t.transport_len(),
-            // The size on the link is the real packet's; injection accepts none shorter
-            // than an IPv4 header.
-            Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
-        }
-    }
 }
 
 /// An IP packet in the simulated network. Made by [`Packet::new`]; nothing but `pin` changes
@@ -232,6 +206,15 @@ impl PacketPool {
         assert!(slot.is_some(), "packet handle used after release");
         *slot = None;
         self.free.push(r.0);
+    }
+
+    /// Removes the packet if it is still there (a transport may have moved it out).
+    #[inline]
+    pub fn discard(&mut self, r: PacketRef) {
+        let slot = &mut self.slots[r.0 as usize];
+        if slot.take().is_some() {
+            self.free.push(r.0);
+        }
     }
 
     /// Packets still in the network (queued, in service or propagating).

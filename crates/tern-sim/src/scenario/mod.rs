@@ -8,17 +8,18 @@ mod check_transport;
 mod check_wifi;
 mod error;
 mod overrides;
-pub mod quic;
 pub(crate) mod rules;
 pub mod schema;
 pub mod tcp_profile;
 pub mod units;
 mod validate;
 
-pub use error::{Origin, ScenarioError};
-pub use quic::{
+/// A QUIC flow's settings, in its transport's folder.
+pub use crate::transport::quic::spec::{
     QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
 };
+pub use check_transport::CheckCx;
+pub use error::{Origin, ScenarioError};
 pub use schema::*;
 pub use validate::MAX_REAL_NODES;
 

@@ -6,13 +6,13 @@
 pub(crate) mod defaults;
 mod flow;
 mod link;
-mod tfrc;
 mod trace;
 mod wifi;
 
+/// A TFRC flow's settings, in its transport's folder.
+pub use crate::transport::tfrc::spec::*;
 pub use flow::*;
 pub use link::*;
-pub use tfrc::*;
 pub use trace::*;
 pub use wifi::*;
 

@@ -39,12 +39,13 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-pub use super::addr::{node_addr, quic_ports, tfrc_ports, udp_ports};
-use crate::emu::pattern::pattern;
+pub use super::addr::node_addr;
 use crate::engine::SimTime;
-use crate::net::packet::{Body, NodeId, Packet, UdpKind, UdpMessage, IPV4_HEADER};
-use tern_proto::dccp::{capture as dccp_capture, Wire};
-use tern_proto::tcp::{Segment, TcpOptions};
+use crate::net::packet::{Body, FlowId, NodeId, Packet, IPV4_HEADER};
+pub use crate::transport::quic::capture::quic_ports;
+pub use crate::transport::tcp::capture::encode_tcp_options;
+pub use crate::transport::tfrc::capture::tfrc_ports;
+pub use crate::transport::udp::capture::{encode_app_header, udp_ports, APP_HEADER_LEN};
 
 /// Magic number of a classic pcap file with nanosecond timestamps.
 pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -53,16 +54,42 @@ pub const LINKTYPE_RAW: u32 = 101;
 /// Snapshot length written in the file header: the largest IPv4 packet.
 pub const SNAPLEN: u32 = 65_535;
 
-/// Bytes of Tern's application header at the start of a UDP payload.
-pub const APP_HEADER_LEN: usize = 20;
+/// IP protocol number of UDP (RFC 768), whose zero checksum is sent as all ones.
+pub const PROTO_UDP: u8 = 17;
+/// The largest TCP header (RFC 9293 §3.1: data offset of 15 words): what a headers-only
+/// capture keeps of a real host's packet past its IPv4 header.
+const RAW_TRANSPORT_HEADER: usize = 60;
 
-/// IPv4 protocol numbers (IANA).
-const PROTO_TCP: u8 = 6;
-const PROTO_UDP: u8 = 17;
-/// DCCP's IP protocol number (RFC 4340 §19.1).
-const PROTO_DCCP: u8 = 33;
-/// Largest TCP header: the data offset is a 4-bit count of 32-bit words.
-const TCP_MAX_HEADER: u32 = 60;
+/// How a kind of transport's body appears on the wire past the IPv4 header: each
+/// transport's `capture.rs` implements it for its variant of [`Body`], and the list of
+/// transports ([`crate::transport`]) dispatches to it.
+pub trait WireEncode {
+    /// Its IP protocol number (IANA, "Assigned Internet Protocol Numbers").
+    fn ip_proto(&self) -> u8;
+
+    /// An error if its header cannot be encoded.
+    fn check(&self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+
+    /// Appends its transport header with the checksum field zero, then whatever payload
+    /// bytes are not zero (`payload` says what a TCP stream's are); returns the checksum
+    /// field's offset from the header's start. The packet is `transport_len` bytes from
+    /// the transport header on, and belongs to `flow`.
+    fn encode(
+        &self,
+        flow: FlowId,
+        transport_len: u16,
+        payload: Payload,
+        out: &mut Vec<u8>,
+    ) -> usize;
+
+    /// How many bytes at the end of what [`WireEncode::encode`] wrote a headers-only capture
+    /// leaves out (payload written for the checksum only).
+    fn headers_only_cut(&self, _payload: Payload) -> usize {
+        0
+    }
+}
 
 /// How much of each packet a [`PcapWriter`] stores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -112,63 +139,6 @@ impl std::error::Error for EncodeError {}
 impl From<EncodeError> for io::Error {
     fn from(e: EncodeError) -> io::Error {
         io::Error::new(io::ErrorKind::InvalidInput, e)
-    }
-}
-
-/// Tern's application header, big-endian:
-/// byte 0 kind (0 data, 1 echo request, 2 echo reply, 3 loss-start notice),
-/// bytes 1–3 zero, bytes 4–11 seq, bytes 12–19 `sent_at` in nanoseconds
-/// (`T_lastsent` in a notice).
-pub fn encode_app_header(m: &UdpMessage) -> [u8; APP_HEADER_LEN] {
-    let mut h = [0u8; APP_HEADER_LEN];
-    h[0] = match m.kind {
-        UdpKind::Data => 0,
-        UdpKind::EchoRequest => 1,
-        UdpKind::EchoReply => 2,
-        UdpKind::Notice => 3,
-    };
-    h[4..12].copy_from_slice(&m.seq.to_be_bytes());
-    h[12..20].copy_from_slice(&m.sent_at.as_nanos().to_be_bytes());
-    h
-}
-
-/// Appends the TCP options to `out` in Linux's layout
-/// (`tcp_options_write()`), each group padded to 32 bits with NOPs:
-///
-/// ```text
-/// MSS                  02 04 mss(2)                          RFC 9293 §3.2
-/// SACK-perm + TS       04 02 08 0a TSval(4) TSecr(4)         RFC 2018 §2, RFC 7323 §3
-/// TS alone             01 01 08 0a TSval(4) TSecr(4)
-/// SACK-perm alone      01 01 04 02
-/// window scale         01 03 03 shift                        RFC 7323 §2
-/// SACK blocks          01 01 05 2+8n (left(4) right(4))*n    RFC 2018 §3
-/// ```
-///
-/// A Linux SYN is thus `MSS, SACK-perm, TS, NOP, WS` (20 bytes).
-pub fn encode_tcp_options(o: &TcpOptions, out: &mut Vec<u8>) {
-    if let Some(mss) = o.mss {
-        out.extend_from_slice(&[2, 4]);
-        out.extend_from_slice(&mss.to_be_bytes());
-    }
-    match (o.timestamps, o.sack_permitted) {
-        (Some((tsval, tsecr)), sack_ok) => {
-            out.extend_from_slice(if sack_ok { &[4, 2] } else { &[1, 1] });
-            out.extend_from_slice(&[8, 10]);
-            out.extend_from_slice(&tsval.to_be_bytes());
-            out.extend_from_slice(&tsecr.to_be_bytes());
-        }
-        (None, true) => out.extend_from_slice(&[1, 1, 4, 2]),
-        (None, false) => {}
-    }
-    if let Some(shift) = o.window_scale {
-        out.extend_from_slice(&[1, 3, 3, shift]);
-    }
-    if !o.sack_blocks.is_empty() {
-        out.extend_from_slice(&[1, 1, 5, (2 + 8 * o.sack_blocks.len()) as u8]);
-        for (left, right) in o.sack_blocks.iter() {
-            out.extend_from_slice(&left.0.to_be_bytes());
-            out.extend_from_slice(&right.0.to_be_bytes());
-        }
     }
 }
 
@@ -262,12 +232,10 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
     let capture = how.capture;
     let total = packet.size();
     let total16 = u16::try_from(total).map_err(|_| EncodeError::PacketTooLong(total))?;
-    if let Body::Tcp(seg) = &packet.body {
-        if seg.header_len() > TCP_MAX_HEADER {
-            return Err(EncodeError::TcpHeaderTooLong(seg.header_len()));
-        }
-    }
-    if let Body::Raw(bytes) = &packet.body {
+    let Some(wire) = packet.body.encoder() else {
+        let Body::Raw(bytes) = &packet.body else {
+            unreachable!("every body but a real host's has an encoder")
+        };
         // A real host's packet is already bytes, its checksums its kernel's.
         let keep = match capture {
             Capture::Full => bytes.len(),
@@ -275,20 +243,13 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
         };
         out.extend_from_slice(&bytes[..keep]);
         return Ok(());
-    }
+    };
+    wire.check()?;
     let (src, dst) = ((how.addr)(packet.src), (how.addr)(packet.dst));
     let start = out.len();
 
     // IPv4 header (RFC 791 §3.1).
-    let proto = match packet.body {
-        Body::Tcp(_) => PROTO_TCP,
-        Body::Udp(_) | Body::Quic(_) => PROTO_UDP,
-        Body::Tfrc(t) => match t.wire {
-            Wire::Udp => PROTO_UDP,
-            Wire::Dccp => PROTO_DCCP,
-        },
-        Body::Raw(_) => unreachable!("written above"),
-    };
+    let proto = wire.ip_proto();
     let mut ip = [0u8; IPV4_HEADER as usize];
     ip[0] = 0x45; // version 4, IHL 5 words
     ip[2..4].copy_from_slice(&total16.to_be_bytes());
@@ -305,43 +266,8 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
     // Transport header and whatever payload bytes are not zero.
     let seg_start = out.len();
     let transport_len = total16 - IPV4_HEADER as u16;
-    match &packet.body {
-        Body::Tcp(seg) => {
-            encode_tcp(seg, out);
-            if let Payload::Stream { offset } = how.payload {
-                out.extend((0..u64::from(seg.payload_len)).map(|k| pattern(offset + k)));
-            }
-        }
-        Body::Udp(m) => {
-            let (sport, dport) = udp_ports(packet.flow, m.kind);
-            out.extend_from_slice(&sport.to_be_bytes());
-            out.extend_from_slice(&dport.to_be_bytes());
-            out.extend_from_slice(&transport_len.to_be_bytes());
-            out.extend_from_slice(&[0, 0]);
-            if m.len as usize >= APP_HEADER_LEN {
-                out.extend_from_slice(&encode_app_header(m));
-            }
-        }
-        Body::Quic(d) => {
-            let (sport, dport) = quic_ports(packet.flow, d.from_client);
-            out.extend_from_slice(&sport.to_be_bytes());
-            out.extend_from_slice(&dport.to_be_bytes());
-            out.extend_from_slice(&transport_len.to_be_bytes());
-            out.extend_from_slice(&[0, 0]);
-            out.extend_from_slice(&d.bytes);
-        }
-        Body::Tfrc(t) => {
-            let ports = tfrc_ports(packet.flow, dccp_capture::from_sender(&t.body));
-            dccp_capture::encode(t, ports, transport_len, out)
-        }
-        Body::Raw(_) => unreachable!("written above"),
-    }
+    let at = seg_start + wire.encode(packet.flow, transport_len, how.payload, out);
     let sum = transport_checksum(src, dst, proto, transport_len, &out[seg_start..]);
-    let at = seg_start
-        + match packet.body {
-            Body::Tcp(_) => 16,
-            Body::Udp(_) | Body::Quic(_) | Body::Tfrc(_) | Body::Raw(_) => 6,
-        };
     // RFC 768: a computed UDP checksum of zero is sent as all ones.
     let sum = if proto == PROTO_UDP && sum == 0 {
         0xffff
@@ -350,13 +276,10 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
     };
     out[at..at + 2].copy_from_slice(&sum.to_be_bytes());
 
-    match (capture, how.payload, &packet.body) {
-        (Capture::Full, ..) => out.resize(start + total as usize, 0),
-        // The pattern was written for the checksum only: headers are kept.
-        (Capture::Headers, Payload::Stream { .. }, Body::Tcp(seg)) => {
-            out.truncate(out.len() - seg.payload_len as usize)
-        }
-        (Capture::Headers, ..) => {}
+    match capture {
+        Capture::Full => out.resize(start + total as usize, 0),
+        // Payload written for the checksum only is not kept.
+        Capture::Headers => out.truncate(out.len() - wire.headers_only_cut(how.payload)),
     }
     Ok(())
 }
@@ -365,33 +288,7 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
 /// (TCP's 60 bytes): what [`Capture::Headers`] keeps of a real host's packet.
 fn raw_headers_len(bytes: &[u8]) -> usize {
     let ihl = bytes.first().map_or(0, |b| usize::from(b & 0x0f) * 4);
-    ihl + TCP_MAX_HEADER as usize
-}
-
-/// TCP header (RFC 9293 §3.1) with its checksum field left zero.
-fn encode_tcp(seg: &Segment, out: &mut Vec<u8>) {
-    let start = out.len();
-    out.extend_from_slice(&seg.src_port.to_be_bytes());
-    out.extend_from_slice(&seg.dst_port.to_be_bytes());
-    out.extend_from_slice(&seg.seq.0.to_be_bytes());
-    out.extend_from_slice(&seg.ack.0.to_be_bytes());
-    let words = (seg.header_len() / 4) as u8;
-    let f = seg.flags;
-    let flags = u8::from(f.fin)
-        | u8::from(f.syn) << 1
-        | u8::from(f.rst) << 2
-        | u8::from(f.psh) << 3
-        | u8::from(f.ack) << 4;
-    out.extend_from_slice(&[words << 4, flags]);
-    out.extend_from_slice(&seg.window.to_be_bytes());
-    out.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
-    encode_tcp_options(&seg.options, out);
-    assert_eq!(
-        (out.len() - start) as u32,
-        seg.header_len(),
-        "encoded TCP header differs from Segment::header_len for {:?}",
-        seg.options
-    );
+    ihl + RAW_TRANSPORT_HEADER
 }
 
 /// Writes packets to a classic libpcap file: nanosecond timestamps
@@ -482,8 +379,8 @@ impl<W: Write> PcapWriter<W> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::net::packet::FlowId;
-    use tern_proto::tcp::{Flags, SeqNum};
+    use crate::net::packet::{UdpKind, UdpMessage};
+    use tern_proto::tcp::{Flags, Segment, SeqNum, TcpOptions};
 
     fn syn() -> Segment {
         Segment {

@@ -9,18 +9,28 @@
 //! kind of transport; a new one is a new file here and one line in
 //! `world/registry.rs`.
 
-pub mod quic;
+#[macro_use]
+mod list;
 pub mod small_queues;
-pub mod tcp;
-pub mod tfrc;
-pub mod udp;
+
+transports! {
+    /// A UDP datagram of one of Tern's applications (RFC 768).
+    Udp => udp,
+    /// A TCP segment (RFC 9293).
+    Tcp => tcp,
+    /// A UDP datagram of a QUIC connection (RFC 9000 §12.2), its bytes real.
+    Quic => quic,
+    /// A TFRC packet, over UDP or as DCCP (RFC 5348, RFC 4340).
+    Tfrc => tfrc,
+}
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
-use crate::net::packet::{Body, UdpMessage};
-use crate::summary::{QuicSummary, SwitcherSummary, TcpSummary, TfrcSummary};
+use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
+use crate::summary::TransportSummary;
+use crate::trace::pcap::WireEncode;
 use crate::trace::{DelayRecord, Traces};
-use tern_proto::tcp::Segment;
+use crate::wifi::bss_load::BssLoad;
 
 /// Which end of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,20 +54,33 @@ impl Side {
     }
 }
 
+/// What a kind of transport puts in its packets: its variant of [`Body`], its size on the
+/// wire and (through [`WireEncode`]) its bytes in a capture.
+pub trait WireBody: WireEncode {
+    /// Transport header plus payload, in bytes.
+    fn transport_len(&self) -> u32;
+
+    /// Whether it is one of the application's messages that may still arrive (a datagram):
+    /// the summary counts those in the network at the end as in flight.
+    fn is_message(&self) -> bool {
+        false
+    }
+}
+
 /// What a transport asks the world to do, carried out in order.
 #[derive(Debug)]
 pub enum Cmd {
     /// Send a packet from `side`'s node, from the transport's endpoint `key`.
     Send { side: Side, key: u8, body: Body },
     /// Queue a wake-up of endpoint `key` at `side` once the packets asked for so far are
-    /// sent: the world asks [`Transport::arm`] for its time (the one-pending-wake-up rule).
+    /// sent: the world asks [`Transport::poll_timeout`] for its time (the one-pending-wake-up rule).
     Arm { side: Side, key: u8 },
     /// Queue a wake-up of endpoint `key` at `side` at `at` unconditionally (a connection
     /// opening).
     WakeAt { at: SimTime, side: Side, key: u8 },
-    /// The application's next message is due at `at` ([`Transport::on_tick`]).
+    /// The application's next message is due at `at` ([`Transport::handle_tick`]).
     Tick(SimTime),
-    /// Read the RSSI of the client's 802.11 interface at `at` ([`Transport::on_rssi`]).
+    /// Read the RSSI of the client's 802.11 interface at `at` ([`LinkObserver::handle_rssi`]).
     SampleRssi(SimTime),
 }
 
@@ -121,38 +144,100 @@ pub struct TransportReport {
     pub bytes_delivered: u64,
     /// Whether messages can be lost (datagrams) or only delayed (a reliable stream).
     pub reliable: bool,
-    pub tcp: Option<TcpSummary>,
-    pub quic: Option<QuicSummary>,
-    pub tfrc: Option<TfrcSummary>,
-    pub switcher: Option<SwitcherSummary>,
+    /// The counters of its kind, if it has any.
+    pub detail: Option<TransportSummary>,
 }
 
 /// The most endpoint keys of a flow that TCP Small Queues counts
 /// ([`Transport::small_queues`]): a switched flow's two connections.
 pub const SMALL_QUEUE_KEYS: u8 = 2;
 
-/// Every endpoint pair the world drives.
-pub trait Transport {
-    /// The application's message source ticked (a [`Cmd::Tick`] fired).
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>);
+/// A packet of the flow delivered to one of its endpoints: read where it lies
+/// ([`Arrival::body`]) or moved out ([`Arrival::into_body`]). The world frees it after the
+/// call if the transport did not move it out.
+pub struct Arrival<'a>(Held<'a>);
 
-    /// A packet of this flow arrived at `side`'s node.
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>);
+enum Held<'a> {
+    /// In the world's packet pool.
+    Pool(&'a mut PacketPool, PacketRef),
+    /// Made for the call (a kernel's segment parsed from its bytes, in an emulation).
+    Owned(Body),
+}
 
-    /// A TCP segment of this flow arrived at `side`'s node, read where its packet lies (the
-    /// world frees the packet after the call, instead of moving it out first). The same as
-    /// [`Transport::on_packet`] with the segment as body, which is what it calls unless the
-    /// transport reads segments in place.
-    fn on_segment(&mut self, now: SimTime, side: Side, seg: &Segment, io: &mut Io<'_>) {
-        self.on_packet(now, side, Body::Tcp(seg.clone()), io);
+impl<'a> Arrival<'a> {
+    /// The packet `p` of `pool`.
+    #[inline]
+    pub(crate) fn pooled(pool: &'a mut PacketPool, p: PacketRef) -> Self {
+        Arrival(Held::Pool(pool, p))
     }
 
+    /// A body that is in no pool.
+    pub fn owned(body: Body) -> Self {
+        Arrival(Held::Owned(body))
+    }
+
+    /// The packet's body, read in place.
+    #[inline]
+    pub fn body(&self) -> &Body {
+        match &self.0 {
+            Held::Pool(pool, p) => &pool.get(*p).body,
+            Held::Owned(body) => body,
+        }
+    }
+
+    /// The packet's body, moved out (the packet is freed).
+    #[inline]
+    pub fn into_body(self) -> Body {
+        match self.0 {
+            Held::Pool(pool, p) => pool.take(p).body,
+            Held::Owned(body) => body,
+        }
+    }
+}
+
+/// A flow's transport as the world drives it: the endpoints at the flow's two nodes and
+/// the application glue above them.
+///
+/// The methods follow quinn-proto's taxonomy of `Connection`: inputs are `handle_*`, which
+/// change state and push [`Cmd`]s into [`Io`]; outputs are `poll_*`, which only say what is
+/// due; the rest are getters.
+///
+/// Call order, as the world keeps it:
+/// 1. The commands returned by the transport's constructor are carried out first (its first
+///    [`Cmd::Tick`] and [`Cmd::WakeAt`]).
+/// 2. Whenever an input is due — the application's tick ([`Transport::handle_tick`]), a
+///    packet for one of its endpoints ([`Transport::handle_packet`]), a wake-up of an endpoint
+///    ([`Transport::handle_timeout`]), and, for a transport that has them, the link events of
+///    [`Transport::observer`] and TCP Small Queues' [`Transport::first_hop_room`] — the world
+///    calls it, then carries out the commands it pushed, in order.
+/// 3. Carrying out a [`Cmd::Arm`] calls [`Transport::poll_timeout`] for that endpoint at
+///    once; a time it returns is queued as a wake-up (one pending wake-up per endpoint, see
+///    [`crate::engine::Wake`]).
+/// 4. At the end of the run, [`Transport::report`] and [`Transport::tls_key_log`].
+///
+/// A wrapper that adds to a transport implements [`Forward`] instead and gets every method
+/// forwarded but those it overrides.
+pub trait Transport {
+    /// The application's message source ticked (a [`Cmd::Tick`] fired).
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>);
+
+    /// A packet of this flow arrived at `side`'s node.
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>);
+
     /// A wake-up of endpoint `key` at `side` fired.
-    fn on_wake(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>);
+    fn handle_timeout(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>);
 
     /// When endpoint `key` at `side` next wants waking, if a new event must be queued for it
     /// (see [`crate::engine::Wake`]).
-    fn arm(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime>;
+    fn poll_timeout(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime>;
+
+    /// The end-of-run report; `start` is the flow's start.
+    fn report(&self, start: SimTime) -> TransportReport;
+
+    /// The part of the transport that hears of its nodes' links and radios, if it does.
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        None
+    }
 
     /// TCP Small Queues: the limit of each of the transport's endpoints, bytes, and how many
     /// keys count (endpoints `0..keys` at either side, at most [`SMALL_QUEUE_KEYS`]), if any
@@ -169,27 +254,6 @@ pub trait Transport {
     /// socket's packet is freed).
     fn first_hop_room(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
 
-    /// The RSSI (dBm) of the beacons of the AP the client's node is associated with, read
-    /// as asked by [`Cmd::SampleRssi`]; `None` when it is in no BSS.
-    fn on_rssi(&mut self, _now: SimTime, _rssi_dbm: Option<f64>, _io: &mut Io<'_>) {}
-
-    /// `side`'s node lost its link, or got it back.
-    fn on_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}
-
-    /// `side`'s node is about to roam to an AP whose beacons carry this BSS Load (just
-    /// before [`Transport::on_link`] reports the link down).
-    fn on_bss_load(
-        &mut self,
-        _now: SimTime,
-        _side: Side,
-        _load: &crate::wifi::bss_load::BssLoad,
-        _io: &mut Io<'_>,
-    ) {
-    }
-
-    /// `side`'s node went through a handover (cell or BSS change), after [`Transport::on_link`].
-    fn on_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
-
     /// The secrets of the flow's TLS sessions as NSS key log lines, which decrypt its packets
     /// in captures (QUIC); empty for a transport without TLS.
     fn tls_key_log(&self) -> String {
@@ -201,7 +265,91 @@ pub trait Transport {
     fn speaks_tcp(&self) -> bool {
         false
     }
+}
 
-    /// The end-of-run report; `start` is the flow's start.
-    fn report(&self, start: SimTime) -> TransportReport;
+/// What a transport or a mechanism hears of its nodes' links and radios, each when it
+/// happens; every event is optional (a default that ignores it).
+///
+/// Order at a handover: [`LinkObserver::handle_bss_load`] (802.11, the AP being joined),
+/// [`LinkObserver::handle_link`] down, [`LinkObserver::handle_link`] up, then
+/// [`LinkObserver::handle_handover`]. RSSI samples come only as asked by
+/// [`Cmd::SampleRssi`].
+pub trait LinkObserver {
+    /// The RSSI (dBm) of the beacons of the AP the client's node is associated with, read
+    /// as asked by [`Cmd::SampleRssi`]; `None` when it is in no BSS.
+    fn handle_rssi(&mut self, _now: SimTime, _rssi_dbm: Option<f64>, _io: &mut Io<'_>) {}
+
+    /// `side`'s node lost its link, or got it back.
+    fn handle_link(&mut self, _now: SimTime, _side: Side, _up: bool, _io: &mut Io<'_>) {}
+
+    /// `side`'s node is about to roam to an AP whose beacons carry this BSS Load (just
+    /// before [`LinkObserver::handle_link`] reports the link down).
+    fn handle_bss_load(&mut self, _now: SimTime, _side: Side, _load: &BssLoad, _io: &mut Io<'_>) {}
+
+    /// `side`'s node went through a handover (cell or BSS change), after
+    /// [`LinkObserver::handle_link`] reports the link back.
+    fn handle_handover(&mut self, _now: SimTime, _side: Side, _io: &mut Io<'_>) {}
+}
+
+/// A transport that wraps another and adds to it (a mechanism above a transport): every
+/// [`Transport`] method goes to [`Forward::inner`] but those the wrapper overrides here,
+/// so that a wrapper cannot forget one.
+pub trait Forward {
+    /// The transport wrapped.
+    type Inner: Transport;
+
+    fn inner(&self) -> &Self::Inner;
+
+    fn inner_mut(&mut self) -> &mut Self::Inner;
+
+    /// The wrapper's [`Transport::observer`]; the inner transport's unless overridden.
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        self.inner_mut().observer()
+    }
+}
+
+impl<W: Forward> Transport for W {
+    #[inline]
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+        self.inner_mut().handle_tick(now, io)
+    }
+
+    #[inline]
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        self.inner_mut().handle_packet(now, side, packet, io)
+    }
+
+    #[inline]
+    fn handle_timeout(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+        self.inner_mut().handle_timeout(now, side, key, io)
+    }
+
+    #[inline]
+    fn poll_timeout(&mut self, now: SimTime, side: Side, key: u8) -> Option<SimTime> {
+        self.inner_mut().poll_timeout(now, side, key)
+    }
+
+    fn report(&self, start: SimTime) -> TransportReport {
+        self.inner().report(start)
+    }
+
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        Forward::observer(self)
+    }
+
+    fn small_queues(&self) -> Option<(small_queues::SmallQueues, u8)> {
+        self.inner().small_queues()
+    }
+
+    fn first_hop_room(&mut self, now: SimTime, side: Side, key: u8, io: &mut Io<'_>) {
+        self.inner_mut().first_hop_room(now, side, key, io)
+    }
+
+    fn tls_key_log(&self) -> String {
+        self.inner().tls_key_log()
+    }
+
+    fn speaks_tcp(&self) -> bool {
+        self.inner().speaks_tcp()
+    }
 }

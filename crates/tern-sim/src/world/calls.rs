@@ -5,7 +5,7 @@ use super::{topology, Event, World};
 use crate::engine::SimTime;
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind};
 use crate::net::packet::{Body, FlowId, NodeId, PacketPool, Pin};
-use crate::transport::{Cmd, Io, Side, Transport};
+use crate::transport::{Cmd, Io, LinkObserver, Side, Transport};
 
 impl World {
     /// Calls device `d` and carries out the actions it asked for, in order.
@@ -152,7 +152,10 @@ impl World {
                     }
                 }
                 Cmd::Arm { side, key } => {
-                    if let Some(at) = self.flows[f.0 as usize].transport.arm(now, side, key) {
+                    if let Some(at) = self.flows[f.0 as usize]
+                        .transport
+                        .poll_timeout(now, side, key)
+                    {
                         self.queue.schedule(at, Event::Transport(f, key, side));
                     }
                 }
@@ -166,13 +169,27 @@ impl World {
         self.cmds.truncate(start);
     }
 
-    /// Calls `call` on the transports with an endpoint on `node`, with that endpoint's side
-    /// (flows not started yet are left out).
+    /// [`World::transport_call`] on flow `f`'s link observer, if it has one.
+    pub(super) fn observer_call(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        call: impl FnOnce(&mut dyn LinkObserver, &mut Io<'_>),
+    ) {
+        self.transport_call(now, f, |t, io| {
+            if let Some(o) = t.observer() {
+                call(o, io);
+            }
+        });
+    }
+
+    /// Calls `call` on the link observers of the transports with an endpoint on `node`, with
+    /// that endpoint's side (flows not started yet are left out).
     fn at_node(
         &mut self,
         now: SimTime,
         node: NodeId,
-        call: impl Fn(&mut dyn Transport, Side, &mut Io<'_>),
+        call: impl Fn(&mut dyn LinkObserver, Side, &mut Io<'_>),
     ) {
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
@@ -182,14 +199,14 @@ impl World {
             let Some(side) = flow.side_at(node) else {
                 continue;
             };
-            self.transport_call(now, FlowId(f as u32), |t, io| call(t, side, io));
+            self.observer_call(now, FlowId(f as u32), |o, io| call(o, side, io));
         }
     }
 
     /// Tells the transports with an endpoint on `node` that its link went down or came
     /// back.
     pub(super) fn link_event(&mut self, now: SimTime, node: NodeId, up: bool) {
-        self.at_node(now, node, |t, side, io| t.on_link(now, side, up, io));
+        self.at_node(now, node, |o, side, io| o.handle_link(now, side, up, io));
     }
 
     /// The transports with an endpoint on `node` hear the BSS Load of the AP it joins.
@@ -199,7 +216,9 @@ impl World {
         node: NodeId,
         load: crate::wifi::bss_load::BssLoad,
     ) {
-        self.at_node(now, node, |t, side, io| t.on_bss_load(now, side, &load, io));
+        self.at_node(now, node, |o, side, io| {
+            o.handle_bss_load(now, side, &load, io)
+        });
     }
 
     /// A host's link is back after a cellular handover or an 802.11 roam: its transports
@@ -209,7 +228,7 @@ impl World {
         for f in 0..self.flows.len() {
             if self.flows[f].src == node {
                 let id = FlowId(f as u32);
-                self.transport_call(now, id, |t, io| t.on_handover(now, Side::Client, io));
+                self.observer_call(now, id, |o, io| o.handle_handover(now, Side::Client, io));
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::net::device::{DeviceCx, IfaceId};
 use crate::net::packet::{Body, NodeId, PacketRef, Pin};
 use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::trace::{DropRecord, QueueRecord};
-use crate::transport::Side;
+use crate::transport::{Arrival, Side};
 
 impl World {
     /// Hands packet `p` to node `at`: delivers it there or sends it on by the interface its
@@ -27,13 +27,9 @@ impl World {
                 Side::Client
             };
             self.transport_call_with(now, pkt.flow, |t, io, pool| {
-                // A TCP segment is read where it lies; other bodies are moved out.
-                if let Body::Tcp(seg) = &pool.get(p).body {
-                    t.on_segment(now, side, seg, io);
-                    pool.release(p);
-                } else {
-                    t.on_packet(now, side, pool.take(p).body, io);
-                }
+                t.handle_packet(now, side, Arrival::pooled(pool, p), io);
+                // Freed before the commands are carried out, unless moved out.
+                pool.discard(p);
             });
             return true;
         }
@@ -97,8 +93,10 @@ impl World {
             } else {
                 Side::Client
             };
-            let body = Body::Tcp(seg);
-            self.transport_call(now, pkt.flow, |t, io| t.on_packet(now, side, body, io));
+            let packet = Arrival::owned(Body::Tcp(seg));
+            self.transport_call(now, pkt.flow, |t, io| {
+                t.handle_packet(now, side, packet, io)
+            });
         }
     }
 

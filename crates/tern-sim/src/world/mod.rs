@@ -339,13 +339,13 @@ impl World {
         match event {
             Event::Device(d, token) => self.device_call(now, d, |dev, cx| dev.wake(now, token, cx)),
             Event::Arrive(i, p) => self.arrive(now, i, p),
-            Event::Tick(f) => self.transport_call(now, f, |t, io| t.on_tick(now, io)),
+            Event::Tick(f) => self.transport_call(now, f, |t, io| t.handle_tick(now, io)),
             Event::Rssi(f) => {
                 let rssi = self.rssi_dbm(self.flows[f.0 as usize].radio, now);
-                self.transport_call(now, f, |t, io| t.on_rssi(now, rssi, io));
+                self.observer_call(now, f, |o, io| o.handle_rssi(now, rssi, io));
             }
             Event::Transport(f, key, side) => {
-                self.transport_call(now, f, |t, io| t.on_wake(now, side, key, io))
+                self.transport_call(now, f, |t, io| t.handle_timeout(now, side, key, io))
             }
             Event::Change(i) => {
                 let c = &self.changes[i as usize];

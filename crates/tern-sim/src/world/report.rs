@@ -2,9 +2,9 @@
 
 use super::{Flow, World};
 use crate::engine::SimTime;
-use crate::net::packet::Body;
 use crate::summary::{
-    ChannelSummary, Distribution, Drops, FlowSummary, Summary, LIST_EVERY_DIRECTION,
+    ChannelSummary, Distribution, Drops, FlowSummary, Summary, TransportSummary,
+    LIST_EVERY_DIRECTION,
 };
 use indexmap::IndexMap;
 
@@ -22,10 +22,9 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     // A bounded transfer that finished counts over its own time; anything else over the
     // time from its start to the end of the run.
     let transfer = r
-        .tcp
+        .detail
         .as_ref()
-        .and_then(|t| t.transfer_time_s)
-        .or_else(|| r.quic.as_ref().and_then(|q| q.transfer_time_s));
+        .and_then(TransportSummary::transfer_time_s);
     let rate = |secs: f64| {
         if secs > 0.0 {
             r.bytes_delivered as f64 * 8.0 / secs
@@ -54,10 +53,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
         },
         delay_s: if echo { None } else { dist.clone() },
         rtt_s: if echo { dist } else { None },
-        tcp: r.tcp,
-        quic: r.quic,
-        tfrc: r.tfrc,
-        switcher: r.switcher,
+        detail: r.detail,
     }
 }
 
@@ -66,10 +62,8 @@ pub(super) fn summary(w: &World, events: u64) -> Summary {
     let end = w.end();
     let mut in_flight = vec![0u64; w.flows.len()];
     for p in w.pool.live() {
-        match &p.body {
-            Body::Udp(_) => in_flight[p.flow.0 as usize] += 1,
-            Body::Tfrc(t) if t.is_data() => in_flight[p.flow.0 as usize] += 1,
-            _ => {}
+        if p.body.is_message() {
+            in_flight[p.flow.0 as usize] += 1;
         }
     }
     let flows = w

@@ -11,6 +11,10 @@
 //! and [`tls`]). Datagrams carry the stack's real bytes: their size on the wire is exact
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
+pub mod capture;
+pub mod spec;
+mod setup;
+
 mod app;
 mod config;
 mod h3;
@@ -23,12 +27,12 @@ mod tls;
 pub use app::QuicApp;
 pub use qlog::QlogUse;
 
-use super::{Cmd, Io, Side, Transport, TransportReport};
+use super::{Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::engine::{RngStream, SimTime, Wake};
-use crate::net::packet::{Body, QuicDatagram};
+use crate::net::packet::{Body, QuicDatagram, UDP_HEADER};
 use crate::scenario::QuicPathStatus;
 use crate::scenario::QuicSpec;
-use crate::summary::{ConnectionEnd, QuicPathSummary, QuicSummary};
+use crate::summary::{ConnectionEnd, QuicPathSummary, QuicSummary, TransportSummary};
 use crate::trace::QuicRecord;
 use app::AppState;
 use bytes::BytesMut;
@@ -452,7 +456,7 @@ impl QuicTransport {
 }
 
 impl Transport for QuicTransport {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         self.app.tick(now);
         if let QuicApp::Messages(m) = &self.app.app {
             io.cmds.extend(m.source.schedule.next().map(Cmd::Tick));
@@ -460,19 +464,19 @@ impl Transport for QuicTransport {
         self.drive(now, Side::Client, Input::App, io);
     }
 
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
-        let Body::Quic(d) = body else {
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        let Body::Quic(d) = packet.into_body() else {
             unreachable!("a QUIC flow carries QUIC datagrams")
         };
         self.drive(now, side, Input::Datagram(d.path, d.bytes), io);
     }
 
-    fn on_wake(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
+    fn handle_timeout(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
         self.ends[side.index()].wake.fire(now);
         self.drive(now, side, Input::Wake, io);
     }
 
-    fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
         let end = &mut self.ends[side.index()];
         let at = end.conn.as_ref()?.1.poll_timeout()?;
         end.wake.arm(now, self.epoch.sim_time(at))
@@ -490,10 +494,31 @@ impl Transport for QuicTransport {
             sink: self.app.sink.clone(),
             bytes_delivered: self.app.delivered_bytes(),
             reliable: true,
-            tcp: None,
-            quic: Some(self.summary()),
-            tfrc: None,
-            switcher: None,
+            detail: Some(TransportSummary::Quic {
+                quic: self.summary(),
+            }),
         }
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The QUIC settings of a flow, for a QUIC flow.
+impl super::TransportSpec {
+    pub fn quic(&self) -> Option<&QuicSpec> {
+        match self {
+            super::TransportSpec::Quic(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A QUIC flow's packets: UDP datagrams of its connection.
+pub type OnWire = QuicDatagram;
+
+impl WireBody for QuicDatagram {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        UDP_HEADER + self.bytes.len() as u32
     }
 }

@@ -1,7 +1,7 @@
 //! A QUIC flow's settings (`transport = { kind = "quic", … }`): what the scenario may set on
 //! the QUIC stack Tern drives (noq-proto; docs/design.md, dependency notes). Both ends use them.
 
-use super::units::{Bytes, Duration};
+use crate::scenario::units::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1,11 +1,17 @@
 //! UDP (RFC 768) carrying Tern's application messages: a message source at the client, and
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
-use super::{deliver, Cmd, Io, Side, Transport, TransportReport};
+pub mod capture;
+
+use super::{deliver, Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
-use crate::net::packet::{Body, UdpKind, UdpMessage};
+use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
+use crate::scenario::{CheckCx, ScenarioError};
 use crate::trace::RttRecord;
+use crate::world::registry::{boxed, BuildCx};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -27,7 +33,7 @@ impl UdpTransport {
 }
 
 impl Transport for UdpTransport {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         let msg = self.source.emit(now);
         if let Some(t) = self.source.schedule.next() {
             io.cmds.push(Cmd::Tick(t));
@@ -39,8 +45,8 @@ impl Transport for UdpTransport {
         });
     }
 
-    fn on_packet(&mut self, now: SimTime, _side: Side, body: Body, io: &mut Io<'_>) {
-        let Body::Udp(msg) = body else {
+    fn handle_packet(&mut self, now: SimTime, _side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        let Body::Udp(msg) = *packet.body() else {
             unreachable!("a UDP flow carries datagrams")
         };
         match msg.kind {
@@ -70,9 +76,9 @@ impl Transport for UdpTransport {
         }
     }
 
-    fn on_wake(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
+    fn handle_timeout(&mut self, _now: SimTime, _side: Side, _key: u8, _io: &mut Io<'_>) {}
 
-    fn arm(&mut self, _now: SimTime, _side: Side, _key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, _now: SimTime, _side: Side, _key: u8) -> Option<SimTime> {
         None
     }
 
@@ -84,10 +90,44 @@ impl Transport for UdpTransport {
             sink: self.sink.clone(),
             bytes_delivered: self.sink.received_bytes,
             reliable: false,
-            tcp: None,
-            quic: None,
-            tfrc: None,
-            switcher: None,
+            detail: None,
         }
+    }
+}
+
+/// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {}
+
+/// Its settings in a scenario.
+pub type Spec = UdpSpec;
+
+/// Datagrams: a message lost is lost.
+pub const STREAM: bool = false;
+
+/// Nothing to check beyond the types.
+pub fn check(_: &UdpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+    Ok(())
+}
+
+/// The flow's transport: its application's datagrams.
+pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    boxed(UdpTransport::new(
+        cx.source.expect("validated: UDP has a source"),
+    ))
+}
+
+/// A UDP flow's packets: its application's datagrams.
+pub type OnWire = UdpMessage;
+
+impl WireBody for UdpMessage {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        UDP_HEADER + self.len
+    }
+
+    fn is_message(&self) -> bool {
+        true
     }
 }

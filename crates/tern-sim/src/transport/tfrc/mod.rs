@@ -8,9 +8,15 @@
 //! dropped. The receiving application gets every data packet that arrives, with its
 //! one-way delay.
 
+pub mod capture;
+pub mod spec;
+mod setup;
+
 use std::collections::VecDeque;
 
-use super::{deliver, Cmd, Io, Side, Transport, TransportReport};
+use super::{
+    deliver, Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport, WireBody,
+};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
 use crate::mech::tfrc_handover::HandoverAid;
@@ -19,7 +25,7 @@ use crate::scenario::{
     TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
     TfrcWireSpec,
 };
-use crate::summary::TfrcSummary;
+use crate::summary::{TfrcSummary, TransportSummary};
 use crate::trace::TfrcRecord;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::tfrc::{
@@ -201,7 +207,7 @@ impl TfrcTransport {
 }
 
 impl Transport for TfrcTransport {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         let TfrcApp::Messages(source) = &mut self.app else {
             unreachable!("only a message source ticks")
         };
@@ -224,8 +230,8 @@ impl Transport for TfrcTransport {
         });
     }
 
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
-        let Body::Tfrc(packet) = body else {
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        let Body::Tfrc(packet) = packet.into_body() else {
             unreachable!("a TFRC flow carries TFRC packets")
         };
         match side {
@@ -239,7 +245,7 @@ impl Transport for TfrcTransport {
         io.cmds.push(Cmd::Arm { side, key: 0 });
     }
 
-    fn on_wake(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
+    fn handle_timeout(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
         self.wakes[side.index()].fire(now);
         match side {
             Side::Client => {
@@ -257,39 +263,16 @@ impl Transport for TfrcTransport {
         io.cmds.push(Cmd::Arm { side, key: 0 });
     }
 
-    /// The client's link went down or came back: the countermeasures act
-    /// ([`HandoverAid::on_link`]).
-    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
-        if side != Side::Client {
-            return;
-        }
-        let estimated = self.aid.on_link(now, up, &mut self.client);
-        if !self.client.is_open() {
-            return;
-        }
-        if estimated {
-            self.trace(now, "estimate", io);
-        }
-        self.pump(now, io);
-        io.cmds.push(Cmd::Arm {
-            side: Side::Client,
-            key: 0,
-        });
-    }
-
-    /// Countermeasure A reads the BSS Load of the AP the station is about to join.
-    fn on_bss_load(&mut self, _now: SimTime, side: Side, load: &BssLoad, _io: &mut Io<'_>) {
-        if side == Side::Client {
-            self.aid.on_bss_load(load, &self.client);
-        }
-    }
-
-    fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
         let at = match side {
             Side::Client => self.client.poll_timeout(self.has_data()),
             Side::Server => self.server.poll_timeout()?,
         };
         self.wakes[side.index()].arm(now, at)
+    }
+
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        Some(self)
     }
 
     fn report(&self, _start: SimTime) -> TransportReport {
@@ -311,9 +294,8 @@ impl Transport for TfrcTransport {
             sink: self.sink.clone(),
             bytes_delivered: self.sink.received_bytes,
             reliable: false,
-            tcp: None,
-            quic: None,
-            tfrc: Some(TfrcSummary {
+            detail: Some(TransportSummary::Tfrc {
+                tfrc: TfrcSummary {
                 wire: match wire {
                     Wire::Dccp => "dccp",
                     Wire::Udp => "udp",
@@ -332,8 +314,65 @@ impl Transport for TfrcTransport {
                 loss_events: receiver.loss_events,
                 lost_packets: receiver.lost,
                 final_rtt_s: sender.rtt().map(SimTime::as_secs_f64),
+                },
             }),
-            switcher: None,
         }
+    }
+}
+
+/// The tfrc-handover countermeasures hear of the client's link ([`HandoverAid`]).
+impl LinkObserver for TfrcTransport {
+    /// The client's link went down or came back: the countermeasures act
+    /// ([`HandoverAid::on_link`]).
+    fn handle_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        if side != Side::Client {
+            return;
+        }
+        let estimated = self.aid.on_link(now, up, &mut self.client);
+        if !self.client.is_open() {
+            return;
+        }
+        if estimated {
+            self.trace(now, "estimate", io);
+        }
+        self.pump(now, io);
+        io.cmds.push(Cmd::Arm {
+            side: Side::Client,
+            key: 0,
+        });
+    }
+
+    /// Countermeasure A reads the BSS Load of the AP the station is about to join.
+    fn handle_bss_load(&mut self, _now: SimTime, side: Side, load: &BssLoad, _io: &mut Io<'_>) {
+        if side == Side::Client {
+            self.aid.on_bss_load(load, &self.client);
+        }
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The TFRC settings of a flow, for a TFRC flow.
+impl super::TransportSpec {
+    pub fn tfrc(&self) -> Option<&TfrcSpec> {
+        match self {
+            super::TransportSpec::Tfrc(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A TFRC flow's packets, each carrying at most one of the application's messages.
+pub type OnWire = Packet<UdpMessage>;
+
+impl WireBody for Packet<UdpMessage> {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        Packet::transport_len(self)
+    }
+
+    /// A data packet carries a message.
+    fn is_message(&self) -> bool {
+        self.is_data()
     }
 }

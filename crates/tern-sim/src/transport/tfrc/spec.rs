@@ -1,7 +1,7 @@
 //! A TFRC flow's settings (`transport = { kind = "tfrc", … }`): TCP-Friendly Rate Control
 //! (RFC 5348, or RFC 3448's rules) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342).
 
-use super::super::units::{Bytes, Duration};
+use crate::scenario::units::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

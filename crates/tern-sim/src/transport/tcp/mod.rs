@@ -7,8 +7,15 @@
 //! (or TCP Small Queues says stop), then drain trace events, then re-arm the
 //! endpoint's single wake-up.
 
+pub mod capture;
+pub mod spec;
+mod setup;
+
 use super::small_queues::SmallQueues;
-use super::{small_queue_limit, Cmd, Io, Side, SmallQueueRoom, Transport, TransportReport};
+use super::{
+    small_queue_limit, Arrival, Cmd, Io, LinkObserver, Side, SmallQueueRoom, Transport,
+    TransportReport, WireBody,
+};
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
@@ -16,7 +23,7 @@ use crate::scenario::{
     CaIncreaseSpec, CcSpec, DelayedAckRuleSpec, InitialWindowSpec, IwRule, LossFlightSpec,
     RecoverySpec, RtoRuleSpec, SpuriousRtoResponseSpec, TcpSpec,
 };
-use crate::summary::TcpSummary;
+use crate::summary::{TcpSummary, TransportSummary};
 use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
 use std::sync::Arc;
 use tern_proto::cc::{CaIncrease, CubicOptions};
@@ -579,32 +586,33 @@ pub fn app_tick(now: SimTime, from: &mut TcpConn, io: &mut Io<'_>) -> Option<(u6
 }
 
 impl Transport for TcpTransport {
-    fn on_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
+    fn handle_tick(&mut self, now: SimTime, io: &mut Io<'_>) {
         if let Some((seq, len)) = app_tick(now, &mut self.conn, io) {
             self.conn.write_message(now, seq, len);
         }
         self.conn.pump(now, Side::Client, 0, io, |_| {});
     }
 
-    fn on_packet(&mut self, now: SimTime, side: Side, body: Body, io: &mut Io<'_>) {
-        let Body::Tcp(seg) = body else {
+    /// The segment is read where its packet lies.
+    fn handle_packet(&mut self, now: SimTime, side: Side, packet: Arrival<'_>, io: &mut Io<'_>) {
+        let Body::Tcp(seg) = packet.body() else {
             unreachable!("a TCP flow carries segments")
         };
-        self.on_segment(now, side, &seg, io);
-    }
-
-    fn on_segment(&mut self, now: SimTime, side: Side, seg: &Segment, io: &mut Io<'_>) {
         self.conn.ends[side.index()].conn.handle_segment(now, seg);
         self.conn.pump(now, side, 0, io, |_| {});
     }
 
-    fn on_wake(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
+    fn handle_timeout(&mut self, now: SimTime, side: Side, _key: u8, io: &mut Io<'_>) {
         self.conn.on_wake(now, side);
         self.conn.pump(now, side, 0, io, |_| {});
     }
 
-    fn arm(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
+    fn poll_timeout(&mut self, now: SimTime, side: Side, _key: u8) -> Option<SimTime> {
         self.conn.arm(now, side)
+    }
+
+    fn observer(&mut self) -> Option<&mut dyn LinkObserver> {
+        Some(self)
     }
 
     fn small_queues(&self) -> Option<(SmallQueues, u8)> {
@@ -619,11 +627,6 @@ impl Transport for TcpTransport {
         self.conn.pump(now, side, 0, io, |_| {});
     }
 
-    fn on_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
-        self.conn.ends[side.index()].conn.on_connectivity(now, up);
-        self.conn.pump(now, side, 0, io, |_| {});
-    }
-
     fn report(&self, start: SimTime) -> TransportReport {
         TransportReport {
             kind: "tcp",
@@ -632,11 +635,41 @@ impl Transport for TcpTransport {
             sink: self.conn.sink.clone(),
             bytes_delivered: self.conn.delivered_bytes(),
             reliable: true,
-            tcp: Some(self.conn.summary(start)),
-            quic: None,
-            tfrc: None,
-            switcher: None,
+            detail: Some(TransportSummary::Tcp {
+                tcp: self.conn.summary(start),
+            }),
         }
+    }
+}
+
+/// A connection hears of its node's link going down and coming back
+/// ([`tern_proto::tcp::Connection::on_connectivity`]).
+impl LinkObserver for TcpTransport {
+    fn handle_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
+        self.conn.ends[side.index()].conn.on_connectivity(now, up);
+        self.conn.pump(now, side, 0, io, |_| {});
+    }
+}
+
+pub use setup::{build, check, Spec, STREAM};
+
+/// The TCP settings of a flow, for a TCP flow.
+impl super::TransportSpec {
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match self {
+            super::TransportSpec::Tcp(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// A TCP flow's packets: its segments.
+pub type OnWire = Segment;
+
+impl WireBody for Segment {
+    #[inline]
+    fn transport_len(&self) -> u32 {
+        self.wire_len()
     }
 }
 

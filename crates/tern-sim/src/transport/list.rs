@@ -1,0 +1,119 @@
+//! The macro behind the one list of transports ([`crate::transport`]): from one line per
+//! kind, `Kind => slice`, it declares the slice's module and makes everything that
+//! dispatches on the kind, so that nothing outside a slice names the kinds.
+//!
+//! A slice `transport/<slice>/` provides:
+//! - `Spec`: its settings in a scenario (`transport = { kind = "<slice>", … }`), and
+//!   `check(spec, cx)`, the checks of them the types do not make (a window of 0 B), with
+//!   the scenario at hand ([`crate::scenario::CheckCx`]);
+//! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands, with the
+//!   mechanisms its settings put above it ([`crate::world::registry::BuildCx`]);
+//! - `STREAM`: whether it is a reliable byte stream (its messages are late, never lost);
+//! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
+//!   [`crate::trace::pcap::WireEncode`] (capture bytes).
+//!
+//! The macro makes [`super::TransportSpec`] (a variant `Kind(slice::Spec)` per line, the
+//! first the default, its `kind` the slice's name), [`super::Body`] (a variant
+//! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation), and
+//! their dispatch: [`super::build`], [`super::check`], and `Body`'s sizes and encoder.
+
+/// Makes the transports' modules, [`super::TransportSpec`] and [`super::Body`] from the
+/// list (see the module doc).
+macro_rules! transports {
+    (
+        $(#[$first_doc:meta])* $first:ident => $first_slice:ident,
+        $($(#[$doc:meta])* $kind:ident => $slice:ident,)*
+    ) => {
+        transports!(@make TransportSpec::$first($first_slice::Spec::default()),
+            $(#[$first_doc])* $first => $first_slice,
+            $($(#[$doc])* $kind => $slice,)*);
+    };
+    (@make $default:expr, $($(#[$doc:meta])* $kind:ident => $slice:ident,)*) => {
+        $(pub mod $slice;)*
+
+        /// A flow's transport in a scenario: `transport = { kind = "…", … }` with its
+        /// kind's settings.
+        #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+        pub enum TransportSpec {
+            $($(#[$doc])* $kind($slice::Spec),)*
+        }
+
+        impl Default for TransportSpec {
+            fn default() -> Self {
+                $default
+            }
+        }
+
+        impl TransportSpec {
+            /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than
+            /// datagrams.
+            pub fn is_stream(&self) -> bool {
+                match self {
+                    $(TransportSpec::$kind(_) => $slice::STREAM,)*
+                }
+            }
+        }
+
+        /// The transport of a flow, built by its kind's slice.
+        pub fn build(
+            spec: &TransportSpec,
+            cx: crate::world::registry::BuildCx<'_>,
+        ) -> (Box<dyn Transport>, Vec<Cmd>) {
+            match spec {
+                $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*
+            }
+        }
+
+        /// The checks of a flow's transport settings that their types do not make.
+        pub(crate) fn check(
+            spec: &TransportSpec,
+            cx: &crate::scenario::CheckCx<'_, '_>,
+        ) -> Result<(), crate::scenario::ScenarioError> {
+            match spec {
+                $(TransportSpec::$kind(spec) => $slice::check(spec, cx),)*
+            }
+        }
+
+        /// What a packet carries past its IPv4 header: one transport's packet, or a real
+        /// host's bytes.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum Body {
+            $($(#[$doc])* $kind($slice::OnWire),)*
+            /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header
+            /// included, exactly as its kernel wrote it to its TUN device; it crosses Tern
+            /// intact.
+            Raw(Vec<u8>),
+        }
+
+        impl Body {
+            /// Transport header plus payload, in bytes.
+            #[inline]
+            pub fn transport_len(&self) -> u32 {
+                match self {
+                    $(Body::$kind(b) => WireBody::transport_len(b),)*
+                    // The size on the link is the real packet's; injection accepts none
+                    // shorter than an IPv4 header.
+                    Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
+                }
+            }
+
+            /// Whether it is one of the application's messages that may still arrive
+            /// ([`WireBody::is_message`]).
+            pub fn is_message(&self) -> bool {
+                match self {
+                    $(Body::$kind(b) => WireBody::is_message(b),)*
+                    Body::Raw(_) => false,
+                }
+            }
+
+            /// Its capture encoder; none for a real host's bytes, which are their own.
+            pub fn encoder(&self) -> Option<&dyn WireEncode> {
+                match self {
+                    $(Body::$kind(b) => Some(b),)*
+                    Body::Raw(_) => None,
+                }
+            }
+        }
+    };
+}

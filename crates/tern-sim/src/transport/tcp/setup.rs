@@ -1,0 +1,97 @@
+//! A TCP flow from its scenario settings: the flow's transport, one connection or two under
+//! a connection switcher (`switcher = { … }`).
+
+use super::{config, TcpApp, TcpConn, TcpTransport};
+use crate::app::{MessageSource, MessageStream};
+use crate::mech::switched::{SpareRecipe, SwitchedTcp};
+use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
+use crate::scenario::{
+    AppSpec, CheckCx, FlowSpec, ScenarioError, SpareSpec, SwitchPolicy, TcpSpec,
+};
+use crate::transport::small_queues::SmallQueues;
+use crate::transport::{Cmd, Transport};
+use crate::world::registry::{boxed, BuildCx};
+use std::sync::Arc;
+use tern_proto::tcp::Config;
+
+/// Its settings in a scenario (`transport = { kind = "tcp", … }`).
+pub type Spec = TcpSpec;
+
+/// A reliable stream: a message is late, never lost.
+pub const STREAM: bool = true;
+
+/// TCP's settings are checked where they are read (`scenario::validate`, the profiles).
+pub fn check(_: &TcpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+    Ok(())
+}
+
+/// The flow's transport: one connection, or two under the flow's connection switcher.
+pub fn build(spec: &TcpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let (f, index, seed) = (cx.flow, cx.index, cx.seed);
+    let start = f.start.0;
+    let config = cx.shared.tcp_configs.intern(config(spec, cx.mtu));
+    let tsq = SmallQueues {
+        limit: spec.tsq.0,
+        truesize: u32::try_from(spec.tsq_truesize.0).expect("validated: at most 128 KiB"),
+        pacing: spec.tsq_pacing,
+    };
+    let mut conn = tcp_conn(f, index, seed, config.clone(), tsq, cx.source);
+    conn.set_cwnd_rtt_events(cx.shared.tcp_events);
+    let Some(sw) = &f.switcher else {
+        return boxed(TcpTransport::new(conn, start));
+    };
+    // The spare has its own ports and random streams.
+    let spare = SpareRecipe {
+        name: format!("{}#2", f.name),
+        port_index: index + 8192,
+        seed,
+        config,
+        tsq,
+    };
+    // Without switching there is no spare to open.
+    let on_demand = sw.spare == SpareSpec::OnDemand || sw.policy == SwitchPolicy::Never;
+    let mech = ConnectionSwitcher::new(SwitcherConfig {
+        policy: match sw.policy {
+            SwitchPolicy::Notice => Policy::Notice,
+            SwitchPolicy::Oracle => Policy::Oracle,
+            SwitchPolicy::Never => Policy::Never,
+        },
+        recv_interval: sw.recv_interval.0,
+        switch_window: sw.switch_window.0,
+        notice_interval: sw.notice_interval.0,
+    });
+    let notice_size = sw.notice_size.0 as u32;
+    boxed(SwitchedTcp::new(
+        conn,
+        mech,
+        notice_size,
+        spare,
+        on_demand,
+        start,
+    ))
+}
+
+/// The flow's (first) TCP connection with its application.
+fn tcp_conn(
+    f: &FlowSpec,
+    index: u32,
+    seed: u64,
+    config: Arc<Config>,
+    tsq: SmallQueues,
+    source: Option<MessageSource>,
+) -> TcpConn {
+    let app = match (&f.app, source) {
+        (AppSpec::Bulk { bytes }, _) => TcpApp::Bulk {
+            total: bytes.map(|b| b.0),
+        },
+        (AppSpec::File { size, request }, _) => TcpApp::File {
+            request: request.0,
+            size: size.0,
+            answered: 0,
+            received: 0,
+        },
+        (_, Some(source)) => TcpApp::Messages(Box::new(MessageStream::new(source))),
+        (_, None) => unreachable!("every app but bulk and file has a source"),
+    };
+    TcpConn::new(&f.name, index, seed, config, tsq, f.start.0, app)
+}
