@@ -46,6 +46,7 @@ mod ht;
 mod legacy;
 pub mod minstrel;
 pub mod sampling;
+mod streams;
 
 pub use ht::HtRateSet;
 pub use legacy::LegacyRateSet;

@@ -2,6 +2,7 @@
 
 use super::super::phy::Band;
 use super::sampling::{LinuxSampler, Sampling};
+use super::streams::{self, GroupLeaders};
 use super::{HtRateSet, RateChoice, RateSet};
 use crate::engine::{RngStream, SimTime};
 
@@ -48,6 +49,10 @@ pub struct MinstrelConfig<S: RateSet = HtRateSet> {
     /// Default 16 (what Linux assumes for fast rates before it has measured one). Legacy
     /// rates carry one MPDU per PPDU whatever this says ([`RateSet::max_mpdus`]).
     pub initial_ampdu_mpdus: u32,
+    /// Linux 3.x's spatial-stream rules (`super::streams`): max_prob with fewer streams
+    /// than max_tp, and the "sudden death of spatial multiplexing" downgrade. Default off;
+    /// on in [`MinstrelConfig::linux_3`].
+    pub stream_rules: bool,
 }
 
 impl<S: RateSet> MinstrelConfig<S> {
@@ -62,18 +67,20 @@ impl<S: RateSet> MinstrelConfig<S> {
             sampling: Sampling::Fraction(0.10),
             prob_cap: MINSTREL_PROB_CAP,
             initial_ampdu_mpdus: 16,
+            stream_rules: false,
         }
     }
 
     /// Linux 3.10-3.13 `minstrel_ht` (the wlan-bufferbloat study's Linux 3.13 station):
     /// statistics every 50 ms (`minstrel_ht_tx_status` updates after `update_interval / 2`
-    /// of the default 100 ms), [`Sampling::Linux3`] probing, and the uncapped success
-    /// probability in the throughput estimate.
+    /// of the default 100 ms), [`Sampling::Linux3`] probing, the uncapped success
+    /// probability in the throughput estimate, and its spatial-stream rules.
     pub fn linux_3(rates: S, band: Band) -> MinstrelConfig<S> {
         MinstrelConfig {
             update_interval: SimTime::from_millis(50),
             sampling: Sampling::Linux3,
             prob_cap: 1.0,
+            stream_rules: true,
             ..MinstrelConfig::new(rates, band)
         }
     }
@@ -164,8 +171,7 @@ struct RateStats<R> {
 ///   not sample if the probability is already higher than 95 %" (a rate with p ≥ 90 % is
 ///   already valued at its full-success throughput, so it cannot pass) and for its
 ///   reluctance to sample rates slower than max_tp (newer minstrel_ht mostly samples
-///   faster rates). Rates that failed earlier remain eligible while they could beat max_tp,
-///   so the controller climbs back when the channel improves.
+///   faster rates); rates that failed remain eligible while they could beat max_tp.
 /// * **Start**: no statistics; ties go to the slower rate, so max_tp and max_prob are the
 ///   slowest rate and max_tp2 the next slowest. Sampling then finds the faster rates, which
 ///   take over at the next updates. Starting low means the first A-MPDUs get through; the
@@ -173,27 +179,24 @@ struct RateStats<R> {
 ///
 /// # Legacy (non-HT) rates
 ///
-/// Since Linux 5.12 the same `minstrel_ht` also drives stations without HT: the patch
-/// "mac80211: minstrel_ht: add support for OFDM rates on non-HT clients" (Felix Fietkau,
-/// January 2021) gave it an OFDM group of the eight rates 6–54 Mbit/s
-/// (`minstrel_ht_update_ofdm`, used when the station has no HT capability) next to its CCK
-/// group, and "mac80211: remove legacy minstrel rate control" removed the separate classic
-/// `rc80211_minstrel.c` that had handled them before. A legacy group goes through the same
-/// statistics, throughput ranking, max_prob rule and sampling as an MCS group; what
-/// differs is the airtime: no aggregation (a legacy rate's throughput uses one frame per
-/// PPDU and the legacy per-frame overhead, `overhead_legacy`, where an MCS's divides
-/// `overhead` by the average A-MPDU length). So does this model: [`Minstrel`] over a
-/// [`super::LegacyRateSet`] is the same code, with one MPDU per PPDU
-/// ([`RateSet::max_mpdus`] = 1), its TXTIME and the Ack exchange's overhead
-/// ([`RateSet::exchange_overhead`]), and one report per MPDU (1 or 0 acknowledged).
+/// Since Linux 5.12 the same `minstrel_ht` also drives stations without HT ("mac80211:
+/// minstrel_ht: add support for OFDM rates on non-HT clients", Felix Fietkau, January 2021:
+/// an OFDM group of the eight rates 6–54 Mbit/s, `minstrel_ht_update_ofdm`, next to the CCK
+/// group; "mac80211: remove legacy minstrel rate control" then removed the classic
+/// `rc80211_minstrel.c`). A legacy group goes through the same statistics, ranking,
+/// max_prob rule and sampling as an MCS group; only the airtime differs: one frame per PPDU
+/// and the per-frame overhead (`overhead_legacy`), where an MCS divides `overhead` by the
+/// average A-MPDU length. So here: [`Minstrel`] over a [`super::LegacyRateSet`] is the same
+/// code, with one MPDU per PPDU ([`RateSet::max_mpdus`] = 1), its TXTIME and the Ack
+/// exchange's overhead ([`RateSet::exchange_overhead`]), one report per MPDU.
 ///
 /// # Not modelled
 ///
 /// MCS groups across widths/GIs (fixed by the caller), the CCK group (1–11 Mbit/s) that the
 /// kernel adds for a non-HT station in 2.4 GHz and the legacy fallback rates of an HT
-/// station (a set holds one kind of rate: the MCSs, or the ERP-OFDM rates), the
-/// "sudden death of spatial multiplexing" downgrade of older versions (a fast switch to fewer
-/// streams when max_tp's delivery collapses; here max_tp follows only at stats updates),
+/// station (a set holds one kind of rate: the MCSs, or the ERP-OFDM rates), Linux 3.x's
+/// spatial-stream rules unless [`MinstrelConfig::stream_rules`] is set (`super::streams`:
+/// max_prob with fewer streams than max_tp, the "sudden death of spatial multiplexing"),
 /// per-rate retry counts within the chain (each chain rate is tried once per A-MPDU here),
 /// RTS/CTS protection of samples, and integer fixed-point arithmetic.
 #[derive(Clone, Debug)]
@@ -218,6 +221,8 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
     pending_sample: Option<usize>,
     /// Linux 3.x's probing state, with [`Sampling::Linux3`].
     sampler: Option<LinuxSampler>,
+    /// Each MCS group's two best rates at the last update (with `stream_rules`).
+    groups: Vec<GroupLeaders>,
 }
 
 /// Minstrel over HT MCSs: Linux's `minstrel_ht` for an HT station.
@@ -286,6 +291,7 @@ impl<S: RateSet> Minstrel<S> {
             retry_stage: 0,
             pending_sample: None,
             sampler,
+            groups: Vec::new(),
         };
         m.recompute_rate_set();
         m
@@ -339,7 +345,22 @@ impl<S: RateSet> Minstrel<S> {
         if let Some(s) = self.sampler.as_mut() {
             s.on_status(attempted, avg);
         }
+        if self.config.stream_rules {
+            self.sudden_death();
+        }
         self.maybe_update(now);
+    }
+
+    /// Linux 3.x's "sudden death of spatial multiplexing" (`super::streams`).
+    fn sudden_death(&mut self) {
+        let set = &self.config.rates;
+        for (slot, primary) in [(&mut self.max_tp, true), (&mut self.max_tp2, false)] {
+            let r = &self.rates[*slot];
+            if streams::died(r.attempts, r.successes) {
+                let down = streams::downgrade(&self.groups, set.n_ss(r.rate), primary);
+                *slot = down.unwrap_or(*slot);
+            }
+        }
     }
 
     /// The slowest rate of the rate table minstrel_ht hands the driver (max_tp, max_tp2,
@@ -484,6 +505,14 @@ impl<S: RateSet> Minstrel<S> {
                 }
             })
         });
+        if self.config.stream_rules {
+            let set = &self.config.rates;
+            let n_ss: Vec<u64> = self.rates.iter().map(|r| set.n_ss(r.rate)).collect();
+            let tp: Vec<f64> = self.rates.iter().map(|r| r.tp).collect();
+            let p: Vec<f64> = self.rates.iter().map(prob).collect();
+            self.groups = streams::group_leaders(&n_ss, &tp, &p);
+            self.max_prob = streams::max_prob(&n_ss, &tp, &p, n_ss[self.max_tp]);
+        }
     }
 
     /// [`Sampling::Fraction`]: with probability `f`, a rate drawn uniformly among the
