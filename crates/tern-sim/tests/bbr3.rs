@@ -60,7 +60,7 @@ fn p2p(cc: &str, loss: f64) -> Figures {
         goodput: flow.goodput_bps,
         queue_mean: q.queue_mean_packets,
         queue_max: q.queue_max_packets,
-        retransmits: flow.tcp.as_ref().map_or(0, |t| {
+        retransmits: flow.tcp().map_or(0, |t| {
             t.retransmits_fast + t.retransmits_rto + t.retransmits_sack
         }),
         mean_cwnd: area / (end - t[0]) / 1448.0,
