@@ -8,8 +8,13 @@
 //! endpoint's single wake-up.
 
 pub mod capture;
+mod config;
 pub mod spec;
 mod setup;
+mod trace;
+
+pub use config::{config, TcpConfigs};
+use trace::trace_events;
 
 use super::small_queues::SmallQueues;
 use super::{
@@ -19,105 +24,11 @@ use super::{
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
-use crate::scenario::{
-    CaIncreaseSpec, CcSpec, DelayedAckRuleSpec, InitialWindowSpec, IwRule, LossFlightSpec,
-    RecoverySpec, RtoRuleSpec, SpuriousRtoResponseSpec, TcpSpec,
-};
+use crate::scenario::TcpSpec;
 use crate::summary::{TcpSummary, TransportSummary};
-use crate::trace::{CwndRecord, DelayRecord, RetransmitRecord, RtoRecord, SegmentRecord, Traces};
+use crate::trace::{DelayRecord, SegmentRecord, Traces};
 use std::sync::Arc;
-use tern_proto::cc::{CaIncrease, CubicOptions};
-use tern_proto::tcp::{
-    CcKind, Config, Connection, DelayedAck, DelayedAckRule, Event, InitialWindow, LossFlight,
-    RecoveryKind, RetransmitKind, RtoRule, Segment, SpuriousRtoResponse, State,
-};
-
-/// The protocol configuration of `spec` on a path of MTU `mtu`.
-pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
-    Config {
-        mss: spec.mss.map(|b| b.0 as u32),
-        mtu,
-        cc: match spec.cc {
-            CcSpec::Newreno => CcKind::NewReno,
-            CcSpec::Cubic => CcKind::Cubic,
-            CcSpec::Ctcp => CcKind::Ctcp,
-            CcSpec::Bbr => CcKind::Bbr,
-            CcSpec::Bbr3 => CcKind::Bbr3,
-        },
-        cubic: CubicOptions {
-            beta: spec.cubic_beta,
-            fast_convergence: spec.cubic_fast_convergence,
-        },
-        sack: spec.sack,
-        recovery: match spec.recovery {
-            RecoverySpec::Newreno => RecoveryKind::NewReno,
-            RecoverySpec::Reno => RecoveryKind::Reno,
-        },
-        prr: spec.prr,
-        timestamps: spec.timestamps,
-        window_scale: spec.window_scale,
-        initial_window: match spec.initial_window {
-            InitialWindowSpec::Segments(n) => InitialWindow::Segments(n),
-            InitialWindowSpec::Rule(IwRule::Rfc1122) => InitialWindow::Rfc1122,
-            InitialWindowSpec::Rule(IwRule::Rfc2581) => InitialWindow::Rfc2581,
-            InitialWindowSpec::Rule(IwRule::Rfc3390) => InitialWindow::Rfc3390,
-        },
-        delayed_ack: spec.delayed_ack.then_some(DelayedAck {
-            max_delay: spec.delayed_ack_timeout.0,
-            every: spec.delayed_ack_segments,
-            rule: match spec.delayed_ack_rule {
-                DelayedAckRuleSpec::Fixed => DelayedAckRule::Fixed,
-                DelayedAckRuleSpec::Linux => DelayedAckRule::Linux,
-            },
-        }),
-        min_rto: spec.min_rto.0,
-        rto_rule: match spec.rto_rule {
-            RtoRuleSpec::Rfc6298 => RtoRule::Rfc6298,
-            RtoRuleSpec::Linux => RtoRule::Linux,
-        },
-        max_rto: spec.max_rto.0,
-        initial_rto: spec.initial_rto.0,
-        send_buffer: spec.send_buffer.0,
-        recv_buffer: spec.recv_buffer.0,
-        frto: spec.frto,
-        spurious_rto_response: match spec.spurious_rto_response {
-            SpuriousRtoResponseSpec::Eifel => SpuriousRtoResponse::Eifel,
-            SpuriousRtoResponseSpec::LinuxUndo => SpuriousRtoResponse::LinuxUndo,
-        },
-        hystart: spec.hystart,
-        cwnd_limited_growth: spec.cwnd_limited_growth,
-        rlci: spec.rlci,
-        ca_increase: match spec.ca_increase {
-            CaIncreaseSpec::Bytes => CaIncrease::ByteCounting,
-            CaIncreaseSpec::PerAck => CaIncrease::PerAck,
-        },
-        loss_flight: match spec.loss_flight {
-            LossFlightSpec::FlightSize => LossFlight::FlightSize,
-            LossFlightSpec::Pipe => LossFlight::Pipe,
-        },
-        pacing: spec.pacing,
-        ..Config::default()
-    }
-}
-
-/// The TCP configurations of a world's flows, each kept once: the connections of flows
-/// configured alike share one copy, which every segment reads and which then stays in cache
-/// however many flows there are.
-#[derive(Debug, Default)]
-pub struct TcpConfigs(Vec<Arc<Config>>);
-
-impl TcpConfigs {
-    /// The shared copy of `config` (a linear search: a scenario's flows have few distinct
-    /// configurations).
-    pub fn intern(&mut self, config: Config) -> Arc<Config> {
-        if let Some(c) = self.0.iter().find(|c| ***c == config) {
-            return c.clone();
-        }
-        let c = Arc::new(config);
-        self.0.push(c.clone());
-        c
-    }
-}
+use tern_proto::tcp::{Config, Connection, Segment, State};
 
 /// One endpoint and its bookkeeping in the world, first and aligned to a cache line (its
 /// TCP Small Queues count is the world's, [`super::SmallQueueRoom`]).
@@ -476,80 +387,6 @@ impl TcpConn {
     }
 }
 
-/// Drains an endpoint's trace events into the recorded tables.
-fn trace_events(conn: &mut Connection, now: SimTime, flow: &str, side: Side, traces: &mut Traces) {
-    let endpoint = side.as_str();
-    while let Some(ev) = conn.poll_event() {
-        match ev {
-            // Bytes in flight are counted only when the record is kept.
-            Event::CwndChanged {
-                cwnd,
-                ssthresh,
-                pacing_rate,
-            } if traces.wants::<CwndRecord>() => {
-                traces.record(&CwndRecord {
-                    time: now,
-                    flow,
-                    endpoint,
-                    cwnd,
-                    // TCP starts with an "infinite" ssthresh: not set yet.
-                    ssthresh: (ssthresh != u64::MAX).then_some(ssthresh),
-                    in_flight: conn.bytes_in_flight(),
-                    pacing_rate,
-                })
-            }
-            Event::RttUpdated { srtt, rttvar, rto } => traces.record(&RtoRecord {
-                time: now,
-                flow,
-                endpoint,
-                srtt,
-                rttvar,
-                rto,
-            }),
-            Event::Retransmit { kind, seq, len } => {
-                let kind = match kind {
-                    RetransmitKind::Fast => "fast",
-                    RetransmitKind::Rto => "rto",
-                    RetransmitKind::SackRecovery => "sack",
-                    RetransmitKind::Probe => "probe",
-                    RetransmitKind::Speculative => "speculative",
-                };
-                traces.record(&RetransmitRecord {
-                    time: now,
-                    flow,
-                    endpoint,
-                    kind,
-                    seq: Some(seq.0),
-                    len: Some(u64::from(len)),
-                    backoff: None,
-                    rto: None,
-                });
-            }
-            Event::SpuriousRto { cwnd, .. } => traces.record(&RetransmitRecord {
-                time: now,
-                flow,
-                endpoint,
-                kind: "spurious_rto",
-                seq: None,
-                len: Some(cwnd),
-                backoff: None,
-                rto: None,
-            }),
-            Event::RtoExpired { backoff, rto } => traces.record(&RetransmitRecord {
-                time: now,
-                flow,
-                endpoint,
-                kind: "rto_expiry",
-                seq: None,
-                len: None,
-                backoff: Some(backoff),
-                rto: Some(rto),
-            }),
-            _ => {}
-        }
-    }
-}
-
 /// A flow over one TCP connection.
 #[derive(Debug)]
 pub struct TcpTransport {
@@ -670,25 +507,5 @@ impl WireBody for Segment {
     #[inline]
     fn transport_len(&self) -> u32 {
         self.wire_len()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flows_configured_alike_share_one_config() {
-        let mut configs = TcpConfigs::default();
-        let a = configs.intern(Config::default());
-        let b = configs.intern(Config::default());
-        let small = Config {
-            mss: Some(536),
-            ..Config::default()
-        };
-        let c = configs.intern(small.clone());
-        assert!(Arc::ptr_eq(&a, &b));
-        assert!(!Arc::ptr_eq(&a, &c));
-        assert_eq!(*c, small);
     }
 }
