@@ -173,13 +173,29 @@ def test_ray_runs_the_same_sweep_to_the_same_bytes_as_the_process_pool(tmp_path)
 
     grid = {"links.access.rate": ["5Mbps", "10Mbps"]}
     pool = run_sweep(P2P, grid, seeds=2, out=tmp_path / "pool", jobs=2)
+    on_term = signal.getsignal(signal.SIGTERM)  # ray.init installs its own
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         on_ray = run_sweep(P2P, grid, seeds=2, out=tmp_path / "ray", ray_address="local")
     finally:
         ray.shutdown()
+        signal.signal(signal.SIGTERM, on_term)
     assert (pool.done, on_ray.done, on_ray.failures) == (4, 4, {})
     assert _run_digests(tmp_path / "ray") == _run_digests(tmp_path / "pool")
+
+
+def test_ray_that_the_sweep_started_ends_with_it(tmp_path):
+    """With no Ray running, the sweep starts a local one and ends it afterwards, leaving this
+    process's SIGTERM handler as it was (ray.init installs its own)."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install tern[ray])")
+    import ray
+
+    on_term = signal.getsignal(signal.SIGTERM)
+    grid = {"links.access.rate": ["5Mbps"]}
+    done = run_sweep(P2P, grid, seeds=1, out=tmp_path / "ray", ray_address="local")
+    assert (done.done, done.failures) == (1, {})
+    assert not ray.is_initialized()
+    assert signal.getsignal(signal.SIGTERM) == on_term
 
 
 @pytest.mark.parametrize("how", ["file", "stdin"])

@@ -469,7 +469,11 @@ def _with_ray(
 ) -> None:
     import ray
 
-    if not ray.is_initialized():
+    # Ray started here is Tern's to end: `ray.init` also installs its own SIGTERM handler in
+    # this process, which would outlive the sweep.
+    started = not ray.is_initialized()
+    if started:
+        on_term = signal.getsignal(signal.SIGTERM)
         if address == "local":
             ray.init(include_dashboard=False, log_to_driver=False)
         else:
@@ -489,3 +493,7 @@ def _with_ray(
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, on_term)
