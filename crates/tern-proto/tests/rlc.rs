@@ -554,3 +554,43 @@ fn polls_wait_for_timer_poll_prohibit_and_go_as_one() {
     // Timer_Poll restarted with that poll; the next prohibit ends at 100 ms.
     assert_eq!(ue.poll_timeout(), Some(ms(250)));
 }
+
+/// The RNC's SDU buffer sized at the bearer's pipe capacity, rate × round trip (Sågfors,
+/// Ludwig, Meyer, Peisa, IEEE VTC 2003; RFC 3819 §8: about one bandwidth-delay product):
+/// 384 kbit/s × 0.45 s, the wcdma-profile study's round trip of a 1500-octet segment and its
+/// ACK, is 21 600 octets. Fourteen 1500-octet SDUs (21 000) fit; the fifteenth would make
+/// 22 500 and is refused (tail drop). One TTI of 12 PDUs places 12 × 40 = 480 octets of the
+/// first SDU in PDUs: 21 000 - 480 + 1500 = 22 020 still does not fit. After a second TTI
+/// (960 octets sent, none acknowledged) 21 000 - 960 + 1500 = 21 540 does: octets in sent
+/// PDUs are in the pipe, not in the queue the bound applies to.
+#[test]
+fn sdu_buffer_at_the_pipe_capacity_drops_the_tail_and_not_the_sent() {
+    let pipe = 384_000 * 45 / 100 / 8;
+    assert_eq!(pipe, 21_600);
+    let mut rnc = entity(Config {
+        tx_buffer_bytes: Some(pipe),
+        ..Config::default()
+    });
+    for id in 0..14 {
+        assert!(rnc.push_sdu(ms(0), id, 1500), "SDU {id} fits");
+    }
+    assert!(!rnc.push_sdu(ms(0), 14, 1500), "the 15th SDU is refused");
+    assert!(events(&mut rnc).contains(&Event::SduRefused { id: 14, len: 1500 }));
+    assert_eq!(rnc.unsent_bytes(), 21_000);
+
+    assert_eq!(rnc.poll_tti(ms(0), 12).len(), 12);
+    assert_eq!(rnc.unsent_bytes(), 21_000 - 480);
+    assert!(
+        !rnc.push_sdu(ms(10), 15, 1500),
+        "22 020 octets would be queued"
+    );
+    assert_eq!(rnc.poll_tti(ms(10), 12).len(), 12);
+    assert!(rnc.push_sdu(ms(20), 16, 1500), "21 540 octets fit");
+    assert_eq!(rnc.unsent_bytes(), 21_540);
+    assert_eq!(
+        rnc.buffered_bytes(),
+        15 * 1500,
+        "held: queued and sent, unacknowledged"
+    );
+    assert_eq!(rnc.stats().sdus_refused, 2);
+}

@@ -105,9 +105,17 @@ pub struct Config {
     /// with HE = 2 instead of an LI = 0 in the next PDU. Default off
     /// (Release 99).
     pub special_he: bool,
-    /// Sender buffer capacity in SDU bytes (unacknowledged SDUs included);
-    /// SDUs that do not fit are refused. `None`: unbounded (a queue in front
-    /// of the entity decides).
+    /// Capacity of the SDU buffer ahead of segmentation, in SDU octets: an
+    /// SDU is refused (tail drop) when the octets not yet placed in any PDU,
+    /// its own included, would exceed it. Octets already sent wait for their
+    /// acknowledgement in the retransmission buffer and do not count: they
+    /// are in the bearer's pipe, not in its queue (Sågfors, Ludwig, Meyer,
+    /// Peisa, "Buffer management for rate-varying 3G wireless links
+    /// supporting TCP traffic", IEEE VTC 2003: the RLC buffer is sized
+    /// against the link's pipe capacity; EURANE's ns-2 RLC AM, Ericsson, bounds
+    /// the same queue, `maxRBSize_`, by refusing the SDU that does not fit).
+    /// TS 25.322 sets no size: it is the implementation's memory. `None`:
+    /// unbounded (a queue in front of the entity decides).
     pub tx_buffer_bytes: Option<u64>,
 }
 

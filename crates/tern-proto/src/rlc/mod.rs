@@ -197,14 +197,16 @@ impl RlcAm {
     }
 
     /// Queues an SDU of `len` octets for transmission. Returns false (and
-    /// records [`Event::SduRefused`]) if `len` is 0 or the sender buffer
-    /// ([`Config::tx_buffer_bytes`]) has no room for it.
+    /// records [`Event::SduRefused`]) if `len` is 0 or the SDU buffer ahead
+    /// of segmentation ([`Config::tx_buffer_bytes`]: the octets not yet
+    /// placed in a PDU, [`unsent_bytes`](Self::unsent_bytes)) has no room
+    /// for it.
     pub fn push_sdu(&mut self, now: SimTime, id: u64, len: u32) -> bool {
         self.now = now;
         let fits = self
             .cfg
             .tx_buffer_bytes
-            .is_none_or(|cap| self.tx.buffered_bytes + u64::from(len) <= cap);
+            .is_none_or(|cap| self.tx.unsent_bytes + u64::from(len) <= cap);
         if len == 0 || !fits {
             self.stats.sdus_refused += 1;
             self.events.push_back(Event::SduRefused { id, len });

@@ -31,6 +31,7 @@ pub struct RlcCounters {
     pub pdus_sent: u64,
     pub pdus_lost: u64,
     pub max_buffer_bytes: u64,
+    pub max_queued_bytes: u64,
 }
 
 /// One direction: the sending entity's PDUs on their way to the peer.
@@ -173,6 +174,7 @@ impl WcdmaBearer {
         let r = &mut self.radios[dir];
         r.packets.insert(uid, (p, now));
         r.counters.max_buffer_bytes = r.counters.max_buffer_bytes.max(e.buffered_bytes());
+        r.counters.max_queued_bytes = r.counters.max_queued_bytes.max(e.unsent_bytes());
         true
     }
 
@@ -389,7 +391,9 @@ impl Device for WcdmaBearer {
             status_pdus_sent: st.status_pdus_sent,
             polls_sent: st.polls_sent,
             sdus_discarded: st.sdus_discarded,
+            sdus_refused: st.sdus_refused,
             max_buffer_bytes: c.max_buffer_bytes,
+            max_queued_bytes: c.max_queued_bytes,
         }));
     }
 }

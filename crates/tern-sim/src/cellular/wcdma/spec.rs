@@ -90,7 +90,12 @@ pub struct RlcSummary {
     pub polls_sent: u64,
     /// SDUs dropped after MaxDAT.
     pub sdus_discarded: u64,
+    /// SDUs refused by a full `rlc.buffer` (tail drop).
+    pub sdus_refused: u64,
+    /// Most SDU octets held at once: queued or sent and not yet acknowledged.
     pub max_buffer_bytes: u64,
+    /// Most SDU octets queued at once ahead of segmentation (what `rlc.buffer` bounds).
+    pub max_queued_bytes: u64,
 }
 
 /// RLC acknowledged mode (3GPP TS 25.322) on a W-CDMA bearer. Defaults: the
@@ -113,7 +118,10 @@ pub struct RlcSpec {
     /// STATUS PDUs included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pdu_loss: Option<LossSpec>,
-    /// Sender buffer per entity (default unbounded, as the study's RNC).
+    /// The sending entity's SDU buffer ahead of segmentation, in SDU octets: an IP packet
+    /// that would take it over is dropped (tail drop); octets sent and waiting for their
+    /// acknowledgement do not count (see `tern_proto::rlc::Config::tx_buffer_bytes`).
+    /// Default unbounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Bytes>,
     /// Configured_Tx_Window_Size (and the receiver's window), in PDUs.
