@@ -556,7 +556,7 @@ fn polls_wait_for_timer_poll_prohibit_and_go_as_one() {
 }
 
 /// The RNC's SDU buffer sized at the bearer's pipe capacity, rate × round trip (Sågfors,
-/// Ludwig, Meyer, Peisa, IEEE VTC 2003; RFC 3819 §8: about one bandwidth-delay product):
+/// Ludwig, Meyer, Peisa, IEEE VTC 2003; RFC 3819 (its section on buffering): about one bandwidth-delay product):
 /// 384 kbit/s × 0.45 s, the wcdma-profile study's round trip of a 1500-octet segment and its
 /// ACK, is 21 600 octets. Fourteen 1500-octet SDUs (21 000) fit; the fifteenth would make
 /// 22 500 and is refused (tail drop). One TTI of 12 PDUs places 12 × 40 = 480 octets of the
