@@ -65,9 +65,10 @@ const NS2: &str = ", wire = \"udp\", segment = \"992B\", history_discounting = t
 /// All of ns-2.35's rules that decide recovery after an outage, on top of [`NS2`]: its
 /// no-feedback timeout of 2 RTTs (tfrc.cc, `t = 2*rtt_`), loss events grouped by the
 /// sender's round (tfrc-sink.cc, `new_loss` with `PreciseLoss_ 1`), and its additive
-/// increase of at most s/R per RTT once a loss is reported (tfrc.cc, `increase_rate`).
-const NS2_OUTAGE: &str =
-    ", nofeedback_rtts = 2, loss_grouping = \"round\", additive_increase = true";
+/// increase of at most s/R per RTT once a loss is reported (tfrc.cc, `increase_rate`), and
+/// its RTT average with `df_ 0.95` (tfrc.cc, `update_rtt`; RFC 5348 §4.3: 0.9).
+const NS2_OUTAGE: &str = ", nofeedback_rtts = 2, loss_grouping = \"round\", \
+                          additive_increase = true, rtt_filter = 0.95";
 
 /// Data packets delivered per second.
 fn packet_rate(out: &RunOutput, duration: f64) -> f64 {
