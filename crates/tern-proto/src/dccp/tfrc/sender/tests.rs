@@ -406,7 +406,7 @@ fn ns2_send_timer_moves_only_in_slow_start_and_at_expiries() {
 /// 0.120 s and 0.339 377).
 #[test]
 fn ns2_rtt_filter_moves_by_five_percent() {
-    let mut samples = |q: f64| {
+    let samples = |q: f64| {
         let cfg = SenderConfig {
             rtt_filter: q,
             ..SenderConfig::new(Profile::Rfc3448, 1000)
