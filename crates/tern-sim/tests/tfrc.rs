@@ -206,6 +206,25 @@ fn recovery_after_an_outage_matches_ns2() {
     );
 }
 
+/// The RTT filter constant q of R = q·R + (1 − q)·R_sample must leave R able to move:
+/// 0 ≤ q < 1 (RFC 5348 §4.3: 0.9; ns-2's `df_`: 0.95); 1 is refused with the file, line
+/// and key, not run.
+#[test]
+fn an_rtt_filter_of_one_is_refused() {
+    let l = link("2Mbps", "10ms", 50, "");
+    for q in ["0.95", "0"] {
+        let text = scenario(&l, 1.0, &format!(", rtt_filter = {q}"), "");
+        tern_sim::load("ok.toml", &text, &[], None).unwrap_or_else(|e| panic!("{q}: {e}"));
+    }
+    let text = scenario(&l, 1.0, ", rtt_filter = 1.0", "");
+    let err = tern_sim::load("bad.toml", &text, &[], None)
+        .err()
+        .unwrap_or_else(|| panic!("rtt_filter = 1 accepted"));
+    let msg = err.to_string();
+    assert!(msg.starts_with("bad.toml:"), "{msg}");
+    assert!(msg.contains("rtt_filter"), "{msg}");
+}
+
 /// Outages on other links, against ns-2 (benches/ns2_tfrc_outage.py; 100 ms bins; the
 /// outage from 20 s, both directions): seconds from the first feedback after the outage
 /// until the receiver gets 90 % of its delivery rate of the 5 s before it. Counted from

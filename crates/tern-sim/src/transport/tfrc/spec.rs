@@ -205,7 +205,7 @@ fn rtt_filter<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         Ok(q)
     } else {
         Err(serde::de::Error::custom(format!(
-            "expected a filter constant of at least 0 and below 1, got {q}"
+            "rtt_filter: expected a filter constant of at least 0 and below 1, got {q}"
         )))
     }
 }
