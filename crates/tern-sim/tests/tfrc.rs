@@ -57,8 +57,10 @@ fn scenario(l: &Link, duration: f64, transport: &str, extra_flows: &str) -> Stri
 /// the last report over the time since it, once an RTT has passed), and t_RTO: ns-2 takes
 /// TCP's coarse RTO, srtt + 4·rttvar in `tcp_tick_` = 100 ms ticks (tfrc.cc, `update_rtt`). For any RTT below 150 ms the sample rounds to 1 tick, srtt = 8
 /// and rttvar = 2 in its fixed-point units and never move, so t_rtxcur_ = ((2 << 3) + 8)
-/// >> 3 = 3 ticks: t_RTO = 300 ms, against RFC 5348 §3.1's 4R. And its RTT average with
-/// `df_ 0.95` (tfrc.cc, `update_rtt`), against RFC 5348 §4.3's q = 0.9.
+/// >> 3 = 3 ticks: t_RTO = 300 ms, against RFC 5348 §3.1's 4R.
+///
+/// And its RTT average with `df_ 0.95` (tfrc.cc, `update_rtt`), against RFC 5348 §4.3's
+/// q = 0.9.
 const NS2: &str = ", wire = \"udp\", segment = \"992B\", history_discounting = true, \
                    oscillation_prevention = true, ndupack = 1, min_rto = \"300ms\", \
                    receive_rate = \"since-last-feedback\", rtt_filter = 0.95";
