@@ -9,10 +9,11 @@ packet is 1032 B on the link as ns-2's (`packetSize_` 1000 + `headersize_` 32), 
 configurations: ns-2's options (history discounting, oscillation prevention, NDUPACK 1, t_RTO
 300 ms, a no-feedback timeout of 2 RTTs, the receive rate since the last report, loss events
 grouped by the sender's round as its TFRCSink's `PreciseLoss_ 1` does, and its additive rate
-increase of at most s/R per RTT once a loss is reported, tfrc.cc `increase_rate`) with each
-no-feedback rule; the same with RFC 5348's immediate increase to the equation's rate, with
-X_recv over the last RTT, with RFC 5348 §5.2's interpolated loss events, or with RFC 5348's
-no-feedback timeout of 4 RTTs; and RFC defaults (RFC 5348; RFC 3448 as published).
+increase of at most s/R per RTT once a loss is reported, tfrc.cc `increase_rate`, and its RTT
+average with `df_ 0.95`, tfrc.cc `update_rtt`) with each no-feedback rule; the same with RFC
+5348's immediate increase to the equation's rate, with X_recv over the last RTT, with RFC 5348
+§5.2's interpolated loss events, with RFC 5348's no-feedback timeout of 4 RTTs, or with RFC
+5348's RTT filter q = 0.9; and RFC defaults (RFC 5348; RFC 3448 as published).
 
 Two times after the outage's end, from 100 ms bins: `rx`, the first bin whose delivered packets
 reach 90 % of the flow's own delivery rate over the 5 s before the outage; `X`, the first bin end
@@ -52,7 +53,8 @@ CASES = [
 NS2_OPTIONS = (
     'wire = "udp", segment = "992B", history_discounting = true, '
     'oscillation_prevention = true, ndupack = 1, min_rto = "300ms", nofeedback_rtts = 2, '
-    'receive_rate = "since-last-feedback", loss_grouping = "round", additive_increase = true'
+    'receive_rate = "since-last-feedback", loss_grouping = "round", additive_increase = true, '
+    "rtt_filter = 0.95"
 )
 CONFIGS = {
     "ns-2 options, erratum-1458": NS2_OPTIONS,
@@ -67,6 +69,9 @@ CONFIGS = {
     ),
     "ns-2 options, no-feedback timeout 4 RTTs": NS2_OPTIONS.replace(
         "nofeedback_rtts = 2", "nofeedback_rtts = 4"
+    ),
+    "ns-2 options, RFC's RTT filter 0.9": NS2_OPTIONS.replace(
+        "rtt_filter = 0.95", "rtt_filter = 0.9"
     ),
     "RFC 5348 (erratum)": 'wire = "udp", segment = "992B"',
     "RFC 3448 as published": 'wire = "udp", segment = "992B", profile = "rfc3448"',

@@ -74,6 +74,23 @@ def test_yes_no_claims_and_orderings_count_k_of_n():
     assert judge("share", "verdict", 1.0, 0.0, {1: 1.0, 2: 2, 3: True}).verdict == REPRODUCED
 
 
+def test_a_pooled_ordering_is_one_answer_not_one_seed():
+    # A pooled claim's query runs once over every seed's runs: its answer is printed as
+    # such, not as "0 of 1 seeds".
+    from tern.reproduce._evaluate import ClaimResult
+    from tern.reproduce._output import tern_value
+    from tern.reproduce._study import Claim
+
+    def printed(pooled: bool, answer: bool) -> str:
+        claim = Claim("c", "e", "", 1.0, "", 0.0, "SELECT 1", kind="ordering", pooled=pooled)
+        out = judge("ordering", "verdict", 1.0, 0.0, {0: answer}, pooled=pooled)
+        return tern_value(ClaimResult(claim, out))
+
+    assert printed(True, False) == "does not hold (one query over all seeds)"
+    assert printed(True, True) == "holds (one query over all seeds)"
+    assert printed(False, False) == "0 of 1 seeds"
+
+
 def test_a_value_needs_most_seeds_to_give_one():
     # One run of ten with a value is no row.
     one_of_ten: dict[int, object] = {s: None for s in range(1, 11)}

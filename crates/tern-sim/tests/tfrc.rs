@@ -58,9 +58,12 @@ fn scenario(l: &Link, duration: f64, transport: &str, extra_flows: &str) -> Stri
 /// TCP's coarse RTO, srtt + 4·rttvar in `tcp_tick_` = 100 ms ticks (tfrc.cc, `update_rtt`). For any RTT below 150 ms the sample rounds to 1 tick, srtt = 8
 /// and rttvar = 2 in its fixed-point units and never move, so t_rtxcur_ = ((2 << 3) + 8)
 /// >> 3 = 3 ticks: t_RTO = 300 ms, against RFC 5348 §3.1's 4R.
+///
+/// And its RTT average with `df_ 0.95` (tfrc.cc, `update_rtt`), against RFC 5348 §4.3's
+/// q = 0.9.
 const NS2: &str = ", wire = \"udp\", segment = \"992B\", history_discounting = true, \
                    oscillation_prevention = true, ndupack = 1, min_rto = \"300ms\", \
-                   receive_rate = \"since-last-feedback\"";
+                   receive_rate = \"since-last-feedback\", rtt_filter = 0.95";
 
 /// All of ns-2.35's rules that decide recovery after an outage, on top of [`NS2`]: its
 /// no-feedback timeout of 2 RTTs (tfrc.cc, `t = 2*rtt_`), loss events grouped by the
@@ -203,6 +206,25 @@ fn recovery_after_an_outage_matches_ns2() {
         "Tern's trough {} kbit/s is above ns-2's 16",
         x[2]
     );
+}
+
+/// The RTT filter constant q of R = q·R + (1 − q)·R_sample must leave R able to move:
+/// 0 ≤ q < 1 (RFC 5348 §4.3: 0.9; ns-2's `df_`: 0.95); 1 is refused with the file, line
+/// and key, not run.
+#[test]
+fn an_rtt_filter_of_one_is_refused() {
+    let l = link("2Mbps", "10ms", 50, "");
+    for q in ["0.95", "0"] {
+        let text = scenario(&l, 1.0, &format!(", rtt_filter = {q}"), "");
+        tern_sim::load("ok.toml", &text, &[], None).unwrap_or_else(|e| panic!("{q}: {e}"));
+    }
+    let text = scenario(&l, 1.0, ", rtt_filter = 1.0", "");
+    let err = tern_sim::load("bad.toml", &text, &[], None)
+        .err()
+        .unwrap_or_else(|| panic!("rtt_filter = 1 accepted"));
+    let msg = err.to_string();
+    assert!(msg.starts_with("bad.toml:"), "{msg}");
+    assert!(msg.contains("rtt_filter"), "{msg}");
 }
 
 /// Outages on other links, against ns-2 (benches/ns2_tfrc_outage.py; 100 ms bins; the

@@ -31,6 +31,9 @@ def tern_value(r: ClaimResult) -> str:
     """Tern's value as the report prints it: median [interval] and seeds, or k of n."""
     c, o = r.claim, r.outcome
     if c.kind in ("share", "ordering"):
+        if c.pooled:
+            # One query over every seed's runs: one answer, not one seed.
+            return ("holds" if o.k else "does not hold") + " (one query over all seeds)"
         return f"{o.k} of {o.n} seeds"
     if o.value is None:
         return "—"

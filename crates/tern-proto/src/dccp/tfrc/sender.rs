@@ -74,6 +74,13 @@ pub struct SenderConfig {
     /// at once (`reduce_rate_on_no_feedback` ends in `nextpkt()`), where RFC 5348 §4.6
     /// recomputes t_ipi with every change of X. Not in any RFC; off by default.
     pub additive_increase: bool,
+    /// Filter constant q of the RTT average R = q·R + (1 − q)·R_sample (§4.3 step 2: 0.9),
+    /// used as well for §4.5's R_sqmean (q2 = 0.9). ns-2.35's `Agent/TFRC` smooths both
+    /// with its `df_`, 0.95 by default (tfrc.cc, `update_rtt`: `rtt_ = df_*rtt_ +
+    /// ((1-df_)*(now - tao))`, and `sqrtrtt_` alike; ns-default.tcl), so R follows a
+    /// change of the path half as fast. Countermeasure C's gain, while it lasts, replaces
+    /// 1 − q for R.
+    pub rtt_filter: f64,
 }
 
 impl SenderConfig {
@@ -91,6 +98,7 @@ impl SenderConfig {
             oscillation_prevention: false,
             nofeedback_rtts: 4.0,
             additive_increase: false,
+            rtt_filter: Q,
         }
     }
 }
@@ -104,8 +112,9 @@ pub struct FeedbackIn {
     pub p: f64,
 }
 
-/// Filter constant of the RTT average (§4.3: q = 0.9) and of §4.5's R_sqmean (q2 = 0.9).
-const Q: f64 = 0.9;
+/// Filter constant of the RTT average (§4.3: q = 0.9) and of §4.5's R_sqmean (q2 = 0.9),
+/// the default of [`SenderConfig::rtt_filter`].
+pub const Q: f64 = 0.9;
 /// The first no-feedback timeout, before any RTT is known (§4.2: 2 seconds).
 const FIRST_NOFEEDBACK: SimTime = SimTime::from_secs(2);
 
@@ -334,7 +343,7 @@ impl TfrcSender {
             .max(1e-9);
         let gain = match self.recent_rtt {
             Some((until, gain)) if now < until => gain,
-            _ => 1.0 - Q,
+            _ => 1.0 - self.cfg.rtt_filter,
         };
         let r = match self.r {
             None => sample,
@@ -343,7 +352,8 @@ impl TfrcSender {
         self.r = Some(r);
         self.r_sample = sample;
         self.r_sqmean = if self.r_sqmean > 0.0 {
-            Q * self.r_sqmean + (1.0 - Q) * sample.sqrt()
+            let q = self.cfg.rtt_filter;
+            q * self.r_sqmean + (1.0 - q) * sample.sqrt()
         } else {
             sample.sqrt()
         };

@@ -85,6 +85,7 @@ impl TfrcTransport {
             oscillation_prevention: spec.oscillation_prevention,
             nofeedback_rtts: spec.nofeedback_rtts,
             additive_increase: spec.additive_increase,
+            rtt_filter: spec.rtt_filter,
             ..SenderConfig::new(profile, s)
         };
         let mut first = vec![Cmd::WakeAt {

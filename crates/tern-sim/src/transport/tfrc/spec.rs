@@ -64,6 +64,12 @@ pub struct TfrcSpec {
     /// sends at once). Default false.
     #[serde(default)]
     pub additive_increase: bool,
+    /// Filter constant q of the sender's RTT average R = q·R + (1 − q)·R_sample and of the
+    /// oscillation prevention's square-root average: RFC 5348 §4.3 step 2 (RFC 3448 alike)
+    /// says 0.9; ns-2.35's `Agent/TFRC` uses its `df_`, 0.95 (tfrc.cc, `update_rtt`). At
+    /// least 0, below 1. Default 0.9.
+    #[serde(default = "rfc_rtt_filter", deserialize_with = "rtt_filter")]
+    pub rtt_filter: f64,
     /// Packets with higher sequence numbers that must arrive before the receiver counts a
     /// missing one lost: RFC 5348 §5.1's NDUPACK = 3 (ns-2's receiver: 1, `numPkts_`).
     #[serde(default = "three")]
@@ -188,6 +194,20 @@ impl TfrcSpec {
 
 fn zero() -> Duration {
     Duration(tern_proto::time::SimTime::ZERO)
+}
+fn rfc_rtt_filter() -> f64 {
+    tern_proto::dccp::tfrc::sender::Q
+}
+/// A filter constant in [0, 1): 1 would never let R move.
+fn rtt_filter<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let q = f64::deserialize(d)?;
+    if (0.0..1.0).contains(&q) {
+        Ok(q)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "rtt_filter: expected a filter constant of at least 0 and below 1, got {q}"
+        )))
+    }
 }
 fn rfc_rtt_gain() -> f64 {
     0.1

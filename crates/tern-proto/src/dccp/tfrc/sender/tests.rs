@@ -398,3 +398,35 @@ fn ns2_send_timer_moves_only_in_slow_start_and_at_expiries() {
     feed(&mut rfc, 300, 500.0, 0.001);
     assert_eq!(rfc.poll_send_time(), SimTime(1200 * MS));
 }
+
+/// ns-2.35's RTT average (tfrc.cc, `update_rtt`, with ns-default.tcl's `df_ 0.95`): the
+/// first sample sets R, each later one moves it by 5 %, and the square-root average of
+/// the oscillation prevention alike. Samples 100 ms then 300 ms: R = 0.95·0.1 + 0.05·0.3 =
+/// 0.110 s and R_sqmean = 0.95·√0.1 + 0.05·√0.3 = 0.327 803 (RFC 5348 §4.3's q = 0.9:
+/// 0.120 s and 0.339 377).
+#[test]
+fn ns2_rtt_filter_moves_by_five_percent() {
+    let samples = |q: f64| {
+        let cfg = SenderConfig {
+            rtt_filter: q,
+            ..SenderConfig::new(Profile::Rfc3448, 1000)
+        };
+        let mut tx = TfrcSender::new(cfg, SimTime::ZERO);
+        feed(&mut tx, 100, 0.0, 0.0);
+        assert_eq!(tx.rtt(), Some(SimTime(100 * MS)));
+        let info = FeedbackIn {
+            t_recvdata: SimTime(700 * MS),
+            t_delay: SimTime::ZERO,
+            x_recv: 10_000.0,
+            p: 0.0,
+        };
+        tx.handle_feedback(SimTime(1000 * MS), info);
+        (tx.rtt().unwrap(), tx.r_sqmean)
+    };
+    let (r, sq) = samples(0.95);
+    assert_eq!(r, SimTime(110 * MS));
+    assert!((sq - 0.327_803).abs() < 1e-6, "{sq}");
+    let (r, sq) = samples(Q);
+    assert_eq!(r, SimTime(120 * MS));
+    assert!((sq - 0.339_377).abs() < 1e-6, "{sq}");
+}
