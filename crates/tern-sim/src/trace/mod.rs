@@ -35,7 +35,7 @@ pub use capture::{CaptureOutput, Captures};
 pub use error::TraceError;
 pub use kind::{Kind, Type};
 pub use qlog::{QlogFile, QlogFiles};
-pub use record::{Record, Schema, Value};
+pub use record::{Record, Value};
 pub use records::*;
 pub use sink::{TraceConfig, TraceOutput, Traces, DEFAULT_MAX_TRACE_MEMORY};
 pub use table::{Column, ColumnData, RowWriter, Table};
