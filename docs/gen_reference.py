@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDS = ROOT / "crates/tern-sim/src/trace/records.rs"
+# Every slice declares its trace records in its own `records.rs` (the trace's own in
+# trace/records.rs); the run gathers them (see docs/design.md, "Trace records").
+RECORDS = sorted((ROOT / "crates/tern-sim/src").rglob("records.rs"))
 SCHEMA_SOURCES = ROOT / "crates/tern-sim/src/scenario"
 #: Each transport's settings are in its folder (transport/<kind>/spec.rs).
 TRANSPORT_SOURCES = ROOT / "crates/tern-sim/src/transport"
@@ -428,8 +430,8 @@ class Table:
 
 
 def trace_tables(text: str | None = None) -> list[Table]:
-    """The trace tables as `records.rs` declares them."""
-    text = text if text is not None else RECORDS.read_text()
+    """The trace tables as the slices' `records.rs` files declare them."""
+    text = text if text is not None else "\n".join(p.read_text() for p in RECORDS)
     tables = []
     for m in re.finditer(
         r"record! \{\s*((?:///[^\n]*\n\s*)*)\w+(?:<'a>)? => \"(\w+)\" \{(.*?)\n    \}\n\}",
@@ -476,11 +478,12 @@ def traces_page(schema: dict) -> str:
     out = [
         "# Trace reference",
         "",
-        "Generated from the trace record definitions (`crates/tern-sim/src/trace/records.rs`)",
-        "when the site is built. `record = [...]` in a scenario names the traces to write; each",
-        "table is one Parquet file in the run's folder (`<table>.parquet`) and one frame from",
-        "`Run.series(table)`. Times are seconds of simulated time (floats); flags are 0/1; a",
-        "nullable column holds null where the value does not exist, never a sentinel.",
+        "Generated from the trace record definitions (each slice's `records.rs` in",
+        "`crates/tern-sim/src`) when the site is built. `record = [...]` in a scenario names the",
+        "traces to write; each table is one Parquet file in the run's folder (`<table>.parquet`)",
+        "and one frame from `Run.series(table)`. Times are seconds of simulated time (floats);",
+        "flags are 0/1; a nullable column holds null where the value does not exist, never a",
+        "sentinel.",
         "",
         "## Kinds of `record`",
         "",

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use tern_sim::summary::QuicPathSummary;
+use tern_sim::transport::quic::QuicPathSummary;
 use tern_sim::RunOutput;
 
 /// `ue` reaches `router` by `wlan` and by `cell` (each `access`: rate, delay, queue), `router`

@@ -4,10 +4,10 @@
 //! RSSI says its link is broken (`abandon_below`, if set); everything else is the QUIC flow's
 //! own.
 
+use super::records::PathStatusRecord;
 use super::rssi_scheduler::{Class, Config, RssiThresholdScheduler};
 use crate::engine::SimTime;
-use crate::scenario::QuicPathStatus;
-use crate::trace::PathStatusRecord;
+use crate::transport::quic::spec::QuicPathStatus;
 use crate::transport::quic::QuicTransport;
 use crate::transport::{Cmd, Forward, Io, LinkObserver};
 

@@ -3,12 +3,12 @@
 //! world drives. The connections are plain [`TcpConn`]s and know nothing of the mechanism;
 //! this is the application-level glue above them (the study's UE and server programs).
 
+use super::records::SwitcherRecord;
+use super::summary::SwitcherSummary;
 use super::switcher::{ConnectionSwitcher, Decision, Notice};
 use crate::app::{MessageSource, MessageStream};
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
-use crate::summary::{SwitcherSummary, TransportSummary};
-use crate::trace::SwitcherRecord;
 use crate::transport::small_queues::SmallQueues;
 use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
 use crate::transport::{Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport};
@@ -268,16 +268,19 @@ impl Transport for SwitchedTcp {
             sink,
             bytes_delivered: self.conns.iter().map(TcpConn::delivered_bytes).sum(),
             reliable: true,
-            detail: Some(TransportSummary::Switched {
-                tcp: self.conns[0].summary(start),
-                switcher: SwitcherSummary {
-                    switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
-                    notices_sent: self.mech.notices_sent,
-                    notices_received: self.mech.notices_received,
-                    handovers_seen: self.mech.handovers_seen,
-                    spare_tcp: self.conns.get(1).map(|c| c.summary(start)),
-                },
-            }),
+            detail: Some(
+                crate::transport::tcp::Summary {
+                    tcp: self.conns[0].summary(start),
+                    switcher: Some(SwitcherSummary {
+                        switched_at_s: self.mech.switched_at().map(SimTime::as_secs_f64),
+                        notices_sent: self.mech.notices_sent,
+                        notices_received: self.mech.notices_received,
+                        handovers_seen: self.mech.handovers_seen,
+                        spare_tcp: self.conns.get(1).map(|c| c.summary(start)),
+                    }),
+                }
+                .into(),
+            ),
         }
     }
 }

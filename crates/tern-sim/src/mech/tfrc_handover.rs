@@ -26,7 +26,7 @@
 
 use crate::engine::SimTime;
 use crate::net::packet::IPV4_HEADER;
-use crate::scenario::TfrcSpec;
+use crate::transport::tfrc::spec::TfrcSpec;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::Client;
 

@@ -14,10 +14,6 @@ pub mod tcp_profile;
 pub mod units;
 mod validate;
 
-/// A QUIC flow's settings, in its transport's folder.
-pub use crate::transport::quic::spec::{
-    QuicCcSpec, QuicPathSpec, QuicPathStatus, QuicScheduler, QuicSpec, RssiSchedulerSpec,
-};
 pub use check_transport::CheckCx;
 pub use error::{Origin, ScenarioError};
 pub use schema::*;

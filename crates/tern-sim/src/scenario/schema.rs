@@ -9,8 +9,6 @@ mod link;
 mod trace;
 mod wifi;
 
-/// A TFRC flow's settings, in its transport's folder.
-pub use crate::transport::tfrc::spec::*;
 pub use flow::*;
 pub use link::*;
 pub use trace::*;

@@ -19,7 +19,7 @@ use parquet::schema::types::{ColumnPath, Type as SchemaType};
 
 use super::error::TraceError;
 use super::kind::Type;
-use super::record::Schema;
+use super::records::Schema;
 use super::table::{ColumnData, Table};
 
 /// A Parquet file being written, one row group per [`ParquetTable::write`].

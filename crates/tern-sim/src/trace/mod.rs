@@ -1,12 +1,14 @@
 //! Trace records: one struct per kind, its columns derived from its fields.
 //!
-//! A model reports what happened as a record (`CwndRecord`, `DropRecord`, …, in
-//! [`records`]) and hands it to [`Traces::record`]; the run keeps only the kinds the
-//! scenario asks for (`record = [...]`), so a record is built only when
-//! [`Traces::wants`] says its kind is recorded. Each kind is declared once with the
-//! `record!` macro, which writes the struct and its [`Record`]
+//! A model reports what happened as a record (`CwndRecord`, `DropRecord`, …) and hands it
+//! to [`Traces::record`]; the run keeps only the kinds the scenario asks for
+//! (`record = [...]`), so a record is built only when [`Traces::wants`] says its kind is
+//! recorded. Each record is declared once, in the slice whose model writes it (its
+//! `records.rs`), with the `record!` macro, which writes the struct and its [`Record`]
 //! implementation: the table's columns (names and kinds) come from the fields, in order,
-//! so a row cannot have too many, too few or mistyped cells.
+//! so a row cannot have too many, too few or mistyped cells. The slice's `records!` macro
+//! names its kinds and tables; [`records`] gathers every slice's into [`RecordKind`] and
+//! the tables.
 //!
 //! Where the records go is `sink`: with an output folder, each table is written as
 //! Parquet row groups as the run goes (memory stays bounded however long the run);
@@ -35,7 +37,7 @@ pub use capture::{CaptureOutput, Captures};
 pub use error::TraceError;
 pub use kind::{Kind, Type};
 pub use qlog::{QlogFile, QlogFiles};
-pub use record::{Record, Schema, Value};
+pub use record::{Record, Value};
 pub use records::*;
 pub use sink::{TraceConfig, TraceOutput, Traces, DEFAULT_MAX_TRACE_MEMORY};
 pub use table::{Column, ColumnData, RowWriter, Table};

@@ -338,6 +338,7 @@ impl<W: Write> PcapWriter<W> {
 
     /// Appends one record: `packet` as seen at simulated time `now`
     /// (written as seconds and nanoseconds since time zero).
+    #[inline]
     pub fn write(&mut self, now: SimTime, packet: &Packet) -> io::Result<()> {
         let ns = now.as_nanos();
         let secs = u32::try_from(ns / 1_000_000_000).map_err(|_| EncodeError::TimeTooLarge(now))?;

@@ -1,18 +1,17 @@
 //! What a trace record is: the [`Record`] trait, the [`Value`]s its fields hold, the
-//! `record!` macro that declares a kind, and the `tables!` macro that lists every table
-//! once (in `records`).
+//! `record!` macro that declares a table's record, and the macros that gather every
+//! slice's record kinds and tables into the lists (made in [`records`](super::records)).
 
 use super::kind::{Kind, Type};
 use super::table::RowWriter;
 use crate::engine::SimTime;
-use crate::scenario::RecordKind;
 
 /// Declares a trace record: a struct whose fields, in order, are the columns of its table
 /// (a field's name is its column's name, its type gives the column's kind through
 /// [`Value`]), and its [`Record`] implementation.
 ///
 /// ```text
-/// record! {
+/// crate::record! {
 ///     /// TCP congestion window at every change.
 ///     CwndRecord<'a> => "cwnd" {
 ///         time: SimTime,
@@ -21,6 +20,8 @@ use crate::scenario::RecordKind;
 ///     }
 /// }
 /// ```
+#[doc(hidden)]
+#[macro_export]
 macro_rules! record {
     (
         $(#[$meta:meta])*
@@ -34,51 +35,122 @@ macro_rules! record {
             $( $(#[$fmeta])* pub $field: $ty, )+
         }
 
-        impl $(<$lt>)? $crate::trace::record::Record for $name $(<$lt>)? {
+        impl $(<$lt>)? $crate::trace::Record for $name $(<$lt>)? {
             const NAME: &'static str = $table_name;
-            const COLUMNS: &'static [(&'static str, $crate::trace::kind::Kind)] =
-                &[ $( (stringify!($field), <$ty as $crate::trace::record::Value>::KIND) ),+ ];
+            const COLUMNS: &'static [(&'static str, $crate::trace::Kind)] =
+                &[ $( (stringify!($field), <$ty as $crate::trace::Value>::KIND) ),+ ];
 
             #[inline]
-            fn write(&self, row: &mut $crate::trace::table::RowWriter<'_>) {
-                $( $crate::trace::record::Value::put(&self.$field, row); )+
+            fn write(&self, row: &mut $crate::trace::RowWriter<'_>) {
+                $( $crate::trace::Value::put(&self.$field, row); )+
             }
         }
     };
 }
 
-/// Lists every table once, in the order a run lists them, each as its record and the
-/// [`RecordKind`] that turns it on; generates [`TableId`](super::records::TableId), the
-/// [`Tabled`](super::records::Tabled) implementation of every record, and
-/// [`SCHEMAS`](super::records::SCHEMAS). A new trace is a `record!` and one line here.
-macro_rules! tables {
-    ( $( $name:ident $(<$lt:lifetime>)? => $kind:ident ),+ $(,)? ) => {
+/// Gathers the record kinds and tables of every slice, one slice after another: the state
+/// is `{ [kinds so far] [tables so far] [slices left] }`, each slice's `records!` macro
+/// being called with it and calling back with its own `kinds { … } tables { … }`; when no
+/// slice is left, [`trace_tables!`](crate::trace_tables) makes the lists (see
+/// [`records`](super::records)).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! gather_records {
+    (
+        { [ $($k:tt)* ] [ $($t:tt)* ] [] }
+        kinds { $($nk:tt)* } tables { $($nt:tt)* }
+    ) => {
+        $crate::trace_tables! { kinds { $($k)* $($nk)* } tables { $($t)* $($nt)* } }
+    };
+    (
+        { [ $($k:tt)* ] [ $($t:tt)* ] [ $($m:ident)::+ , $($rest:tt)* ] }
+        kinds { $($nk:tt)* } tables { $($nt:tt)* }
+    ) => {
+        $crate::$($m)::+::records! {
+            gather_records { [ $($k)* $($nk)* ] [ $($t)* $($nt)* ] [ $($rest)* ] }
+        }
+    };
+}
+
+/// From the transports' list: the slices whose records are gathered, the transports'
+/// between the trace's own and the link technologies'.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! record_transports {
+    ( {} $( $(#[$doc:meta])* $kind:ident => $slice:ident, )* ) => {
+        $crate::with_links! { record_links { $( transport::$slice, )* } }
+    };
+}
+
+/// From the link technologies' list: every slice whose records are gathered, in the order
+/// of the tables: the trace's own, the transports', the link technologies', 802.11's and
+/// the mechanisms'.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! record_links {
+    (
+        { $($transports:tt)* }
+        $( $(#[doc = $vd:literal])* $v:ident($key:ident) in $($m:ident)::+ , )*
+    ) => {
+        $crate::gather_records! {
+            { [] [] [ trace, $($transports)* $( $($m)::+ , )* wifi, mech, ] }
+            kinds {} tables {}
+        }
+    };
+}
+
+/// Makes the lists from every slice's kinds and tables: [`RecordKind`](super::RecordKind)
+/// (a variant per kind, its name in `record = [...]` the given string),
+/// [`TableId`](super::TableId) (a variant per table, in the order gathered), the
+/// [`Tabled`](super::Tabled) implementation of every record, and
+/// [`SCHEMAS`](super::SCHEMAS).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! trace_tables {
+    (
+        kinds { $( $(#[$kdoc:meta])* $kind:ident = $name:literal, )* }
+        tables { $( $rec:ident in $($p:ident)::+ => $rkind:ident, )* }
+    ) => {
+        /// Trace tables a run can record.
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord,
+            serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+        )]
+        pub enum RecordKind {
+            $( $(#[$kdoc])* #[serde(rename = $name)] $kind, )*
+        }
+
+        impl RecordKind {
+            /// Every kind, in the order gathered.
+            pub const ALL: &'static [RecordKind] = &[ $( RecordKind::$kind, )* ];
+        }
+
         /// The recorded tables, in the order a run lists them (one per record).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum TableId {
-            $( $name, )+
+            $( $rec, )*
         }
 
         impl TableId {
             /// How many tables there are.
-            pub const COUNT: usize = [$( TableId::$name ),+].len();
+            pub const COUNT: usize = [$( TableId::$rec ),*].len();
         }
 
         /// A record with its table: where [`Traces`](crate::trace::Traces) keeps it.
-        pub trait Tabled: $crate::trace::record::Record {
+        pub trait Tabled: $crate::trace::Record {
             /// The table it goes to.
             const TABLE: TableId;
         }
 
         $(
-            impl $(<$lt>)? Tabled for $name $(<$lt>)? {
-                const TABLE: TableId = TableId::$name;
+            impl<'a> Tabled for $crate::$($p)::+::$rec<'a> {
+                const TABLE: TableId = TableId::$rec;
             }
-        )+
+        )*
 
         /// Every table's schema, in [`TableId`] order.
-        pub const SCHEMAS: [$crate::trace::record::Schema; TableId::COUNT] = [
-            $( $crate::trace::record::Schema::of::<$name>($crate::scenario::RecordKind::$kind), )+
+        pub const SCHEMAS: [Schema; TableId::COUNT] = [
+            $( Schema::of::<$crate::$($p)::+::$rec>(RecordKind::$rkind), )*
         ];
     };
 }
@@ -161,35 +233,4 @@ pub trait Record {
     const COLUMNS: &'static [(&'static str, Kind)];
     /// Writes the fields, in the order of [`Record::COLUMNS`].
     fn write(&self, row: &mut RowWriter<'_>);
-}
-
-/// The name and columns of a table, as its record declares them, and the kind in a
-/// scenario's `record = [...]` that turns it on.
-#[derive(Clone, Copy, Debug)]
-pub struct Schema {
-    pub name: &'static str,
-    pub columns: &'static [(&'static str, Kind)],
-    pub kind: RecordKind,
-}
-
-impl Schema {
-    /// The schema of record `R`, recorded when the scenario asks for `kind`.
-    pub const fn of<R: Record>(kind: RecordKind) -> Schema {
-        Schema {
-            name: R::NAME,
-            columns: R::COLUMNS,
-            kind,
-        }
-    }
-
-    /// Bytes a row takes in memory.
-    pub const fn row_bytes(&self) -> usize {
-        let mut sum = 0;
-        let mut i = 0;
-        while i < self.columns.len() {
-            sum += self.columns[i].1.width();
-            i += 1;
-        }
-        sum
-    }
 }

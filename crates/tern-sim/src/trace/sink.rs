@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use super::error::TraceError;
 use super::file::ParquetTable;
+use super::records::RecordKind;
 use super::records::{TableId, Tabled, SCHEMAS};
 use super::table::{RowWriter, Table};
-use crate::scenario::RecordKind;
 
 /// The default cap on trace tables held in memory (runs without an output folder): 1 GiB.
 pub const DEFAULT_MAX_TRACE_MEMORY: u64 = 1 << 30;

@@ -5,26 +5,37 @@
 //! A slice `transport/<slice>/` provides:
 //! - `Spec`: its settings in a scenario (`transport = { kind = "<slice>", … }`), and
 //!   `check(spec, cx)`, the checks of them the types do not make (a window of 0 B), with
-//!   the scenario at hand ([`crate::scenario::CheckCx`]);
+//!   the scenario at hand ([`$crate::scenario::CheckCx`]);
 //! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands, with the
-//!   mechanisms its settings put above it ([`crate::world::registry::BuildCx`]);
+//!   mechanisms its settings put above it ([`$crate::world::registry::BuildCx`]);
 //! - `STREAM`: whether it is a reliable byte stream (its messages are late, never lost);
 //! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
-//!   [`crate::trace::pcap::WireEncode`] (capture bytes).
+//!   [`crate::trace::pcap::WireEncode`] (capture bytes);
+//! - `Summary`: what it adds to its flows' summaries, implementing [`super::KindSummary`]
+//!   (its fields, flattened into the flow's: `tcp`, `quic`, `tfrc`, each under the slice's
+//!   name); an empty enum for a kind that adds nothing;
+//! - `records!`: its trace record kinds and their tables, gathered with every other
+//!   slice's into [`crate::trace::RecordKind`] and the trace tables (see
+//!   [`crate::trace::records`]); it may list none.
 //!
 //! The macro makes [`super::TransportSpec`] (a variant `Kind(slice::Spec)` per line, the
 //! first the default, its `kind` the slice's name), [`super::Body`] (a variant
-//! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation), and
-//! their dispatch: [`super::build`], [`super::check`], and `Body`'s sizes and encoder.
+//! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation),
+//! [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line) and their
+//! dispatch: [`super::build`], [`super::check`], `Body`'s sizes and encoder, and the
+//! summary's transfer time.
 
-/// Makes the transports' modules, [`super::TransportSpec`] and [`super::Body`] from the
-/// list (see the module doc).
+/// Makes the transports' modules, [`super::TransportSpec`], [`super::Body`] and
+/// [`super::TransportSummary`] from the list (see the module doc).
+#[doc(hidden)]
+#[macro_export]
 macro_rules! transports {
     (
+        {}
         $(#[$first_doc:meta])* $first:ident => $first_slice:ident,
         $($(#[$doc:meta])* $kind:ident => $slice:ident,)*
     ) => {
-        transports!(@make TransportSpec::$first($first_slice::Spec::default()),
+        $crate::transports!(@make TransportSpec::$first($first_slice::Spec::default()),
             $(#[$first_doc])* $first => $first_slice,
             $($(#[$doc])* $kind => $slice,)*);
     };
@@ -58,7 +69,7 @@ macro_rules! transports {
         /// The transport of a flow, built by its kind's slice.
         pub fn build(
             spec: &TransportSpec,
-            cx: crate::world::registry::BuildCx<'_>,
+            cx: $crate::world::registry::BuildCx<'_>,
         ) -> (Box<dyn Transport>, Vec<Cmd>) {
             match spec {
                 $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*
@@ -68,8 +79,8 @@ macro_rules! transports {
         /// The checks of a flow's transport settings that their types do not make.
         pub(crate) fn check(
             spec: &TransportSpec,
-            cx: &crate::scenario::CheckCx<'_, '_>,
-        ) -> Result<(), crate::scenario::ScenarioError> {
+            cx: &$crate::scenario::CheckCx<'_, '_>,
+        ) -> Result<(), $crate::scenario::ScenarioError> {
             match spec {
                 $(TransportSpec::$kind(spec) => $slice::check(spec, cx),)*
             }
@@ -80,11 +91,36 @@ macro_rules! transports {
         #[derive(Clone, Debug, PartialEq, Eq)]
         pub enum Body {
             $($(#[$doc])* $kind($slice::OnWire),)*
-            /// A whole IPv4 packet of a real host (emulation, [`crate::emu`]), header
+            /// A whole IPv4 packet of a real host (emulation, [`$crate::emu`]), header
             /// included, exactly as its kernel wrote it to its TUN device; it crosses Tern
             /// intact.
             Raw(Vec<u8>),
         }
+
+        /// What a flow's kind of transport adds to its summary, flattened into the flow's
+        /// fields (`"tcp": {…}`); none for a kind whose `Summary` is empty.
+        #[derive(Clone, Debug, serde::Serialize)]
+        #[serde(untagged)]
+        pub enum TransportSummary {
+            $($kind($slice::Summary),)*
+        }
+
+        impl TransportSummary {
+            /// The time of a bounded transfer that completed, from the flow's start (s).
+            pub fn transfer_time_s(&self) -> Option<f64> {
+                match self {
+                    $(TransportSummary::$kind(s) => KindSummary::transfer_time_s(s),)*
+                }
+            }
+        }
+
+        $(
+            impl From<$slice::Summary> for TransportSummary {
+                fn from(s: $slice::Summary) -> Self {
+                    TransportSummary::$kind(s)
+                }
+            }
+        )*
 
         impl Body {
             /// Transport header plus payload, in bytes.

@@ -6,28 +6,40 @@
 //! endpoints, a timer, the application's next message, its first-hop device freeing room,
 //! a node's link going down or coming back — and it answers with [`Cmd`]s (send this,
 //! queue that wake-up), which the world carries out in order. The world has no branch per
-//! kind of transport; a new one is a new file here and one line in
-//! `world/registry.rs`.
+//! kind of transport; a new one is a new folder here and one line in
+//! [`with_transports!`](crate::with_transports).
 
 #[macro_use]
 mod list;
 pub mod small_queues;
 
-transports! {
-    /// A UDP datagram of one of Tern's applications (RFC 768).
-    Udp => udp,
-    /// A TCP segment (RFC 9293).
-    Tcp => tcp,
-    /// A UDP datagram of a QUIC connection (RFC 9000 §12.2), its bytes real.
-    Quic => quic,
-    /// A TFRC packet, over UDP or as DCCP (RFC 5348, RFC 4340).
-    Tfrc => tfrc,
+/// The transports, one line each: `Kind => slice`, the slice being `transport/<slice>/`
+/// (see [`list`] for what a slice provides and what the line generates). The line's doc
+/// comment documents the kind's packets. Other lists are made from this one by passing a
+/// macro: `with_transports! { then { args } }` expands `then! { { args } <the lines> }`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_transports {
+    ($then:ident { $($args:tt)* }) => {
+        $crate::$then! {
+            { $($args)* }
+            /// A UDP datagram of one of Tern's applications (RFC 768).
+            Udp => udp,
+            /// A TCP segment (RFC 9293).
+            Tcp => tcp,
+            /// A UDP datagram of a QUIC connection (RFC 9000 §12.2), its bytes real.
+            Quic => quic,
+            /// A TFRC packet, over UDP or as DCCP (RFC 5348, RFC 4340).
+            Tfrc => tfrc,
+        }
+    };
 }
+
+crate::with_transports! { transports {} }
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
 use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
-use crate::summary::TransportSummary;
 use crate::trace::pcap::WireEncode;
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;
@@ -64,6 +76,16 @@ pub trait WireBody: WireEncode {
     /// the summary counts those in the network at the end as in flight.
     fn is_message(&self) -> bool {
         false
+    }
+}
+
+/// What a kind of transport adds to its flows' summaries (its slice's `Summary`): fields
+/// serialized into the flow's own.
+pub trait KindSummary: serde::Serialize {
+    /// The time of a bounded transfer that completed, from the flow's start (s); none by
+    /// default.
+    fn transfer_time_s(&self) -> Option<f64> {
+        None
     }
 }
 

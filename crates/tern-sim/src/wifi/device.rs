@@ -6,13 +6,13 @@
 
 use super::ap_rx::{ApAmpdu, ApRxStrategy, SeenMpdu};
 use super::bss::{self, Bss, Refused};
+use super::records::{RetryOutRecord, WifiRecord, WifiRxRecord};
 use super::roaming::{Membership, Roam, Roamer};
 use crate::engine::{SimTime, Wake};
 use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueMeter, QueueStats};
 use crate::net::packet::{Body, NodeId, Packet, PacketRef};
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::summary::{Summary, WifiSummary};
-use crate::trace::{RetryOutRecord, WifiRecord, WifiRxRecord};
 
 mod roam;
 

@@ -24,5 +24,7 @@ pub mod esm;
 pub mod frames;
 pub mod phy;
 pub mod rate;
+pub mod records;
+pub(crate) use records::records;
 pub mod retry_out;
 pub mod roaming;

@@ -18,8 +18,9 @@ use crate::net::packet::FlowId;
 use crate::net::qdisc::Qdisc;
 use crate::radio::mobility::{Mobility, Position};
 use crate::scenario::{AppSpec, RecordKind, Scenario};
-use crate::trace::{Captures, CwndRecord, QlogFiles, RtoRecord, Traces};
+use crate::trace::{Captures, QlogFiles, Traces};
 use crate::transport::small_queues::HostQueues;
+use crate::transport::tcp::records::{CwndRecord, RtoRecord};
 use crate::wifi::device::{WifiDevice, WifiSetup};
 
 /// Where node `name` is over time (validation checked that it exists and moves validly).

@@ -10,9 +10,10 @@ use crate::net::packet::{NodeId, IPV4_HEADER, UDP_HEADER};
 use crate::net::route::{RouteError, Routes};
 use crate::scenario::rules::{at, key, link_path};
 use crate::scenario::{
-    AppSpec, LinkCheck, QuicSpec, RateControlSpec, Scenario, ScenarioError, Source,
-    TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcSpec, WifiStandard,
+    AppSpec, LinkCheck, RateControlSpec, Scenario, ScenarioError, Source, WifiStandard,
 };
+use crate::transport::quic::spec::QuicSpec;
+use crate::transport::tfrc::spec::{TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcSpec};
 use crate::transport::tfrc::tfrc_wire;
 use crate::wifi::build::{dsss_rate, mobility, top_mcs};
 use crate::wifi::phy::OfdmRate;

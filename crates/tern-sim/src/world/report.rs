@@ -3,8 +3,7 @@
 use super::{Flow, World};
 use crate::engine::SimTime;
 use crate::summary::{
-    ChannelSummary, Distribution, Drops, FlowSummary, Summary, TransportSummary,
-    LIST_EVERY_DIRECTION,
+    ChannelSummary, Distribution, Drops, FlowSummary, Summary, LIST_EVERY_DIRECTION,
 };
 use indexmap::IndexMap;
 
@@ -24,7 +23,7 @@ fn flow_summary(w: &World, f: &Flow, flying: u64) -> FlowSummary {
     let transfer = r
         .detail
         .as_ref()
-        .and_then(TransportSummary::transfer_time_s);
+        .and_then(crate::transport::TransportSummary::transfer_time_s);
     let rate = |secs: f64| {
         if secs > 0.0 {
             r.bytes_delivered as f64 * 8.0 / secs

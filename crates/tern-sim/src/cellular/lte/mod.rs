@@ -11,6 +11,8 @@
 //! one-way delay would bring it to the far end after the handover completed.
 
 mod link;
+pub mod records;
+pub(crate) use records::records;
 pub mod spec;
 
 pub use spec::{BearerSpec, CellSpec, HandoverSpec, Lte, TrainSpec};
@@ -20,7 +22,7 @@ use crate::net::device::{Action, Device, DeviceCx, IfaceId, QueueStats};
 use crate::net::p2p::{LossAt, PointToPoint};
 use crate::net::packet::{NodeId, Packet, PacketRef};
 use crate::scenario::units::DataRate;
-use crate::trace::HandoverRecord;
+use records::HandoverRecord;
 
 /// The first wake-up token of a handover completion; below it, the link's own.
 const HANDOVER: u32 = 2;

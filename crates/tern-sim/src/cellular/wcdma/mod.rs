@@ -11,6 +11,8 @@
 //! TTIs run only while an entity has something to send or a timer pending.
 
 mod link;
+pub mod records;
+pub(crate) use records::records;
 pub mod spec;
 
 pub use spec::{RlcSpec, RlcSummary, Wcdma};
@@ -21,7 +23,7 @@ use crate::net::loss::LossModel;
 use crate::net::packet::{Packet, PacketRef};
 use crate::scenario::{Direction, LinkDetail, LinkSpec};
 use crate::summary::ChannelSummary;
-use crate::trace::{RlcRecord, RlcSduRecord};
+use records::{RlcRecord, RlcSduRecord};
 use std::collections::{BTreeMap, VecDeque};
 use tern_proto::rlc::{self, Pdu, RlcAm, Sdu};
 

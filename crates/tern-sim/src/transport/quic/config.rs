@@ -5,7 +5,7 @@ use super::qlog::Qlog;
 use super::tls::{self, KeyLogLines, SimClock, TokenKey};
 use crate::engine::RngStream;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
-use crate::scenario::{QuicCcSpec, QuicScheduler, QuicSpec};
+use super::spec::{QuicCcSpec, QuicScheduler, QuicSpec};
 use noq_proto::congestion::{Bbr3Config, ControllerFactory, CubicConfig, NewRenoConfig};
 use noq_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use noq_proto::{

@@ -12,7 +12,10 @@
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
 pub mod capture;
+pub mod records;
+pub(crate) use records::records;
 pub mod spec;
+pub mod summary;
 mod setup;
 
 mod app;
@@ -30,10 +33,9 @@ pub use qlog::QlogUse;
 use super::{Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, QuicDatagram, UDP_HEADER};
-use crate::scenario::QuicPathStatus;
-use crate::scenario::QuicSpec;
-use crate::summary::{ConnectionEnd, QuicPathSummary, QuicSummary, TransportSummary};
-use crate::trace::QuicRecord;
+use spec::{QuicPathStatus, QuicSpec};
+pub use summary::{ConnectionEnd, QuicPathSummary, QuicSummary, Summary};
+use records::QuicRecord;
 use app::AppState;
 use bytes::BytesMut;
 use indexmap::IndexMap;
@@ -494,9 +496,12 @@ impl Transport for QuicTransport {
             sink: self.app.sink.clone(),
             bytes_delivered: self.app.delivered_bytes(),
             reliable: true,
-            detail: Some(TransportSummary::Quic {
-                quic: self.summary(),
-            }),
+            detail: Some(
+                Summary {
+                    quic: self.summary(),
+                }
+                .into(),
+            ),
         }
     }
 }

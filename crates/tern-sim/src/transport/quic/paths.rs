@@ -25,7 +25,7 @@
 //!   `0003-path-scheduler.patch`, `TransportConfig::path_scheduler`).
 
 use crate::engine::SimTime;
-use crate::scenario::{QuicPathSpec, QuicPathStatus};
+use super::spec::{QuicPathSpec, QuicPathStatus};
 use noq_proto::{Connection, FourTuple, PathError, PathId, PathStats, PathStatus, VarInt};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Instant;

@@ -4,7 +4,8 @@
 use super::{QlogUse, QuicApp, QuicTransport};
 use crate::mech::rssi_quic::RssiScheduledQuic;
 use crate::mech::rssi_scheduler::Config as RssiConfig;
-use crate::scenario::{CheckCx, PathSeg, QuicSpec, RssiSchedulerSpec, ScenarioError};
+use super::spec::{QuicSpec, RssiSchedulerSpec};
+use crate::scenario::{CheckCx, PathSeg, ScenarioError};
 use crate::transport::{Cmd, Transport};
 use crate::world::registry::{boxed, BuildCx};
 

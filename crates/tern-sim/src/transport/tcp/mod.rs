@@ -9,11 +9,15 @@
 
 pub mod capture;
 mod config;
+pub mod records;
+pub(crate) use records::records;
 pub mod spec;
+pub mod summary;
 mod setup;
 mod trace;
 
 pub use config::{config, TcpConfigs};
+pub use summary::{Summary, TcpSummary};
 use trace::trace_events;
 
 use super::small_queues::SmallQueues;
@@ -25,8 +29,8 @@ use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::TcpSpec;
-use crate::summary::{TcpSummary, TransportSummary};
-use crate::trace::{DelayRecord, SegmentRecord, Traces};
+use crate::trace::{DelayRecord, Traces};
+use records::SegmentRecord;
 use std::sync::Arc;
 use tern_proto::tcp::{Config, Connection, Segment, State};
 
@@ -472,9 +476,13 @@ impl Transport for TcpTransport {
             sink: self.conn.sink.clone(),
             bytes_delivered: self.conn.delivered_bytes(),
             reliable: true,
-            detail: Some(TransportSummary::Tcp {
-                tcp: self.conn.summary(start),
-            }),
+            detail: Some(
+                Summary {
+                    tcp: self.conn.summary(start),
+                    switcher: None,
+                }
+                .into(),
+            ),
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::Side;
 use crate::engine::SimTime;
-use crate::trace::{CwndRecord, RetransmitRecord, RtoRecord, Traces};
+use super::records::{CwndRecord, RetransmitRecord, RtoRecord};
+use crate::trace::Traces;
 use tern_proto::tcp::{Connection, Event, RetransmitKind};
 
 /// Drains an endpoint's trace events into the recorded tables.

@@ -9,7 +9,10 @@
 //! one-way delay.
 
 pub mod capture;
+pub mod records;
+pub(crate) use records::records;
 pub mod spec;
+pub mod summary;
 mod setup;
 
 use std::collections::VecDeque;
@@ -21,12 +24,12 @@ use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
 use crate::mech::tfrc_handover::HandoverAid;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
-use crate::scenario::{
+use spec::{
     TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
     TfrcWireSpec,
 };
-use crate::summary::{TfrcSummary, TransportSummary};
-use crate::trace::TfrcRecord;
+pub use summary::{Summary, TfrcSummary};
+use records::TfrcRecord;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::tfrc::{
     LossGrouping, NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent, SenderConfig,
@@ -295,8 +298,9 @@ impl Transport for TfrcTransport {
             sink: self.sink.clone(),
             bytes_delivered: self.sink.received_bytes,
             reliable: false,
-            detail: Some(TransportSummary::Tfrc {
-                tfrc: TfrcSummary {
+            detail: Some(
+                Summary {
+                    tfrc: TfrcSummary {
                 wire: match wire {
                     Wire::Dccp => "dccp",
                     Wire::Udp => "udp",
@@ -315,8 +319,10 @@ impl Transport for TfrcTransport {
                 loss_events: receiver.loss_events,
                 lost_packets: receiver.lost,
                 final_rtt_s: sender.rtt().map(SimTime::as_secs_f64),
-                },
-            }),
+                    },
+                }
+                .into(),
+            ),
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::{tfrc_wire, TfrcApp, TfrcTransport};
 use crate::net::packet::IPV4_HEADER;
-use crate::scenario::{AppSpec, CheckCx, ScenarioError, TfrcSpec};
+use super::spec::TfrcSpec;
+use crate::scenario::{AppSpec, CheckCx, ScenarioError};
 use crate::transport::{Cmd, Transport};
 use crate::world::registry::{boxed, BuildCx};
 

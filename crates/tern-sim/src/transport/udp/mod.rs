@@ -2,13 +2,17 @@
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
 pub mod capture;
+pub mod records;
+pub(crate) use records::records;
 
-use super::{deliver, Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
+use super::{
+    deliver, Arrival, Cmd, Io, KindSummary, Side, Transport, TransportReport, WireBody,
+};
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
 use crate::scenario::{CheckCx, ScenarioError};
-use crate::trace::RttRecord;
+use records::RttRecord;
 use crate::world::registry::{boxed, BuildCx};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -94,6 +98,12 @@ impl Transport for UdpTransport {
         }
     }
 }
+
+/// UDP adds nothing to its flows' summaries.
+#[derive(Clone, Debug, serde::Serialize)]
+pub enum Summary {}
+
+impl KindSummary for Summary {}
 
 /// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]

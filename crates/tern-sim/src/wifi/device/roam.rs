@@ -9,7 +9,7 @@ use super::{Token, WifiDevice};
 use crate::engine::SimTime;
 use crate::net::device::{Action, DeviceCx, DropKind, IfaceId};
 use crate::net::packet::PacketRef;
-use crate::trace::{RoamingRecord, RssiRecord};
+use crate::wifi::records::{RoamingRecord, RssiRecord};
 
 impl WifiDevice {
     /// A station leaves its AP to roam (once no frame exchange of its own is on the air).
