@@ -190,19 +190,24 @@ impl DeviceCx<'_> {
     }
 }
 
+/// A packet handed to a device to send: out of interface `iface`, the device's `port`;
+/// `pkt` is the packet `p` names, read where it lies in the pool.
+#[derive(Clone, Copy)]
+pub struct Outgoing<'a> {
+    pub iface: IfaceId,
+    pub port: u32,
+    pub p: PacketRef,
+    pub pkt: &'a Packet,
+}
+
+/// A device's answer to [`Device::enqueue`]: taken, or refused and why.
+pub type Enqueued = Result<(), &'static str>;
+
 /// A link or MAC model behind one or more interfaces.
 pub trait Device {
-    /// Takes packet `p` to send out of interface `iface` (its `port` within this device) at
-    /// `now`, or refuses it, saying why (a drop counted against the queue).
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str>;
+    /// Takes packet `out.p` to send out of interface `out.iface` (its `out.port` within this
+    /// device) at `now`, or refuses it, saying why (a drop counted against the queue).
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued;
 
     /// A wake-up this device asked for ([`Action::Wake`]) is due.
     fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>);

@@ -4,7 +4,7 @@
 use super::World;
 use crate::emu::EMULATED;
 use crate::engine::SimTime;
-use crate::net::device::{DeviceCx, IfaceId};
+use crate::net::device::{DeviceCx, IfaceId, Outgoing};
 use crate::net::packet::{Body, NodeId, PacketRef, Pin};
 use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::trace::{DropRecord, QueueRecord};
@@ -59,7 +59,13 @@ impl World {
             traces: &mut self.traces,
             pool: &self.pool,
         };
-        let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
+        let out = Outgoing {
+            iface: i,
+            port,
+            p,
+            pkt,
+        };
+        let result = self.devices[d.0 as usize].enqueue(now, out, &mut cx);
         self.act(now, d, start);
         match result {
             Ok(()) => true,
