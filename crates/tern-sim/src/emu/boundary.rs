@@ -18,12 +18,12 @@
 
 use indexmap::IndexMap;
 
-use super::pattern::pattern;
-use super::real_addr;
 use super::wire::{parse_tcp, PROTO_TCP};
-use crate::net::packet::{Body, FlowId, NodeId, Packet};
+use super::{node_at, real_addr, EMULATED};
+use crate::net::packet::{Body, FlowId, NodeId, Packet, IPV4_HEADER};
 use crate::summary::InteropSummary;
 use crate::trace::pcap::{frame, Capture, Framing, Payload};
+use crate::transport::tcp::pattern::pattern;
 use crate::transport::Side;
 use tern_proto::tcp::{Segment, SeqNum};
 
@@ -68,6 +68,18 @@ struct Peer {
     sent: Option<Cursor>,
     received: Option<Cursor>,
     stats: InteropSummary,
+}
+
+/// What becomes of a packet that crossed the boundary, at its destination.
+#[derive(Debug)]
+pub(crate) enum Delivery {
+    /// Bytes for the real node it reached: the world's outbox has them written to its TUN
+    /// device.
+    Out(Vec<u8>),
+    /// A kernel's segment for the Tern endpoint of its flow at the node it reached.
+    In(Body),
+    /// Nothing (malformed, or not bytes): dropped and counted.
+    Gone,
 }
 
 /// The interop flows of an emulation, and which nodes are real. Empty in a simulation.
@@ -215,6 +227,63 @@ impl Boundary {
             Cursor::data_offset(&mut peer.received, &seg);
         }
         Some(seg)
+    }
+
+    /// Whether packet `pkt`, at its destination, crosses the boundary: it comes from a real
+    /// node (a kernel's bytes) or goes to one. Never in a simulation.
+    #[inline]
+    pub fn crosses(&self, pkt: &Packet) -> bool {
+        !self.real.is_empty() && (self.is_real(pkt.src) || self.is_real(pkt.dst))
+    }
+
+    /// A packet real node `src` wrote to its TUN device, as it enters the world there: its
+    /// flow ([`EMULATED`] to another real node, else the interop flow joining `src` to the
+    /// Tern node it is for), its destination node and its body, the bytes as they are.
+    /// `None` for what is not IPv4, or neither for another real node nor a TCP segment for
+    /// a Tern node an interop flow joins to `src`.
+    pub fn enter(&self, src: NodeId, bytes: &[u8]) -> Option<(FlowId, NodeId, Body)> {
+        // RFC 791 §3.1: version 4, destination address at bytes 16–19.
+        let dst = (bytes.len() >= IPV4_HEADER as usize && bytes[0] >> 4 == 4)
+            .then(|| node_at([bytes[16], bytes[17], bytes[18], bytes[19]]))
+            .flatten()
+            .filter(|d| *d != src)?;
+        // To a real node as it is; to a Tern node as a segment of the interop flow joining
+        // them (parsed when it arrives, [`Boundary::deliver`]).
+        let flow = if self.is_real(dst) {
+            EMULATED
+        } else {
+            self.flow_of(src, dst, bytes)?
+        };
+        Some((flow, dst, Body::Raw(bytes.to_vec())))
+    }
+
+    /// Packet `pkt`, which [`Boundary::crosses`], reached its destination `at`: at a real
+    /// node its bytes leave the world (written to that node's TUN device); at a Tern node
+    /// they are a kernel's segment for the interop flow's Tern endpoint, parsed.
+    pub fn deliver(&mut self, at: NodeId, pkt: Packet) -> Delivery {
+        // A segment of Tern's that could not be encoded ([`Boundary::encode_sent`] counted
+        // it) is dropped here: a real host reads bytes.
+        let Body::Raw(bytes) = pkt.body else {
+            return Delivery::Gone;
+        };
+        if self.is_real(at) {
+            return Delivery::Out(bytes);
+        }
+        match self.parse_received(pkt.flow, &bytes) {
+            Some(seg) => Delivery::In(Body::Tcp(seg)),
+            None => Delivery::Gone,
+        }
+    }
+
+    /// The body packet `packet` of flow `f` takes as it leaves its node for `to`: a Tern
+    /// endpoint's segment to a real host becomes its real bytes ([`Boundary::encode_sent`]);
+    /// `None` for every other packet (all of them in a simulation).
+    #[inline]
+    pub fn encode(&mut self, to: NodeId, f: FlowId, packet: &Packet) -> Option<Body> {
+        if !self.is_real(to) {
+            return None;
+        }
+        self.encode_sent(f, packet).map(Body::Raw)
     }
 
     /// What crossed each interop flow's boundary, by flow name.

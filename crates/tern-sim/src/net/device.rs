@@ -168,13 +168,29 @@ pub enum Action {
     QueueChanged { iface: IfaceId },
     /// A node lost its link (an 802.11 station left its AP).
     LinkDown(NodeId),
-    /// A station about to roam read the BSS Load of the AP it joins (IEEE 802.11-2020
-    /// §9.4.2.27): its transports hear of it (countermeasure A of the tfrc-handover study).
-    BssLoad(NodeId, crate::wifi::bss_load::BssLoad),
+    /// A node about to change its point of attachment read the load of the one it joins
+    /// (an 802.11 station, the BSS Load of the AP): its transports hear of it
+    /// (countermeasure A of the tfrc-handover study).
+    BssLoad(NodeId, JoinLoad),
     /// A node's link is back (after a roam): transports hear of it, and see a handover.
     LinkUp(NodeId),
     /// Which interfaces are usable changed: routes are computed again.
     Reroute,
+}
+
+/// What a node about to join a new point of attachment reads of it in advance: how many
+/// stations it serves and its PHY (an 802.11 station reads the AP's BSS Load element, IEEE
+/// 802.11-2020 §9.4.2.27, and its Supported Rates and DSSS Parameter Set). Plain numbers,
+/// so that this layer names no link technology; the 802.11 model reads them back
+/// (`wifi::bss_load::BssLoad`, which converts both ways).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JoinLoad {
+    /// Stations associated with it (the element's Station Count).
+    pub stations: u32,
+    /// Its PHY's data rate, kbit/s.
+    pub rate_kbps: u32,
+    /// Whether its PHY uses the short PLCP preamble.
+    pub short_preamble: bool,
 }
 
 /// What a device is given to act: where its actions go, the trace tables, and the packets.

@@ -9,6 +9,7 @@
 
 pub mod capture;
 mod config;
+pub mod pattern;
 pub mod spec;
 mod setup;
 mod trace;
