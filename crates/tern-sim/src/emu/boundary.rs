@@ -343,6 +343,51 @@ mod tests {
         assert_eq!(Cursor::data_offset(&mut None, &seg(5, false, 1)), None);
     }
 
+    /// A real host's packet enters by its IPv4 header (RFC 791 §3.1: version in the first
+    /// nibble, protocol at byte 9, destination at bytes 16–19) and leaves, or is parsed, at
+    /// its destination; packets between Tern nodes never cross.
+    #[test]
+    fn what_enters_and_what_leaves() {
+        let (tern, real, other) = (NodeId(0), NodeId(1), NodeId(2));
+        let mut b = Boundary::new(vec![false, true, true], &[("up", tern, real, true)]).unwrap();
+        let packet = |to: NodeId, proto: u8| {
+            let mut p = vec![0u8; 40];
+            p[0] = 0x45;
+            p[9] = proto;
+            p[16..20].copy_from_slice(&real_addr(to));
+            p
+        };
+        let tcp = packet(tern, PROTO_TCP);
+        // To the Tern node: the interop flow's; to another real node: no flow's.
+        let (f, dst, body) = b.enter(real, &tcp).unwrap();
+        assert_eq!((f, dst), (FlowId(0), tern));
+        assert!(matches!(&body, Body::Raw(bytes) if *bytes == tcp));
+        assert_eq!(b.enter(real, &packet(other, 17)).unwrap().0, EMULATED);
+        // Not TCP to a Tern node, to itself, not IPv4, shorter than a header: left out.
+        assert!(b.enter(real, &packet(tern, 17)).is_none());
+        assert!(b.enter(real, &packet(real, PROTO_TCP)).is_none());
+        let mut v6 = tcp.clone();
+        v6[0] = 0x60;
+        assert!(b.enter(real, &v6).is_none());
+        assert!(b.enter(real, &tcp[..19]).is_none());
+
+        let at = |to: NodeId, body: Body| Packet::new(1, FlowId(0), 0, real, to, body);
+        let raw = at(other, Body::Raw(tcp.clone()));
+        assert!(b.crosses(&raw));
+        assert!(!b.crosses(&Packet::new(1, FlowId(0), 0, tern, tern, Body::Raw(vec![]))));
+        assert!(matches!(b.deliver(other, raw), Delivery::Out(bytes) if bytes == tcp));
+        // At the Tern node the bytes are parsed: these are no valid segment (zero total
+        // length, no checksums), dropped and counted.
+        assert!(matches!(
+            b.deliver(tern, at(tern, Body::Raw(tcp))),
+            Delivery::Gone
+        ));
+        assert_eq!(b.peers[0].as_ref().unwrap().stats.malformed, 1);
+        // In a simulation nothing crosses.
+        let sim = Boundary::default();
+        assert!(!sim.crosses(&at(other, Body::Raw(vec![]))));
+    }
+
     #[test]
     fn only_tcp_may_join_a_real_and_a_tern_node() {
         let real = vec![false, true, false];
