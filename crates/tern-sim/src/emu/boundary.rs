@@ -275,14 +275,10 @@ impl Boundary {
         }
     }
 
-    /// The body packet `packet` of flow `f` takes as it leaves its node for `to`: a Tern
-    /// endpoint's segment to a real host becomes its real bytes ([`Boundary::encode_sent`]);
-    /// `None` for every other packet (all of them in a simulation).
-    #[inline]
-    pub fn encode(&mut self, to: NodeId, f: FlowId, packet: &Packet) -> Option<Body> {
-        if !self.is_real(to) {
-            return None;
-        }
+    /// The body packet `packet` of flow `f`, sent to a real node, takes as it leaves its
+    /// node: a Tern endpoint's segment to a real host becomes its real bytes
+    /// ([`Boundary::encode_sent`]); `None` for every other packet.
+    pub fn encode(&mut self, f: FlowId, packet: &Packet) -> Option<Body> {
         self.encode_sent(f, packet).map(Body::Raw)
     }
 

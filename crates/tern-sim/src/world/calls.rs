@@ -125,9 +125,11 @@ impl World {
                     let Some(p) = self.pool.insert_keyed(f, key, from, to, body) else {
                         continue;
                     };
-                    // Tern's TCP to a kernel's: real bytes from here on (emulation).
-                    if let Some(body) = self.boundary.encode(to, f, self.pool.get(p)) {
-                        self.pool.set_body(p, body);
+                    if self.boundary.is_real(to) {
+                        // Tern's TCP to a kernel's: real bytes from here on (emulation).
+                        if let Some(body) = self.boundary.encode(f, self.pool.get(p)) {
+                            self.pool.set_body(p, body);
+                        }
                     }
                     // Its sender's Small Queues room, if it counts one: the packet is in its
                     // first-hop device from here, unless refused there.
