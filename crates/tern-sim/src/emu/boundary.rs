@@ -18,12 +18,12 @@
 
 use indexmap::IndexMap;
 
-use super::pattern::pattern;
-use super::real_addr;
 use super::wire::{parse_tcp, PROTO_TCP};
-use crate::net::packet::{Body, FlowId, NodeId, Packet};
+use super::{node_at, real_addr, EMULATED};
+use crate::net::packet::{Body, FlowId, NodeId, Packet, IPV4_HEADER};
 use crate::summary::InteropSummary;
 use crate::trace::pcap::{frame, Capture, Framing, Payload};
+use crate::transport::tcp::pattern::pattern;
 use crate::transport::Side;
 use tern_proto::tcp::{Segment, SeqNum};
 
@@ -68,6 +68,18 @@ struct Peer {
     sent: Option<Cursor>,
     received: Option<Cursor>,
     stats: InteropSummary,
+}
+
+/// What becomes of a packet that crossed the boundary, at its destination.
+#[derive(Debug)]
+pub(crate) enum Delivery {
+    /// Bytes for the real node it reached: the world's outbox has them written to its TUN
+    /// device.
+    Out(Vec<u8>),
+    /// A kernel's segment for the Tern endpoint of its flow at the node it reached.
+    In(Body),
+    /// Nothing (malformed, or not bytes): dropped and counted.
+    Gone,
 }
 
 /// The interop flows of an emulation, and which nodes are real. Empty in a simulation.
@@ -217,6 +229,59 @@ impl Boundary {
         Some(seg)
     }
 
+    /// Whether packet `pkt`, at its destination, crosses the boundary: it comes from a real
+    /// node (a kernel's bytes) or goes to one. Never in a simulation.
+    #[inline]
+    pub fn crosses(&self, pkt: &Packet) -> bool {
+        !self.real.is_empty() && (self.is_real(pkt.src) || self.is_real(pkt.dst))
+    }
+
+    /// A packet real node `src` wrote to its TUN device, as it enters the world there: its
+    /// flow ([`EMULATED`] to another real node, else the interop flow joining `src` to the
+    /// Tern node it is for), its destination node and its body, the bytes as they are.
+    /// `None` for what is not IPv4, or neither for another real node nor a TCP segment for
+    /// a Tern node an interop flow joins to `src`.
+    pub fn enter(&self, src: NodeId, bytes: &[u8]) -> Option<(FlowId, NodeId, Body)> {
+        // RFC 791 §3.1: version 4, destination address at bytes 16–19.
+        let dst = (bytes.len() >= IPV4_HEADER as usize && bytes[0] >> 4 == 4)
+            .then(|| node_at([bytes[16], bytes[17], bytes[18], bytes[19]]))
+            .flatten()
+            .filter(|d| *d != src)?;
+        // To a real node as it is; to a Tern node as a segment of the interop flow joining
+        // them (parsed when it arrives, [`Boundary::deliver`]).
+        let flow = if self.is_real(dst) {
+            EMULATED
+        } else {
+            self.flow_of(src, dst, bytes)?
+        };
+        Some((flow, dst, Body::Raw(bytes.to_vec())))
+    }
+
+    /// Packet `pkt`, which [`Boundary::crosses`], reached its destination `at`: at a real
+    /// node its bytes leave the world (written to that node's TUN device); at a Tern node
+    /// they are a kernel's segment for the interop flow's Tern endpoint, parsed.
+    pub fn deliver(&mut self, at: NodeId, pkt: Packet) -> Delivery {
+        // A segment of Tern's that could not be encoded ([`Boundary::encode_sent`] counted
+        // it) is dropped here: a real host reads bytes.
+        let Body::Raw(bytes) = pkt.body else {
+            return Delivery::Gone;
+        };
+        if self.is_real(at) {
+            return Delivery::Out(bytes);
+        }
+        match self.parse_received(pkt.flow, &bytes) {
+            Some(seg) => Delivery::In(Body::Tcp(seg)),
+            None => Delivery::Gone,
+        }
+    }
+
+    /// The body packet `packet` of flow `f`, sent to a real node, takes as it leaves its
+    /// node: a Tern endpoint's segment to a real host becomes its real bytes
+    /// ([`Boundary::encode_sent`]); `None` for every other packet.
+    pub fn encode(&mut self, f: FlowId, packet: &Packet) -> Option<Body> {
+        self.encode_sent(f, packet).map(Body::Raw)
+    }
+
     /// What crossed each interop flow's boundary, by flow name.
     pub fn summary(&self, names: impl Iterator<Item = String>) -> IndexMap<String, InteropSummary> {
         names
@@ -272,6 +337,51 @@ mod tests {
         }
         // Without a SYN seen, no offset.
         assert_eq!(Cursor::data_offset(&mut None, &seg(5, false, 1)), None);
+    }
+
+    /// A real host's packet enters by its IPv4 header (RFC 791 §3.1: version in the first
+    /// nibble, protocol at byte 9, destination at bytes 16–19) and leaves, or is parsed, at
+    /// its destination; packets between Tern nodes never cross.
+    #[test]
+    fn what_enters_and_what_leaves() {
+        let (tern, real, other) = (NodeId(0), NodeId(1), NodeId(2));
+        let mut b = Boundary::new(vec![false, true, true], &[("up", tern, real, true)]).unwrap();
+        let packet = |to: NodeId, proto: u8| {
+            let mut p = vec![0u8; 40];
+            p[0] = 0x45;
+            p[9] = proto;
+            p[16..20].copy_from_slice(&real_addr(to));
+            p
+        };
+        let tcp = packet(tern, PROTO_TCP);
+        // To the Tern node: the interop flow's; to another real node: no flow's.
+        let (f, dst, body) = b.enter(real, &tcp).unwrap();
+        assert_eq!((f, dst), (FlowId(0), tern));
+        assert!(matches!(&body, Body::Raw(bytes) if *bytes == tcp));
+        assert_eq!(b.enter(real, &packet(other, 17)).unwrap().0, EMULATED);
+        // Not TCP to a Tern node, to itself, not IPv4, shorter than a header: left out.
+        assert!(b.enter(real, &packet(tern, 17)).is_none());
+        assert!(b.enter(real, &packet(real, PROTO_TCP)).is_none());
+        let mut v6 = tcp.clone();
+        v6[0] = 0x60;
+        assert!(b.enter(real, &v6).is_none());
+        assert!(b.enter(real, &tcp[..19]).is_none());
+
+        let at = |to: NodeId, body: Body| Packet::new(1, FlowId(0), 0, real, to, body);
+        let raw = at(other, Body::Raw(tcp.clone()));
+        assert!(b.crosses(&raw));
+        assert!(!b.crosses(&Packet::new(1, FlowId(0), 0, tern, tern, Body::Raw(vec![]))));
+        assert!(matches!(b.deliver(other, raw), Delivery::Out(bytes) if bytes == tcp));
+        // At the Tern node the bytes are parsed: these are no valid segment (zero total
+        // length, no checksums), dropped and counted.
+        assert!(matches!(
+            b.deliver(tern, at(tern, Body::Raw(tcp))),
+            Delivery::Gone
+        ));
+        assert_eq!(b.peers[0].as_ref().unwrap().stats.malformed, 1);
+        // In a simulation nothing crosses.
+        let sim = Boundary::default();
+        assert!(!sim.crosses(&at(other, Body::Raw(vec![]))));
     }
 
     #[test]

@@ -19,12 +19,11 @@
 
 mod boundary;
 mod lateness;
-pub mod pattern;
 #[cfg(target_os = "linux")]
 pub mod tun;
 pub mod wire;
 
-pub(crate) use boundary::Boundary;
+pub(crate) use boundary::{Boundary, Delivery};
 pub use lateness::Lateness;
 
 use crate::engine::SimTime;

@@ -180,10 +180,10 @@ fn parse_options(mut b: &[u8]) -> Result<TcpOptions, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emu::pattern::pattern;
     use crate::net::packet::NodeId;
     use crate::trace::pcap::tests::tcp_packet;
     use crate::trace::pcap::{frame, Capture, Framing, Payload};
+    use crate::transport::tcp::pattern::pattern;
 
     /// A SYN as this machine's Linux 6.x sent it from a real node to a Tern node's server
     /// (the first packet of `wire.reverse.pcap` of an interop run, test_emulate.py):

@@ -168,13 +168,29 @@ pub enum Action {
     QueueChanged { iface: IfaceId },
     /// A node lost its link (an 802.11 station left its AP).
     LinkDown(NodeId),
-    /// A station about to roam read the BSS Load of the AP it joins (IEEE 802.11-2020
-    /// §9.4.2.27): its transports hear of it (countermeasure A of the tfrc-handover study).
-    BssLoad(NodeId, crate::wifi::bss_load::BssLoad),
+    /// A node about to change its point of attachment read the load of the one it joins
+    /// (an 802.11 station, the BSS Load of the AP): its transports hear of it
+    /// (countermeasure A of the tfrc-handover study).
+    BssLoad(NodeId, JoinLoad),
     /// A node's link is back (after a roam): transports hear of it, and see a handover.
     LinkUp(NodeId),
     /// Which interfaces are usable changed: routes are computed again.
     Reroute,
+}
+
+/// What a node about to join a new point of attachment reads of it in advance: how many
+/// stations it serves and its PHY (an 802.11 station reads the AP's BSS Load element, IEEE
+/// 802.11-2020 §9.4.2.27, and its Supported Rates and DSSS Parameter Set). Plain numbers,
+/// so that this layer names no link technology; the 802.11 model reads them back
+/// (`wifi::bss_load::BssLoad`, which converts both ways).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JoinLoad {
+    /// Stations associated with it (the element's Station Count).
+    pub stations: u32,
+    /// Its PHY's data rate, kbit/s.
+    pub rate_kbps: u32,
+    /// Whether its PHY uses the short PLCP preamble.
+    pub short_preamble: bool,
 }
 
 /// What a device is given to act: where its actions go, the trace tables, and the packets.
@@ -190,19 +206,24 @@ impl DeviceCx<'_> {
     }
 }
 
+/// A packet handed to a device to send: out of interface `iface`, the device's `port`;
+/// `pkt` is the packet `p` names, read where it lies in the pool.
+#[derive(Clone, Copy)]
+pub struct Outgoing<'a> {
+    pub iface: IfaceId,
+    pub port: u32,
+    pub p: PacketRef,
+    pub pkt: &'a Packet,
+}
+
+/// A device's answer to [`Device::enqueue`]: taken, or refused and why.
+pub type Enqueued = Result<(), &'static str>;
+
 /// A link or MAC model behind one or more interfaces.
 pub trait Device {
-    /// Takes packet `p` to send out of interface `iface` (its `port` within this device) at
-    /// `now`, or refuses it, saying why (a drop counted against the queue).
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str>;
+    /// Takes packet `out.p` to send out of interface `out.iface` (its `out.port` within this
+    /// device) at `now`, or refuses it, saying why (a drop counted against the queue).
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued;
 
     /// A wake-up this device asked for ([`Action::Wake`]) is due.
     fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>);

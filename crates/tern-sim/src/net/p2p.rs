@@ -10,9 +10,9 @@
 //! reach the far end in (an LTE handover's burst loss ends when the handover completes, and a
 //! packet sent just before is lost although it would arrive after).
 
-use super::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueStats};
+use super::device::{Action, Device, DeviceCx, DropKind, Enqueued, IfaceId, Outgoing, QueueStats};
 use super::loss::LossModel;
-use super::packet::{Packet, PacketRef};
+use super::packet::PacketRef;
 use super::qdisc::{Qdisc, Queued};
 use super::service::ServiceRate;
 use crate::engine::SimTime;
@@ -171,15 +171,8 @@ impl PointToPoint {
 }
 
 impl Device for PointToPoint {
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str> {
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
+        let (iface, port, p, pkt) = (out.iface, out.port, out.p, out.pkt);
         let size = pkt.size();
         let tx = &mut self.dirs[port as usize];
         if tx.in_service.is_none() {

@@ -192,7 +192,7 @@ pub(crate) fn transport_checksum(
 pub enum Payload {
     /// Zeros (captures: Tern's TCP carries lengths, not bytes).
     Zeros,
-    /// The stream pattern of an emulation ([`crate::emu::pattern::pattern`]), the first
+    /// The stream pattern of an emulation ([`crate::transport::tcp::pattern::pattern`]), the first
     /// payload byte being stream offset `offset`.
     Stream { offset: u64 },
 }

@@ -19,6 +19,7 @@
 use super::analytic::{bianchi_saturation, Backoff, DcfTimes};
 use super::bss::config::Phy;
 use super::phy::{DsssPreamble, DsssRate, PhyTiming};
+use crate::net::device::JoinLoad;
 
 /// What a station reads from the beacons of the AP it joins: the BSS Load element's Station
 /// Count and the PHY the BSS runs (from its Supported Rates and DSSS Parameter Set).
@@ -45,9 +46,55 @@ impl BssLoad {
     }
 }
 
+/// The form the world carries it in, below the link models ([`JoinLoad`]).
+impl From<BssLoad> for JoinLoad {
+    fn from(load: BssLoad) -> JoinLoad {
+        JoinLoad {
+            stations: load.stations,
+            rate_kbps: load.rate.kbps() as u32,
+            short_preamble: load.preamble == DsssPreamble::Short,
+        }
+    }
+}
+
+/// Read back from the form the world carries ([`JoinLoad`]), which is only ever made from
+/// a [`BssLoad`].
+impl From<JoinLoad> for BssLoad {
+    fn from(load: JoinLoad) -> BssLoad {
+        let rate = DsssRate::ALL
+            .into_iter()
+            .find(|r| r.kbps() == u64::from(load.rate_kbps))
+            .expect("made from a DSSS rate");
+        BssLoad {
+            stations: load.stations,
+            rate,
+            preamble: if load.short_preamble {
+                DsssPreamble::Short
+            } else {
+                DsssPreamble::Long
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every 802.11b rate and preamble crosses the world's form and comes back the same.
+    #[test]
+    fn the_worlds_form_reads_back() {
+        for rate in DsssRate::ALL {
+            for preamble in [DsssPreamble::Long, DsssPreamble::Short] {
+                let load = BssLoad {
+                    stations: 7,
+                    rate,
+                    preamble,
+                };
+                assert_eq!(BssLoad::from(JoinLoad::from(load)), load);
+            }
+        }
+    }
 
     /// Alone at the AP (Station Count 0) the station sends back to back: one 665-byte IP
     /// packet (629 B of payload, DCCP and IPv4 headers) makes a 701-byte MPDU, 192 µs of

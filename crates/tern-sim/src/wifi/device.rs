@@ -9,8 +9,10 @@ use super::bss::{self, Bss, Refused};
 use super::records::{RetryOutRecord, WifiRecord, WifiRxRecord};
 use super::roaming::{Membership, Roam, Roamer};
 use crate::engine::{SimTime, Wake};
-use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId, QueueMeter, QueueStats};
-use crate::net::packet::{Body, NodeId, Packet, PacketRef};
+use crate::net::device::{
+    Action, Device, DeviceCx, DropKind, Enqueued, IfaceId, Outgoing, QueueMeter, QueueStats,
+};
+use crate::net::packet::{Body, NodeId, PacketRef};
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::summary::{Summary, WifiSummary};
 
@@ -349,15 +351,8 @@ impl WifiDevice {
 }
 
 impl Device for WifiDevice {
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str> {
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
+        let (iface, port, p, pkt) = (out.iface, out.port, out.p, out.pkt);
         let (b, from, to) = self.ends(port);
         if from != 0 && !self.bsses[b].is_associated(from) {
             // A roaming station with countermeasure D discards its stale frames first.

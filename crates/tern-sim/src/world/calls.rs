@@ -4,7 +4,7 @@
 use super::{topology, Event, World};
 use crate::engine::SimTime;
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind};
-use crate::net::packet::{Body, FlowId, NodeId, PacketPool, Pin};
+use crate::net::packet::{FlowId, NodeId, PacketPool, Pin};
 use crate::transport::{Cmd, Io, LinkObserver, Side, Transport};
 
 impl World {
@@ -127,8 +127,8 @@ impl World {
                     };
                     if self.boundary.is_real(to) {
                         // Tern's TCP to a kernel's: real bytes from here on (emulation).
-                        if let Some(bytes) = self.boundary.encode_sent(f, self.pool.get(p)) {
-                            self.pool.set_body(p, Body::Raw(bytes));
+                        if let Some(body) = self.boundary.encode(f, self.pool.get(p)) {
+                            self.pool.set_body(p, body);
                         }
                     }
                     // Its sender's Small Queues room, if it counts one: the packet is in its
@@ -214,8 +214,9 @@ impl World {
         &mut self,
         now: SimTime,
         node: NodeId,
-        load: crate::wifi::bss_load::BssLoad,
+        load: crate::net::device::JoinLoad,
     ) {
+        let load = crate::wifi::bss_load::BssLoad::from(load);
         self.at_node(now, node, |o, side, io| {
             o.handle_bss_load(now, side, &load, io)
         });

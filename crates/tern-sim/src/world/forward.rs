@@ -2,10 +2,10 @@
 //! interface its route names; arrivals, drops, captures and queue records.
 
 use super::World;
-use crate::emu::EMULATED;
+use crate::emu::Delivery;
 use crate::engine::SimTime;
-use crate::net::device::{DeviceCx, IfaceId};
-use crate::net::packet::{Body, NodeId, PacketRef, Pin};
+use crate::net::device::{DeviceCx, IfaceId, Outgoing};
+use crate::net::packet::{NodeId, PacketRef, Pin};
 use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::trace::{DropRecord, QueueRecord};
 use crate::transport::{Arrival, Side};
@@ -16,8 +16,8 @@ impl World {
     pub(super) fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
-            if matches!(pkt.body, Body::Raw(_)) {
-                self.deliver_raw(now, at, p);
+            if self.boundary.crosses(pkt) {
+                self.deliver_across(now, at, p);
                 return true;
             }
             let flow = &self.flows[pkt.flow.0 as usize];
@@ -41,10 +41,7 @@ impl World {
         };
         let Some(i) = i else {
             // Flows' routes are checked before the run; a real host may send anywhere.
-            assert!(
-                matches!(pkt.body, Body::Raw(_)),
-                "routes checked before the run"
-            );
+            assert!(self.boundary.crosses(pkt), "routes checked before the run");
             self.pool.take(p);
             self.outbox.unroutable += 1;
             return false;
@@ -59,7 +56,13 @@ impl World {
             traces: &mut self.traces,
             pool: &self.pool,
         };
-        let result = self.devices[d.0 as usize].enqueue(now, i, port, p, pkt, &mut cx);
+        let out = Outgoing {
+            iface: i,
+            port,
+            p,
+            pkt,
+        };
+        let result = self.devices[d.0 as usize].enqueue(now, out, &mut cx);
         self.act(now, d, start);
         match result {
             Ok(()) => true,
@@ -77,26 +80,24 @@ impl World {
         }
     }
 
-    /// Delivers packet `p`, a real host's bytes, at node `at`: to the real node, or to the
-    /// Tern endpoint it is a kernel's segment for (emulation).
-    fn deliver_raw(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
+    /// Delivers packet `p`, which crosses the boundary of an emulation, at its destination
+    /// `at`: the boundary says whether its bytes leave the world there or what the flow's
+    /// transport gets.
+    fn deliver_across(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
         let pkt = self.pool.take(p);
-        let Body::Raw(bytes) = pkt.body else {
-            unreachable!("a real host's packet")
-        };
-        if pkt.flow == EMULATED || self.boundary.is_real(at) {
-            self.outbox.delivered.push((at, bytes));
-        } else if let Some(seg) = self.boundary.parse_received(pkt.flow, &bytes) {
-            // A kernel's segment for a Tern endpoint (emulation).
-            let side = if at == self.flows[pkt.flow.0 as usize].dst {
-                Side::Server
-            } else {
-                Side::Client
-            };
-            let packet = Arrival::owned(Body::Tcp(seg));
-            self.transport_call(now, pkt.flow, |t, io| {
-                t.handle_packet(now, side, packet, io)
-            });
+        let f = pkt.flow;
+        match self.boundary.deliver(at, pkt) {
+            Delivery::Out(bytes) => self.outbox.delivered.push((at, bytes)),
+            Delivery::In(body) => {
+                let side = if at == self.flows[f.0 as usize].dst {
+                    Side::Server
+                } else {
+                    Side::Client
+                };
+                let packet = Arrival::owned(body);
+                self.transport_call(now, f, |t, io| t.handle_packet(now, side, packet, io));
+            }
+            Delivery::Gone => {}
         }
     }
 
@@ -106,11 +107,14 @@ impl World {
     /// for a throttled socket).
     pub(super) fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
         let pkt = self.pool.get(p);
-        if pkt.flow == EMULATED || self.ifaces[i.0 as usize].from != pkt.src {
+        let (f, key) = (pkt.flow, pkt.key);
+        // A real host's packet between real nodes is of no flow.
+        let Some(flow) = self.flows.get_mut(f.0 as usize) else {
+            return;
+        };
+        if self.ifaces[i.0 as usize].from != pkt.src {
             return;
         }
-        let (f, key) = (pkt.flow, pkt.key);
-        let flow = &mut self.flows[f.0 as usize];
         let side = if pkt.src == flow.src {
             Side::Client
         } else {

@@ -16,9 +16,8 @@ use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 
 use super::{Event, RunError, RunOutput, World};
-use crate::emu::{node_at, Boundary, Bounds, Control, Lateness, RealPort, EMULATED};
+use crate::emu::{Boundary, Bounds, Control, Lateness, RealPort};
 use crate::engine::SimTime;
-use crate::net::packet::{Body, IPV4_HEADER};
 use crate::summary::{EmulationSummary, LatenessSummary};
 
 /// How often the caller is asked whether to go on (Ctrl-C, commands ended).
@@ -193,27 +192,14 @@ impl World {
                     }
                 };
                 let at = wall();
-                let bytes = &real.buf[..n];
-                // RFC 791 §3.1: version 4, destination address at bytes 16–19.
-                let dst = (n >= IPV4_HEADER as usize && bytes[0] >> 4 == 4)
-                    .then(|| node_at([bytes[16], bytes[17], bytes[18], bytes[19]]))
-                    .flatten()
-                    .filter(|d| *d != src);
-                // To a real node as it is; to a Tern node as a segment of the interop flow
-                // joining them (parsed when it arrives, `Boundary::parse_received`).
-                let flow = dst.and_then(|d| match real.at_node.get(d.0 as usize) {
-                    Some(Some(_)) => Some(EMULATED),
-                    Some(None) => self.boundary.flow_of(src, d, bytes),
-                    None => None,
-                });
-                let (Some(dst), Some(flow)) = (dst, flow) else {
+                let Some((flow, dst, body)) = self.boundary.enter(src, &real.buf[..n]) else {
                     real.ignored += 1;
                     continue;
                 };
                 real.packets_in += 1;
                 real.bytes_in += n as u64;
                 // No memory left for it: dropped, and the run stops at the next control.
-                if let Some(p) = self.pool.insert(flow, src, dst, Body::Raw(bytes.to_vec())) {
+                if let Some(p) = self.pool.insert(flow, src, dst, body) {
                     self.queue.schedule(at, Event::Inject(p));
                 }
             }

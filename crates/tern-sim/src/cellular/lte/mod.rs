@@ -18,9 +18,9 @@ pub mod spec;
 pub use spec::{BearerSpec, CellSpec, HandoverSpec, Lte, TrainSpec};
 
 use crate::engine::SimTime;
-use crate::net::device::{Action, Device, DeviceCx, IfaceId, QueueStats};
+use crate::net::device::{Action, Device, DeviceCx, Enqueued, Outgoing, QueueStats};
 use crate::net::p2p::{LossAt, PointToPoint};
-use crate::net::packet::{NodeId, Packet, PacketRef};
+use crate::net::packet::NodeId;
 use crate::scenario::units::DataRate;
 use records::HandoverRecord;
 
@@ -70,16 +70,8 @@ impl LteCell {
 }
 
 impl Device for LteCell {
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str> {
-        self.link.enqueue(now, iface, port, p, pkt, cx)
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
+        self.link.enqueue(now, out, cx)
     }
 
     fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {

@@ -18,9 +18,9 @@ pub mod spec;
 pub use spec::{RlcSpec, RlcSummary, Wcdma};
 
 use crate::engine::{RngStream, SimTime, Wake};
-use crate::net::device::{Action, Device, DeviceCx, DropKind, IfaceId};
+use crate::net::device::{Action, Device, DeviceCx, DropKind, Enqueued, IfaceId, Outgoing};
 use crate::net::loss::LossModel;
-use crate::net::packet::{Packet, PacketRef};
+use crate::net::packet::PacketRef;
 use crate::scenario::{Direction, LinkDetail, LinkSpec};
 use crate::summary::ChannelSummary;
 use records::{RlcRecord, RlcSduRecord};
@@ -353,15 +353,8 @@ impl WcdmaBearer {
 impl Device for WcdmaBearer {
     /// The packet becomes an SDU of the sending entity: it leaves the sender's first hop
     /// at once (into the RLC buffer), unless the buffer refuses it.
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        iface: IfaceId,
-        port: u32,
-        p: PacketRef,
-        pkt: &Packet,
-        cx: &mut DeviceCx<'_>,
-    ) -> Result<(), &'static str> {
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
+        let (iface, port, p, pkt) = (out.iface, out.port, out.p, out.pkt);
         if !self.offer(now, port as usize, p, pkt.uid, pkt.size()) {
             return Err("queue");
         }

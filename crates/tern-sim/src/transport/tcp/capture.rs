@@ -1,7 +1,7 @@
 //! TCP segments in a capture, and in what an emulation's Tern endpoint sends a kernel
 //! (RFC 9293 §3.1): every field of the [`Segment`], options laid out as Linux lays them out.
 
-use crate::emu::pattern::pattern;
+use super::pattern::pattern;
 use crate::net::packet::FlowId;
 use crate::trace::pcap::{EncodeError, Payload, WireEncode};
 use tern_proto::tcp::{Segment, TcpOptions};

@@ -9,6 +9,7 @@
 
 pub mod capture;
 mod config;
+pub mod pattern;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;

@@ -41,7 +41,7 @@ impl WifiDevice {
         // The station has the BSS Load of the AP it joins from its beacons (it hears them:
         // it measures their RSSI, [`WifiDevice::beacon`]).
         if let Some(load) = self.bsses[target].bss_load() {
-            cx.push(Action::BssLoad(node, load));
+            cx.push(Action::BssLoad(node, load.into()));
         }
         cx.push(Action::LinkDown(node));
     }
