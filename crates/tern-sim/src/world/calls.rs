@@ -28,10 +28,14 @@ impl World {
     /// Carries out, in order, the actions device `d` pushed on the action stack from
     /// `start`, then pops them. An action that calls a device or a transport again pushes
     /// that call's answers above them and pops those before the next is carried out.
+    ///
+    /// The actions of every packet (wake-ups, transmissions, arrivals, leaving the first
+    /// hop, queue changes) are carried out here; drops and the rare ones (a node's link
+    /// going or coming back, routes computed again) by [`World::act_rare`], out of line,
+    /// so that the loop of the common ones keeps its few registers.
     pub(super) fn act(&mut self, now: SimTime, d: DevId, start: usize) {
         for i in start..self.actions.len() {
-            let a = self.actions[i];
-            match a {
+            match self.actions[i] {
                 Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
                 Action::Transmit { iface, p } => {
                     let size = self.pool.get(p).size();
@@ -42,30 +46,43 @@ impl World {
                 }
                 Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
                 Action::LeftFirstHop { iface, p } => self.left_first_hop(now, iface, p),
-                Action::Drop {
-                    iface,
-                    p,
-                    reason,
-                    kind,
-                } => {
-                    let stats = &mut self.ifaces[iface.0 as usize].stats;
-                    match kind {
-                        DropKind::Queue => stats.drops_queue += 1,
-                        DropKind::Aqm => stats.drops_aqm += 1,
-                        DropKind::Loss => stats.drops_loss += 1,
-                    }
-                    self.drop_packet(now, iface, p, reason);
-                }
                 Action::QueueChanged { iface } => self.trace_queue(now, iface),
-                Action::LinkDown(node) => self.link_event(now, node, false),
-                Action::BssLoad(node, load) => self.bss_load(now, node, load),
-                Action::LinkUp(node) => self.link_back(now, node),
-                Action::Reroute => {
-                    self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
-                }
+                a => self.act_rare(now, a),
             }
         }
         self.actions.truncate(start);
+    }
+
+    /// [`World::act`]'s drops and rare actions.
+    #[inline(never)]
+    fn act_rare(&mut self, now: SimTime, a: Action) {
+        match a {
+            Action::Drop {
+                iface,
+                p,
+                reason,
+                kind,
+            } => {
+                let stats = &mut self.ifaces[iface.0 as usize].stats;
+                match kind {
+                    DropKind::Queue => stats.drops_queue += 1,
+                    DropKind::Aqm => stats.drops_aqm += 1,
+                    DropKind::Loss => stats.drops_loss += 1,
+                }
+                self.drop_packet(now, iface, p, reason);
+            }
+            Action::LinkDown(node) => self.link_event(now, node, false),
+            Action::BssLoad(node, load) => self.bss_load(now, node, load),
+            Action::LinkUp(node) => self.link_back(now, node),
+            Action::Reroute => {
+                self.routes = topology::reroute(&self.routes, &self.ifaces, &self.devices)
+            }
+            Action::Wake { .. }
+            | Action::Transmit { .. }
+            | Action::Arrive { .. }
+            | Action::LeftFirstHop { .. }
+            | Action::QueueChanged { .. } => unreachable!("carried out by World::act"),
+        }
     }
 
     /// Calls flow `f`'s transport and carries out the commands it gave, in order.
