@@ -45,7 +45,11 @@ impl World {
                     self.capture(now, iface, p);
                 }
                 Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
-                Action::LeftFirstHop { iface, p } => self.left_first_hop(now, iface, p),
+                Action::LeftFirstHop { iface, p } => {
+                    if self.small_queues {
+                        self.left_first_hop(now, iface, p)
+                    }
+                }
                 Action::QueueChanged { iface } => self.trace_queue(now, iface),
                 a => self.act_rare(now, a),
             }
