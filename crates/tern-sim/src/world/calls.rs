@@ -32,8 +32,18 @@ impl World {
     /// The actions of every packet (wake-ups, transmissions, arrivals, leaving the first
     /// hop, queue changes) are carried out here; drops and the rare ones (a node's link
     /// going or coming back, routes computed again) by [`World::act_rare`], out of line,
-    /// so that the loop of the common ones keeps its few registers.
+    /// so that the loop of the common ones keeps its few registers. Inline: a call that
+    /// pushed nothing costs a comparison.
+    #[inline]
     pub(super) fn act(&mut self, now: SimTime, d: DevId, start: usize) {
+        if self.actions.len() > start {
+            self.act_all(now, d, start);
+        }
+    }
+
+    /// [`World::act`] when there are actions.
+    #[inline(never)]
+    fn act_all(&mut self, now: SimTime, d: DevId, start: usize) {
         for i in start..self.actions.len() {
             match self.actions[i] {
                 Action::Wake { at, token } => self.queue.schedule(at, Event::Device(d, token)),
@@ -122,8 +132,18 @@ impl World {
     /// Carries out, in order, the commands flow `f`'s transport pushed on the command stack
     /// from `start`, then pops them (each is taken out, a spent [`Cmd::Tick`] left in its
     /// place). A command that calls a device or a transport again pushes that call's answers
-    /// above them and pops those before the next is carried out.
+    /// above them and pops those before the next is carried out. Inline: a call that gave
+    /// no command (a datagram delivered) costs a comparison.
+    #[inline]
     pub(super) fn obey(&mut self, now: SimTime, f: FlowId, start: usize) {
+        if self.cmds.len() > start {
+            self.obey_all(now, f, start);
+        }
+    }
+
+    /// [`World::obey`] when there are commands.
+    #[inline(never)]
+    fn obey_all(&mut self, now: SimTime, f: FlowId, start: usize) {
         for i in start..self.cmds.len() {
             let c = std::mem::replace(&mut self.cmds[i], Cmd::Tick(SimTime::ZERO));
             match c {
