@@ -77,10 +77,12 @@ impl Connection {
             // may be out of the caches when there are many flows, is not read.
             u64::from(self.smss)
         };
-        if self
-            .sb
-            .next_lost()
-            .is_some_and(|s| room >= u64::from(s.len.max(1)))
+        // `has_lost` first: a count read inline, where a connection without losses stops.
+        if self.sb.has_lost()
+            && self
+                .sb
+                .next_lost()
+                .is_some_and(|s| room >= u64::from(s.len.max(1)))
         {
             let sent = self.retransmit_lost(now, out);
             if sent {

@@ -494,6 +494,7 @@ impl Scoreboard {
     }
 
     /// Whether any segment awaits retransmission.
+    #[inline]
     pub fn has_lost(&self) -> bool {
         self.counts.lost_segs > 0
     }

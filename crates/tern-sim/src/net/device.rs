@@ -13,7 +13,7 @@ pub use crate::net::packet::IfaceId;
 use crate::net::packet::{NodeId, Packet, PacketPool, PacketRef};
 use crate::scenario::units::DataRate;
 use crate::summary::{ChannelSummary, Summary};
-use crate::trace::Traces;
+use crate::trace::{QueueRecord, Traces};
 
 /// A device of the world, in build order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +203,15 @@ pub struct DeviceCx<'a> {
 impl DeviceCx<'_> {
     pub fn push(&mut self, a: Action) {
         self.actions.push(a);
+    }
+
+    /// The queue of `iface` changed length: an [`Action::QueueChanged`] if the `queue`
+    /// trace is recorded (nothing else reads it).
+    #[inline]
+    pub fn queue_changed(&mut self, iface: IfaceId) {
+        if self.traces.wants::<QueueRecord>() {
+            self.actions.push(Action::QueueChanged { iface });
+        }
     }
 }
 

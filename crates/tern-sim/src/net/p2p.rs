@@ -60,6 +60,18 @@ pub enum Service {
     Trace(TraceService),
 }
 
+impl Service {
+    /// When the last of `bytes` that start at `now` (having arrived at `arrived`) has left.
+    /// Out of line: a fixed-rate link's packets ([`Transmitter::start`]) never come here.
+    #[inline(never)]
+    fn finish(&mut self, now: SimTime, bytes: u64, arrived: SimTime) -> SimTime {
+        match self {
+            Service::Rate(s) => s.finish(now, bytes),
+            Service::Trace(t) => t.finish(arrived, bytes),
+        }
+    }
+}
+
 impl Transmitter {
     pub fn new(rate: DataRate, delay: SimTime, qdisc: Qdisc, loss: Vec<LossModel>) -> Self {
         Transmitter {
@@ -118,13 +130,13 @@ impl Transmitter {
 
     /// Starts serializing `p`, which arrived at `arrived`: when its last bit (and its
     /// framing's) has left.
+    #[inline]
     fn start(&mut self, now: SimTime, p: PacketRef, size: u32, arrived: SimTime) -> SimTime {
         self.in_service = Some((p, size));
         let bytes = u64::from(size) + u64::from(self.framing);
         match self.service.as_deref_mut() {
             None => now + self.rate.tx_time(bytes),
-            Some(Service::Rate(s)) => s.finish(now, bytes),
-            Some(Service::Trace(t)) => t.finish(arrived, bytes),
+            Some(service) => service.finish(now, bytes, arrived),
         }
     }
 }
@@ -192,7 +204,7 @@ impl Device for PointToPoint {
         };
         tx.qdisc.enqueue(q)?;
         tx.note_max();
-        cx.push(Action::QueueChanged { iface });
+        cx.queue_changed(iface);
         Ok(())
     }
 
@@ -243,7 +255,7 @@ impl Device for PointToPoint {
             });
         }
         if changed {
-            cx.push(Action::QueueChanged { iface });
+            cx.queue_changed(iface);
         }
     }
 

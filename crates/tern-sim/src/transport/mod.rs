@@ -141,6 +141,7 @@ pub struct Io<'a> {
 
 /// The receiving application gets datagram message `msg` at `now`: its sink keeps it, and
 /// the delay table gets its one-way delay.
+#[inline]
 pub(crate) fn deliver(sink: &mut MessageSink, now: SimTime, msg: &UdpMessage, io: &mut Io<'_>) {
     sink.receive(now, msg);
     io.traces.record(&DelayRecord {

@@ -233,6 +233,7 @@ impl World {
         };
         // The last device, the 802.11 one when there is one (else no action names it).
         let wifi = DevId((devices.len() as u32).saturating_sub(1));
+        let small_queues = flows.iter().any(|f| !f.queues.rooms().is_empty());
         let mut world = World {
             seed,
             end,
@@ -250,6 +251,7 @@ impl World {
             qlogs,
             actions: Vec::new(),
             cmds: Vec::new(),
+            small_queues,
             outbox: Default::default(),
             boundary: Default::default(),
         };

@@ -187,6 +187,10 @@ pub struct World {
     /// device), and each call carries out and pops what it pushed before it returns.
     actions: Vec<Action>,
     cmds: Vec<Cmd>,
+    /// Whether a flow counts TCP Small Queues ([`Transport::small_queues`]): if none does,
+    /// a packet leaving its first hop ([`Action::LeftFirstHop`]) has no account to give
+    /// room back to.
+    small_queues: bool,
     /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
     outbox: Outbox,
     /// Which nodes are real, and the TCP flows between Tern and real nodes (emulation;
