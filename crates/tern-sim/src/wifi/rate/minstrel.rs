@@ -145,18 +145,13 @@ struct RateStats<R> {
 ///   throughput (ties: higher p, then the slower rate); `max_prob`, the best-throughput rate
 ///   among those with p > 75 %, or the highest-p rate if none is that reliable (minstrel_ht's
 ///   rule; classic minstrel used 95 %).
-/// * **Multi-rate retry chain**: minstrel hands the driver a chain best throughput →
-///   second best → best probability (classic minstrel then the lowest base rate) and the
-///   hardware walks it on failures; here the chain is max_tp → max_tp2 → max_prob →
-///   slowest rate. Here the MAC asks for each retransmission separately, so the chain is
-///   walked across calls: after an A-MPDU
-///   at a chain rate got nothing acknowledged, the next `select` returns the next chain
-///   entry; any acknowledgement returns to max_tp. The failure of a sample does not advance
-///   the chain (the retransmission goes at max_tp, as in Linux where the sample rate heads
-///   a chain followed by the normal rates). No sampling in the retry chain. With
-///   [`MinstrelConfig::linux_chain`] it is Linux 3.x's under ath9k instead
+/// * **Multi-rate retry chain**: max_tp → max_tp2 → max_prob → slowest rate, one try each,
+///   staying at the slowest; with [`MinstrelConfig::linux_chain`] Linux 3.x's under ath9k
 ///   ([`super::retry_chain`]): max_tp, max_tp2, max_prob, each for its try count, then from
-///   max_tp again.
+///   max_tp again. The MAC asks for each retransmission separately: after a PPDU got
+///   nothing acknowledged the next `select` walks the chain; any acknowledgement returns to
+///   max_tp. A failed sample does not advance the chain (the retransmission goes at max_tp,
+///   as in Linux where the sample heads a chain of the normal rates); no sampling within it.
 /// * **Sampling, Linux 3.x** ([`Sampling::Linux3`], [`MinstrelConfig::linux_3`], what an
 ///   802.11n station of a scenario uses): the probing counters, sample table and candidate
 ///   tests of Linux 3.10-3.13 `minstrel_ht` (see [`super::sampling::LinuxSampler`] and
@@ -363,20 +358,19 @@ impl<S: RateSet> Minstrel<S> {
         self.maybe_update(now);
     }
 
-    /// The try counts of the chain's entries: Linux 3.x's (`super::retry_chain`) for
-    /// max_tp, max_tp2 (RTS/CTS) and max_prob (RTS/CTS), or one each.
+    /// The try counts of the chain's entries (`super::retry_chain`).
     fn chain_counts(&self) -> [u32; 4] {
         if !self.config.linux_chain {
             return [1; 4];
         }
-        let set = &self.config.rates;
-        let tries = |i: usize, rts: bool| {
-            let r = &self.rates[i];
-            let duration = retry_chain::duration_1200_ns(set.data_rate_bps(r.rate));
-            retry_chain::linux3_tries(r.prob, duration, self.avg_ampdu_mpdus, rts)
+        let r = |i: usize| {
+            (
+                self.rates[i].prob,
+                self.config.rates.data_rate_bps(self.rates[i].rate),
+            )
         };
-        let (tp, tp2, prob) = (self.max_tp, self.max_tp2, self.max_prob);
-        [tries(tp, false), tries(tp2, true), tries(prob, true), 1]
+        let chain = [r(self.max_tp), r(self.max_tp2), r(self.max_prob)];
+        retry_chain::linux3_counts(chain, self.avg_ampdu_mpdus)
     }
 
     /// Linux 3.x's "sudden death of spatial multiplexing" (`super::streams`).

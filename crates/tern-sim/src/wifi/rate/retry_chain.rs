@@ -99,6 +99,21 @@ pub fn linux3_tries(prob: Option<f64>, duration_ns: u32, avg_ampdu_len: f64, rts
     }
 }
 
+/// The try counts of Linux 3.x's chain max_tp, max_tp2 (RTS/CTS), max_prob (RTS/CTS),
+/// each given as (EWMA success probability, data rate in bit/s), and a fourth entry of one
+/// try (unused by a chain of three), for an average A-MPDU length `avg_ampdu_len`.
+pub fn linux3_counts(chain: [(Option<f64>, f64); 3], avg_ampdu_len: f64) -> [u32; 4] {
+    let tries = |(prob, bps): (Option<f64>, f64), rts: bool| {
+        linux3_tries(prob, duration_1200_ns(bps), avg_ampdu_len, rts)
+    };
+    [
+        tries(chain[0], false),
+        tries(chain[1], true),
+        tries(chain[2], true),
+        1,
+    ]
+}
+
 /// Where a PPDU stands in its retry chain.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RetryChain {
