@@ -41,14 +41,31 @@
 //! at 5.18 GHz, a coherence time of tens of milliseconds, so an A-MPDU and its retries a
 //! few milliseconds later share a fade). A moving station adds its own speed. Beyond the
 //! breakpoint distance of its model (5–30 m for models B–F) a TGn link is NLOS and every
-//! tap is Rayleigh (K = 0). Two simplifications against TGn, stated: (i) TGn's Doppler
-//! spectrum for this environmental motion is bell-shaped, not Clarke's U-shaped one; this
-//! module implements Clarke's, whose J₀ correlation has the same f_d; (ii) TGn's channels
-//! are frequency-selective (several taps); here the fading is flat, one gain per
-//! transmission, as the per-frame SNR → PER error model assumes. The TGn document itself
-//! could not be retrieved where this was written (no copy in the searchable corpora): the
-//! 1.2 km/h, f_d = v₀/λ, the breakpoint distances and NLOS-Rayleigh taps above are cited from
-//! its widely reproduced summary, without section numbers.
+//! tap is Rayleigh (K = 0). TGn's channels are frequency-selective (several taps,
+//! [`super::tgn`]); this process alone is flat, one gain per transmission. The TGn document
+//! itself could not be retrieved where this was written (no copy in the searchable corpora):
+//! the 1.2 km/h, f_d = v₀/λ, the breakpoint distances, the NLOS-Rayleigh taps and the bell
+//! spectrum below are cited from its widely reproduced summary, without section numbers.
+//!
+//! # Doppler spectrum
+//!
+//! [`DopplerSpectrum::Clarke`] is the U-shaped spectrum of isotropic scattering around a
+//! moving receiver, S(f) ∝ 1/√(1 − (f/f_d)²), autocorrelation J₀(2π·f_d·τ). TGn's
+//! stations stand still and the scatterers move; its taps' Doppler spectrum is the bell
+//! [`DopplerSpectrum::Bell`], S(f) ∝ 1/(1 + A·(f/f_d)²) for |f| ≤ f_d, with A = 9 so that
+//! S(f_d) is a tenth of S(0) (IEEE 802.11-03/940r4, Doppler components; the same spectrum,
+//! A = 9 by default, is MATLAB's `doppler('Bell')` used by its `wlanTGnChannel`). Some
+//! 63 % of its power lies below f_d/3: at the same f_d its correlation falls to 0.5 in
+//! about twice the time Clarke's does (0.08/f_d against 0.04/f_d). Its autocorrelation is
+//! its Fourier transform,
+//! ρ(τ) = ∫₀¹ cos(2π·f_d·τ·x)/(1 + A·x²) dx / (atan(√A)/√A).
+//!
+//! Both are generated the same way: Zheng & Xiao's tiling draws the n-th sinusoid's
+//! normalised frequency xₙ = fₙ/f_d at the quantile uₙ = (n − ½ + θ/2π)/M of the one-sided
+//! spectrum, uniform within its tile [(n − 1)/M, n/M) over θ, so that averaged over θ the
+//! frequencies are distributed as the spectrum and the autocorrelation is exactly its
+//! transform. Clarke's quantile function is x = cos(π·u/2) (their αₙ = π·uₙ/2); the bell's,
+//! from its CDF G(x) = atan(√A·x)/atan(√A), is x = tan(u·atan(√A))/√A.
 //!
 //! # Use
 //!
@@ -101,6 +118,32 @@ pub const SINUSOIDS: usize = 16;
 /// section: "v₀ = 1.2 km/h" for indoor channels with stationary stations).
 pub const TGN_ENVIRONMENT_SPEED: f64 = 1.2 / 3.6;
 
+/// TGn's bell-spectrum constant A: S(f_d) = S(0)/(1 + A) = S(0)/10 (IEEE 802.11-03/940r4).
+pub const TGN_BELL_A: f64 = 9.0;
+
+/// The shape of the Doppler spectrum (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DopplerSpectrum {
+    /// Clarke's U-shaped spectrum, autocorrelation J₀(2π·f_d·τ).
+    Clarke,
+    /// The bell S(f) ∝ 1/(1 + A·(f/f_d)²), |f| ≤ f_d, with this A (TGn: [`TGN_BELL_A`]).
+    Bell(f64),
+}
+
+impl DopplerSpectrum {
+    /// The normalised frequency |f|/f_d at the quantile `u` ∈ [0, 1] of the one-sided
+    /// spectrum (the inverse of its CDF).
+    pub fn quantile(self, u: f64) -> f64 {
+        match self {
+            DopplerSpectrum::Clarke => libm::cos(PI * u / 2.0),
+            DopplerSpectrum::Bell(a) => {
+                let r = libm::sqrt(a);
+                libm::tan(u * libm::atan(r)) / r
+            }
+        }
+    }
+}
+
 /// Parameters of a link's fading.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fading {
@@ -140,7 +183,7 @@ impl Fading {
 pub struct FadingProcess {
     /// ω_d = 2π·f_d, rad/s.
     omega: f64,
-    /// cos αₙ, and (cos ψₙ, sin ψₙ) scaled by 2/√M and by 1/√(2(1 + K)).
+    /// xₙ = fₙ/f_d (cos αₙ for Clarke's spectrum), and (cos ψₙ, sin ψₙ) scaled by 2/√M and by 1/√(2(1 + K)).
     cos_alpha: [f64; SINUSOIDS],
     weight: [(f64, f64); SINUSOIDS],
     phi: f64,
@@ -149,10 +192,27 @@ pub struct FadingProcess {
 }
 
 impl FadingProcess {
-    /// Draws a realisation from `rng`: θ, φ, then ψ₁ … ψ_M, then θ₀ and φ₀ (always, so a
-    /// stream's draws do not depend on K).
+    /// Draws a realisation with Clarke's spectrum ([`Self::with_spectrum`]).
     pub fn new(fading: Fading, rng: &mut RngStream) -> Result<Self, String> {
+        Self::with_spectrum(fading, DopplerSpectrum::Clarke, rng)
+    }
+
+    /// Draws a realisation with the Doppler spectrum `spectrum` from `rng`: θ, φ, then
+    /// ψ₁ … ψ_M, then θ₀ and φ₀ (always, so a stream's draws depend on neither K nor the
+    /// spectrum).
+    pub fn with_spectrum(
+        fading: Fading,
+        spectrum: DopplerSpectrum,
+        rng: &mut RngStream,
+    ) -> Result<Self, String> {
         fading.validate()?;
+        if let DopplerSpectrum::Bell(a) = spectrum {
+            if !(a.is_finite() && a > 0.0) {
+                return Err(format!(
+                    "the bell Doppler spectrum's A must be a finite number > 0, got {a}"
+                ));
+            }
+        }
         let mut phase = || PI * (2.0 * rng.uniform() - 1.0);
         let theta = phase();
         let phi = phase();
@@ -161,8 +221,15 @@ impl FadingProcess {
         let mut cos_alpha = [0.0; SINUSOIDS];
         let mut weight = [(0.0, 0.0); SINUSOIDS];
         for n in 0..SINUSOIDS {
-            let alpha = (2.0 * PI * (n + 1) as f64 - PI + theta) / (4.0 * m);
-            cos_alpha[n] = libm::cos(alpha);
+            cos_alpha[n] = match spectrum {
+                DopplerSpectrum::Clarke => {
+                    libm::cos((2.0 * PI * (n + 1) as f64 - PI + theta) / (4.0 * m))
+                }
+                DopplerSpectrum::Bell(_) => {
+                    let u = ((n + 1) as f64 - 0.5 + theta / (2.0 * PI)) / m;
+                    spectrum.quantile(u)
+                }
+            };
             let psi = phase();
             weight[n] = (scale * libm::cos(psi), scale * libm::sin(psi));
         }
@@ -220,4 +287,4 @@ pub fn mrc_power(branches: &[FadingProcess], t: SimTime) -> f64 {
 
 #[cfg(test)]
 #[path = "fading_tests.rs"]
-mod tests;
+pub(crate) mod tests;

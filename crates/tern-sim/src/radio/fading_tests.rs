@@ -74,6 +74,82 @@ fn the_autocorrelation_is_bessel_j0() {
     }
 }
 
+/// The autocorrelation of the bell spectrum S(x) ∝ 1/(1 + A·x²), |x| ≤ 1, at the lag
+/// f_d·τ = `fd_tau`: its Fourier transform ∫₀¹ cos(2π·fd_tau·x)/(1 + A·x²) dx over
+/// ∫₀¹ dx/(1 + A·x²) = atan(√A)/√A, by composite Simpson with 2000 steps.
+pub(crate) fn bell_autocorrelation(a: f64, fd_tau: f64) -> f64 {
+    let f = |x: f64| libm::cos(2.0 * PI * fd_tau * x) / (1.0 + a * x * x);
+    let steps = 2000;
+    let h = 1.0 / steps as f64;
+    let mut integral = f(0.0) + f(1.0);
+    for i in 1..steps {
+        integral += if i % 2 == 1 { 4.0 } else { 2.0 } * f(i as f64 * h);
+    }
+    integral * h / 3.0 / (libm::atan(libm::sqrt(a)) / libm::sqrt(a))
+}
+
+#[test]
+fn the_bell_quantile_inverts_its_cdf() {
+    // G(x) = atan(√A·x)/atan(√A) is the CDF of |f|/f_d under 1/(1 + A·x²) on [0, 1].
+    let bell = DopplerSpectrum::Bell(TGN_BELL_A);
+    let r = libm::sqrt(TGN_BELL_A);
+    for u in [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0] {
+        let x = bell.quantile(u);
+        let cdf = libm::atan(r * x) / libm::atan(r);
+        assert!((cdf - u).abs() < 1e-12, "u {u}: x {x}, G(x) {cdf}");
+    }
+    // Half the bell's power lies below f_d·tan(atan(3)/2)/3 = 0.18·f_d; Clarke's median is
+    // cos(π/4) = 0.71·f_d.
+    assert!((bell.quantile(0.5) - libm::tan(libm::atan(3.0) / 2.0) / 3.0).abs() < 1e-12);
+    assert!((DopplerSpectrum::Clarke.quantile(0.5) - 0.5f64.sqrt()).abs() < 1e-12);
+}
+
+#[test]
+fn the_bell_spectrum_has_its_fourier_transform_as_autocorrelation() {
+    // TGn's bell (A = 9) at f_d = 10 Hz: E[h(t)·h*(t + τ)] is the spectrum's transform
+    // (the tiling draws the frequencies distributed as the spectrum), 4/√N as for J₀.
+    // At 38 ms J₀ is at its first zero while the bell still correlates at 0.64: the fades
+    // are slower at the same f_d.
+    let n = 20_000;
+    let mut rng = RngStream::new(11, "radio/fading/bell");
+    let bell = DopplerSpectrum::Bell(TGN_BELL_A);
+    let procs: Vec<FadingProcess> = (0..n)
+        .map(|_| FadingProcess::with_spectrum(RAYLEIGH_10HZ, bell, &mut rng).unwrap())
+        .collect();
+    let t0 = SimTime::from_millis(500);
+    let mean_power = procs.iter().map(|p| p.power(t0)).sum::<f64>() / n as f64;
+    assert!(
+        (mean_power - 1.0).abs() <= 4.0 / libm::sqrt(n as f64),
+        "{mean_power}"
+    );
+    for lag_ms in [0u64, 10, 38, 60, 100, 200] {
+        let t1 = t0 + SimTime::from_millis(lag_ms);
+        let est = procs
+            .iter()
+            .map(|p| {
+                let (a, b) = (p.gain(t0), p.gain(t1));
+                a.0 * b.0 + a.1 * b.1
+            })
+            .sum::<f64>()
+            / n as f64;
+        let expect = bell_autocorrelation(TGN_BELL_A, 10.0 * lag_ms as f64 * 1e-3);
+        assert!(
+            (est - expect).abs() <= 4.0 / libm::sqrt(n as f64),
+            "lag {lag_ms} ms: {est} vs the bell's {expect}"
+        );
+    }
+    assert!(bell_autocorrelation(TGN_BELL_A, 0.38) > 0.6);
+}
+
+#[test]
+fn a_bell_spectrum_with_a_non_positive_a_is_refused() {
+    let mut rng = RngStream::new(1, "radio/fading/bad-bell");
+    for a in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let bell = DopplerSpectrum::Bell(a);
+        assert!(FadingProcess::with_spectrum(RAYLEIGH_10HZ, bell, &mut rng).is_err());
+    }
+}
+
 #[test]
 fn a_rician_direct_wave_keeps_the_mean_power_and_narrows_the_fades() {
     // Mean power 1 for any K; deep fades (|h|² ≤ 0.1) get rarer: the Rician CDF at small x

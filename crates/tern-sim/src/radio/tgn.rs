@@ -18,9 +18,9 @@
 //! | E | large office | 100 ns | 18 (0-730 ns), 4 clusters |
 //!
 //! (model A, one tap, is the frequency-flat fading of [`super::fading`]; F is not modelled).
-//! Each tap's complex gain is a Clarke process ([`FadingProcess`]: Zheng & Xiao's sum of
-//! sinusoids at the link's Doppler shift, TGn's 1.2 km/h environmental speed, with the same
-//! stated simplification, a Clarke rather than TGn's bell-shaped spectrum), scaled by the
+//! Each tap's complex gain is a [`FadingProcess`] (Zheng & Xiao's sum of sinusoids at the
+//! link's Doppler shift, TGn's 1.2 km/h environmental speed) with TGn's bell-shaped Doppler
+//! spectrum, A = 9 ([`DopplerSpectrum::Bell`], [`TGN_BELL_A`]), scaled by the
 //! square root of the tap's mean power; the powers are normalised to sum to 1, so the
 //! mean power on every subcarrier is 1 and the path loss alone sets the mean SNR. TGn's
 //! antenna correlation (per-cluster angular spreads) is not modelled: receive antennas fade
@@ -47,7 +47,7 @@
 //! phasors e^{−j2π f τₗ} are computed once per link; a PPDU costs one sum of sinusoids per
 //! tap and one complex multiply-add per tap and subcarrier, no FFT.
 
-use super::fading::{Fading, FadingProcess};
+use super::fading::{DopplerSpectrum, Fading, FadingProcess, TGN_BELL_A};
 use crate::engine::{RngStream, SimTime};
 use core::f64::consts::PI;
 
@@ -388,7 +388,9 @@ impl TgnProcess {
                 k_factor: if l == 0 { fading.k_factor } else { 0.0 },
             };
             let mut rng = RngStream::new(seed, &format!("{stream}/tap{l}"));
-            taps.push((libm::sqrt(power), FadingProcess::new(f, &mut rng)?));
+            let spectrum = DopplerSpectrum::Bell(TGN_BELL_A);
+            let process = FadingProcess::with_spectrum(f, spectrum, &mut rng)?;
+            taps.push((libm::sqrt(power), process));
         }
         let mut phasors = Vec::with_capacity(offsets_hz.len() * taps_def.len());
         for &f in offsets_hz {

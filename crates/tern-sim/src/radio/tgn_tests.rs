@@ -131,3 +131,33 @@ fn a_realisation_is_a_pure_function_of_seed_stream_and_time() {
         pb.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn every_tap_fades_with_tgn_bell_spectrum() {
+    // A Rayleigh subcarrier's power P = |H|² has cov(P(t), P(t + τ)) = |ρ(τ)|² (complex
+    // Gaussian: E[|H₁|²|H₂|²] = 1 + |ρ|²), and every tap has the same ρ, so H's correlation
+    // is the taps': the bell's (A = 9). At f_d = 5.76 Hz and τ = 40 ms the bell gives
+    // |ρ|² = 0.72, Clarke's J₀² 0.29. The product P₁P₂ has E[P₁²P₂²] = 4(1 + 4|ρ|² + |ρ|⁴),
+    // a standard deviation of 3.8 at |ρ|² = 0.72, so 16 000 realisations hold the estimate
+    // to 4 · 3.8/√16 000 = 0.12.
+    let n = 16_000;
+    let (t0, t1) = (SimTime::from_millis(300), SimTime::from_millis(340));
+    let offsets = data_subcarrier_offsets(20);
+    let mut sum = 0.0;
+    for i in 0..n {
+        let p =
+            TgnProcess::new(TgnModel::B, RAYLEIGH, &offsets, 9, &format!("tgn/bell/{i}")).unwrap();
+        let (mut a, mut b) = (vec![0.0; p.subcarriers()], vec![0.0; p.subcarriers()]);
+        p.add_power(t0, &mut a);
+        p.add_power(t1, &mut b);
+        sum += a[10] * b[10];
+    }
+    let cov = sum / n as f64 - 1.0;
+    let rho = crate::radio::fading::tests::bell_autocorrelation(TGN_BELL_A, 5.76 * 0.040);
+    assert!(
+        (cov - rho * rho).abs() <= 0.12,
+        "cov {cov}, bell |ρ|² {}",
+        rho * rho
+    );
+    assert!((cov - libm::j0(2.0 * PI * 5.76 * 0.040).powi(2)).abs() > 0.12);
+}

@@ -45,6 +45,7 @@ use std::fmt::Debug;
 mod ht;
 mod legacy;
 pub mod minstrel;
+pub mod retry_chain;
 pub mod sampling;
 mod streams;
 

@@ -258,8 +258,9 @@ pub struct PropagationSpec {
     pub shadowing: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shadowing_interval: Option<Duration>,
-    /// Small-scale fading per link direction (Clarke's model by Zheng & Xiao's
-    /// sum of sinusoids, `radio/fading.rs`): off unless this table is given.
+    /// Small-scale fading per link direction (Zheng & Xiao's sum of sinusoids,
+    /// `radio/fading.rs`; Clarke's spectrum when flat, TGn's bell on a TGn model's taps):
+    /// off unless this table is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fading: Option<FadingSpec>,
 }
@@ -292,8 +293,8 @@ pub struct FadingSpec {
     /// model of that name (IEEE 802.11-03/940r4; rms delay spread 15, 30, 50, 100 ns;
     /// residential, residential/small office, office, large office) evaluated on the HT data
     /// subcarriers, combined per subcarrier over the receive antennas and mapped to one
-    /// effective SNR by mutual information (`radio/tgn.rs`, `wifi/esm.rs`); `k_factor`
-    /// then applies to the first tap only.
+    /// effective SNR by mutual information (`radio/tgn.rs`, `wifi/esm.rs`); its taps fade
+    /// with TGn's bell-shaped Doppler spectrum, and `k_factor` applies to the first tap only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
 }

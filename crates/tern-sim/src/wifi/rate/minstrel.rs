@@ -1,6 +1,7 @@
 //! Minstrel: Linux mac80211's rate control (`minstrel_ht`), for HT MCSs and legacy rates.
 
 use super::super::phy::Band;
+use super::retry_chain::{self, RetryChain};
 use super::sampling::{LinuxSampler, Sampling};
 use super::streams::{self, GroupLeaders};
 use super::{HtRateSet, RateChoice, RateSet};
@@ -53,6 +54,11 @@ pub struct MinstrelConfig<S: RateSet = HtRateSet> {
     /// than max_tp, and the "sudden death of spatial multiplexing" downgrade. Default off;
     /// on in [`MinstrelConfig::linux_3`].
     pub stream_rules: bool,
+    /// Linux 3.x's retry chain under ath9k (`super::retry_chain`): max_tp, max_tp2,
+    /// max_prob, each tried its `minstrel_calc_retransmit` count, then from max_tp again.
+    /// Default off (each of max_tp, max_tp2, max_prob and the slowest rate once, staying at
+    /// the slowest); on in [`MinstrelConfig::linux_3`].
+    pub linux_chain: bool,
 }
 
 impl<S: RateSet> MinstrelConfig<S> {
@@ -68,19 +74,21 @@ impl<S: RateSet> MinstrelConfig<S> {
             prob_cap: MINSTREL_PROB_CAP,
             initial_ampdu_mpdus: 16,
             stream_rules: false,
+            linux_chain: false,
         }
     }
 
     /// Linux 3.10-3.13 `minstrel_ht` (the wlan-bufferbloat study's Linux 3.13 station):
     /// statistics every 50 ms (`minstrel_ht_tx_status` updates after `update_interval / 2`
     /// of the default 100 ms), [`Sampling::Linux3`] probing, the uncapped success
-    /// probability in the throughput estimate, and its spatial-stream rules.
+    /// probability in the throughput estimate, its spatial-stream rules and retry chain.
     pub fn linux_3(rates: S, band: Band) -> MinstrelConfig<S> {
         MinstrelConfig {
             update_interval: SimTime::from_millis(50),
             sampling: Sampling::Linux3,
             prob_cap: 1.0,
             stream_rules: true,
+            linux_chain: true,
             ..MinstrelConfig::new(rates, band)
         }
     }
@@ -137,15 +145,13 @@ struct RateStats<R> {
 ///   throughput (ties: higher p, then the slower rate); `max_prob`, the best-throughput rate
 ///   among those with p > 75 %, or the highest-p rate if none is that reliable (minstrel_ht's
 ///   rule; classic minstrel used 95 %).
-/// * **Multi-rate retry chain**: minstrel hands the driver a chain best throughput →
-///   second best → best probability (classic minstrel then the lowest base rate) and the
-///   hardware walks it on failures; here the chain is max_tp → max_tp2 → max_prob →
-///   slowest rate. Here the MAC asks for each retransmission separately, so the chain is
-///   walked across calls: after an A-MPDU
-///   at a chain rate got nothing acknowledged, the next `select` returns the next chain
-///   entry; any acknowledgement returns to max_tp. The failure of a sample does not advance
-///   the chain (the retransmission goes at max_tp, as in Linux where the sample rate heads
-///   a chain followed by the normal rates). No sampling in the retry chain.
+/// * **Multi-rate retry chain**: max_tp → max_tp2 → max_prob → slowest rate, one try each,
+///   staying at the slowest; with [`MinstrelConfig::linux_chain`] Linux 3.x's under ath9k
+///   ([`super::retry_chain`]): max_tp, max_tp2, max_prob, each for its try count, then from
+///   max_tp again. The MAC asks for each retransmission separately: after a PPDU got
+///   nothing acknowledged the next `select` walks the chain; any acknowledgement returns to
+///   max_tp. A failed sample does not advance the chain (the retransmission goes at max_tp,
+///   as in Linux where the sample heads a chain of the normal rates); no sampling within it.
 /// * **Sampling, Linux 3.x** ([`Sampling::Linux3`], [`MinstrelConfig::linux_3`], what an
 ///   802.11n station of a scenario uses): the probing counters, sample table and candidate
 ///   tests of Linux 3.10-3.13 `minstrel_ht` (see [`super::sampling::LinuxSampler`] and
@@ -197,8 +203,8 @@ struct RateStats<R> {
 /// station (a set holds one kind of rate: the MCSs, or the ERP-OFDM rates), Linux 3.x's
 /// spatial-stream rules unless [`MinstrelConfig::stream_rules`] is set (`super::streams`:
 /// max_prob with fewer streams than max_tp, the "sudden death of spatial multiplexing"),
-/// per-rate retry counts within the chain (each chain rate is tried once per A-MPDU here),
-/// RTS/CTS protection of samples, and integer fixed-point arithmetic.
+/// RTS/CTS protection of samples and of the chain's later entries, and integer fixed-point
+/// arithmetic (except in the try counts).
 #[derive(Clone, Debug)]
 pub struct Minstrel<S: RateSet = HtRateSet> {
     config: MinstrelConfig<S>,
@@ -216,7 +222,7 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
     max_tp2: usize,
     max_prob: usize,
     /// Position in the retry chain: 0 = max_tp, 1 = max_tp2, 2 = max_prob, 3 = slowest.
-    retry_stage: usize,
+    chain: RetryChain,
     /// The rate (index into `rates`) of the last select if it was a sample.
     pending_sample: Option<usize>,
     /// Linux 3.x's probing state, with [`Sampling::Linux3`].
@@ -227,8 +233,6 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
 
 /// Minstrel over HT MCSs: Linux's `minstrel_ht` for an HT station.
 pub type MinstrelHt = Minstrel<HtRateSet>;
-
-const RETRY_CHAIN_LEN: usize = 4;
 
 impl<S: RateSet> Minstrel<S> {
     /// Panics on an invalid configuration: zero update interval, EWMA weight outside
@@ -288,7 +292,7 @@ impl<S: RateSet> Minstrel<S> {
             max_tp: 0,
             max_tp2: 0,
             max_prob: 0,
-            retry_stage: 0,
+            chain: RetryChain::default(),
             pending_sample: None,
             sampler,
             groups: Vec::new(),
@@ -301,10 +305,10 @@ impl<S: RateSet> Minstrel<S> {
     pub fn select(&mut self, now: SimTime) -> RateChoice<S::Rate> {
         self.maybe_update(now);
         let chain = [self.max_tp, self.max_tp2, self.max_prob, 0];
-        let mut index = chain[self.retry_stage];
+        let mut index = chain[self.chain.position()];
         let mut sample = false;
         let probe = match self.config.sampling {
-            _ if self.retry_stage != 0 => None,
+            _ if !self.chain.at_head() => None,
             Sampling::Fraction(f) => self.fraction_sample(f),
             Sampling::Linux3 => self.linux_sample(),
         };
@@ -336,9 +340,12 @@ impl<S: RateSet> Minstrel<S> {
         self.interval_mpdus += u64::from(attempted);
         self.interval_ampdus += 1;
         if succeeded > 0 {
-            self.retry_stage = 0;
+            self.chain.restart();
         } else if self.pending_sample != Some(index) {
-            self.retry_stage = (self.retry_stage + 1).min(RETRY_CHAIN_LEN - 1);
+            let counts = self.chain_counts();
+            let linux = self.config.linux_chain;
+            self.chain
+                .failed(&counts[..if linux { 3 } else { 4 }], linux);
         }
         self.pending_sample = None;
         let avg = self.avg_ampdu_mpdus;
@@ -349,6 +356,21 @@ impl<S: RateSet> Minstrel<S> {
             self.sudden_death();
         }
         self.maybe_update(now);
+    }
+
+    /// The try counts of the chain's entries (`super::retry_chain`).
+    fn chain_counts(&self) -> [u32; 4] {
+        if !self.config.linux_chain {
+            return [1; 4];
+        }
+        let r = |i: usize| {
+            (
+                self.rates[i].prob,
+                self.config.rates.data_rate_bps(self.rates[i].rate),
+            )
+        };
+        let chain = [r(self.max_tp), r(self.max_tp2), r(self.max_prob)];
+        retry_chain::linux3_counts(chain, self.avg_ampdu_mpdus)
     }
 
     /// Linux 3.x's "sudden death of spatial multiplexing" (`super::streams`).

@@ -325,6 +325,41 @@ fn failing_chain<S: RateSet>(mi: &mut Minstrel<S>, t: SimTime, mpdus: u32) -> Ve
         .collect()
 }
 
+/// Linux 3.x's chain under ath9k (`super::retry_chain`): max_tp (MCS 4), max_tp2 and
+/// max_prob (both MCS 0 here) for their try counts, two each with A-MPDUs of some 13
+/// MPDUs (a try at MCS 4 lasts 62 symbols · 4 µs · 13 = 3.2 ms, two pass 6 ms), then
+/// max_tp again as a new aggregate would.
+#[test]
+fn linux_3_tries_each_chain_rate_its_count_then_starts_again() {
+    let mut mi = MinstrelHt::new(
+        MinstrelConfig {
+            sampling: Sampling::Fraction(0.0),
+            linux_chain: true,
+            ..MinstrelConfig::new(set(7), Band::Ghz5)
+        },
+        RngStream::new(1, "unit"),
+    );
+    mi.report(SimTime::ZERO, mcs(0), 2, 2);
+    mi.report(SimTime::ZERO, mcs(4), 16, 12);
+    mi.report(SimTime(100 * MS), mcs(4), 16, 4);
+    assert_eq!(
+        (mi.max_tp(), mi.max_tp2(), mi.max_prob()),
+        (mcs(4), mcs(0), mcs(0))
+    );
+    let t = SimTime(110 * MS);
+    let rates: Vec<HtMcs> = (0..7)
+        .map(|_| {
+            let rate = mi.select(t).rate;
+            mi.report(t, rate, 13, 0);
+            rate
+        })
+        .collect();
+    let expect = [4, 4, 0, 0, 0, 0, 4].map(mcs);
+    assert_eq!(rates, expect);
+    mi.report(t, mcs(4), 13, 1);
+    assert_eq!(mi.select(t).rate, mcs(4));
+}
+
 #[test]
 fn minstrel_statistics_and_retry_chain() {
     // Exchange overhead in 5 GHz: 16 + 32 + 43 + 7.5 · 9 µs.
