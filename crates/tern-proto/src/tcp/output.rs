@@ -124,7 +124,8 @@ impl Connection {
             if first {
                 self.cc.on_tx_start(now, s.is_app_limited());
             }
-            let tx = s.on_send(now, first);
+            // The segment is in `pipe` already: the flight with it (`tcp_set_tx_in_flight`).
+            let tx = s.on_send(now, first, self.sb.pipe(), self.sb.marked_lost());
             self.sb.set_tx(start, tx);
         }
         if self.pacer.as_ref().is_some_and(|p| p.rate().is_none()) {
