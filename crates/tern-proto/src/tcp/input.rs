@@ -301,7 +301,9 @@ impl Connection {
     }
 
     /// Delivery-rate sample of this ACK (`tcp::rate`) for the controller, then the pacing
-    /// rate it leaves (`tcp_ack` → `tcp_cong_control` → `tcp_update_pacing_rate`).
+    /// rate it leaves (`tcp_ack` → `tcp_cong_control` → `tcp_update_pacing_rate`). Out of
+    /// line, as is [`Self::report_losses`]: only a sampling connection calls them.
+    #[inline(never)]
     fn on_rate_sample(&mut self, now: SimTime, prior_in_flight: u64, lost_before: u64) {
         self.report_losses(now);
         let delivered = self.sb.take_delivered();
@@ -331,6 +333,7 @@ impl Connection {
     /// Each segment marked lost since the last call, to the controller in the order marked
     /// (`tcp_notify_skb_loss_event` → `skb_marked_lost`), with its snapshot's flight and the
     /// losses since it was sent.
+    #[inline(never)]
     pub(super) fn report_losses(&mut self, now: SimTime) {
         for l in self.sb.take_lost() {
             self.cc.on_packet_lost(&LostPacket {

@@ -117,7 +117,9 @@ impl Connection {
 
     /// A data segment `[start, start + len)` (or a FIN) left at `now`, `first` if nothing
     /// was outstanding before it: its delivery-rate snapshot, the controller's
-    /// `CA_EVENT_TX_START`, and the pacer's next departure.
+    /// `CA_EVENT_TX_START`, and the pacer's next departure. Out of line: only a sampling or
+    /// pacing connection calls it.
+    #[inline(never)]
     fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
         self.ack.on_data_sent(now);
         if let Some(s) = self.sampler.as_deref_mut() {
@@ -359,6 +361,7 @@ impl Connection {
 
     /// Frames a synchronized-state segment: ACK, window, timestamps and
     /// SACK blocks (3 with timestamps, else 4; RFC 2018 §3). Written into `out`, every field.
+    #[inline]
     fn frame(
         &mut self,
         now: SimTime,

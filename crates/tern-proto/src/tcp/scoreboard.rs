@@ -168,6 +168,7 @@ pub struct LostTx {
 
 /// Marks `s` lost for `kind`, keeping `counts` right; a segment not lost before and
 /// carrying a rate snapshot is recorded in `lost_tx`.
+#[inline]
 fn mark_lost(
     counts: &mut Counts,
     lost_tx: &mut Vec<LostTx>,
@@ -176,14 +177,20 @@ fn mark_lost(
 ) {
     let newly = s.lost.is_none();
     update(counts, s, |s| s.lost = Some(kind));
-    if newly {
-        if let Some(tx) = s.tx.as_deref() {
-            lost_tx.push(LostTx {
-                tx: *tx,
-                bytes: s.size(),
-                total_lost: counts.marked_lost,
-            });
-        }
+    if newly && s.tx.is_some() {
+        record_lost(lost_tx, s, counts.marked_lost);
+    }
+}
+
+/// The recording part of [`mark_lost`], out of line: only a sampling connection runs it.
+#[inline(never)]
+fn record_lost(lost_tx: &mut Vec<LostTx>, s: &SentSeg, total_lost: u64) {
+    if let Some(tx) = s.tx.as_deref() {
+        lost_tx.push(LostTx {
+            tx: *tx,
+            bytes: s.size(),
+            total_lost,
+        });
     }
 }
 
@@ -439,6 +446,7 @@ impl Scoreboard {
     /// has at least `dup_thresh` SACKed segments above it ("discontiguous
     /// SACKed sequences", counted per segment), or more than
     /// `(dup_thresh - 1) * smss` SACKed bytes.
+    #[inline(always)]
     pub fn first_is_lost(&self, dup_thresh: u32, smss: u32) -> bool {
         self.segs.front().is_some_and(|s| {
             !s.sacked
