@@ -87,6 +87,7 @@ fn p2p(cc: &str, loss: f64) -> Figures {
 fn bbr3_fills_the_link_with_a_smaller_queue_than_v1() {
     let v3 = p2p("bbr3", 0.0);
     let v1 = p2p("bbr", 0.0);
+    eprintln!("no loss: v3 {v3:?}\nno loss: v1 {v1:?}");
     let payload = 10e6 * 1448.0 / 1500.0;
     let lower = payload * 0.99 * (30.0 - 5.0 * 0.15 - 1.0) / 30.0;
     assert!(v3.goodput >= lower && v3.goodput <= payload, "{v3:?}");
@@ -115,6 +116,7 @@ fn with_one_percent_random_loss_bbr3_backs_off_and_v1_does_not() {
     let v1_clean = p2p("bbr", 0.0);
     let v1 = p2p("bbr", 0.01);
     let v3 = p2p("bbr3", 0.01);
+    eprintln!("1 % loss: v3 {v3:?}\n1 % loss: v1 {v1:?}\nno loss: v1 {v1_clean:?}");
     assert!(v1.goodput >= 0.97 * v1_clean.goodput, "{v1:?} {v1_clean:?}");
     assert!(v3.mean_cwnd < 0.7 * v1.mean_cwnd, "{v3:?} {v1:?}");
     assert!(v3.goodput < v1.goodput, "{v3:?} {v1:?}");

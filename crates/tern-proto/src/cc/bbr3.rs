@@ -17,26 +17,30 @@
 //! holds cwnd at half the BDP for 200 ms and a round (draft "ProbeRTT").
 //!
 //! Units as in v1: windows in packets of `smss` bytes, rates in bytes per second, gains in
-//! 1/256. Departures from the kernel, each because Tern's TCP does not hand the signal to
-//! its controller:
-//! - ECN (`ecn_alpha`, `bbr_ecn_lower_bounds`) is not modelled: rate samples carry no CE
-//!   counts. The kernel uses it only on routes marked `ecn_low`, off by default.
-//! - A packet's `tx_in_flight` and the losses since it was sent (`rs->tx_in_flight`,
-//!   `rs->lost`) are estimated from the controller's own history of samples (see
-//!   [`TxHistory`]); `bbr_skb_marked_lost` runs once per ACK that marks losses, with the
-//!   estimate for that ACK, rather than once per lost segment.
+//! 1/256. A packet's flight when it was sent and the losses since (`rs->tx_in_flight`,
+//! `rs->lost`) come from the transport's delivery-rate snapshot of that packet, as the v3
+//! kernel stamps them on each skb (`tcp::rate`): for the newest packet an ACK delivers in
+//! the [`RateSample`], and for each packet marked lost in a [`LostPacket`]
+//! (`bbr_skb_marked_lost`, once per packet); they are counted in bytes and read here in
+//! packets of `smss` bytes, rounded up.
+//!
+//! Departures from the kernel:
+//! - ECN (`ecn_alpha`, `ecn_thresh`, `bbr_ecn_lower_bounds`, the ECN re-probe) is not
+//!   modelled: Tern marks no packet CE and its TCP does not negotiate ECN, so BBRv3 runs as
+//!   the kernel's does on a path without ECN (`ecn_eligible` never set). The kernel uses
+//!   ECN only on routes marked `ecn_low`, off by default.
 //! - `tp->is_cwnd_limited` is read as "the flight reached the window less one packet"
 //!   when the ACK came.
 //! - The app-limited fast path (`bbr_run_fast_path`, a CPU saving) is not taken.
-
-use std::collections::VecDeque;
+//! - A tail-loss probe that repaired a loss (`bbr_run_loss_probe_recovery`) is not
+//!   signalled: Tern's TCP has no TLP.
 
 use super::bbr::aggregation::AckAggregation;
 use super::bbr::bbr_common_methods;
 use super::bbr::probe_rtt::ProbeRttHold;
 use super::bbr::{bdp, in_net_at_edt, initial_pacing_rate, random_below, Bbr, CaState, UNIT};
 use super::{
-    AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent, RateSample, RttSample,
+    AckEvent, CongestionControl, FrtoFallbackEvent, LossEvent, LostPacket, RateSample, RttSample,
     SpuriousRtoEvent,
 };
 use crate::time::SimTime;
@@ -100,8 +104,6 @@ const GSO_BUDGET: u64 = GSO_LEGACY_MAX_SIZE - 1 - 320;
 const TSO_RTT_SHIFT: u64 = 9;
 /// `sysctl_tcp_min_tso_segs`.
 const MIN_TSO_SEGS: u64 = 2;
-/// Samples kept by [`TxHistory`].
-const TX_HISTORY_CAP: usize = 1 << 16;
 
 /// PROBE_BW's phases (draft "ProbeBW"; `enum bbr_pacing_gain_phase`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,54 +122,6 @@ enum AckPhase {
     ProbeStarting,
     ProbeFeedback,
     ProbeStopping,
-}
-
-/// One rate sample as [`TxHistory`] keeps it: the connection's delivered and lost bytes
-/// after it, and the flight when the next ACK came (which bounds the flight any packet
-/// sent between the two ACKs left into).
-#[derive(Clone, Copy, Debug)]
-struct TxSnap {
-    delivered: u64,
-    lost: u64,
-    next_prior_in_flight: Option<u64>,
-}
-
-/// What Linux stamps on each segment at transmission (`tx.in_flight`, `tx.lost`),
-/// recovered from the samples: the ACKed packet left when the connection's delivered count
-/// was `rs.prior_delivered`, that is, after the ACK whose sample ended there and before the
-/// next; the flight then was at most that next ACK's `prior_in_flight`, and the losses
-/// since are `total_lost` now less `total_lost` then.
-#[derive(Clone, Debug, Default)]
-struct TxHistory {
-    snaps: VecDeque<TxSnap>,
-}
-
-impl TxHistory {
-    /// The estimated `(tx_in_flight, lost)` in bytes for `rs`, then `rs` itself is kept.
-    fn take(&mut self, rs: &RateSample) -> (u64, u64) {
-        if let Some(last) = self.snaps.back_mut() {
-            last.next_prior_in_flight.get_or_insert(rs.prior_in_flight);
-        }
-        while self.snaps.len() >= 2 && self.snaps[1].delivered <= rs.prior_delivered {
-            self.snaps.pop_front();
-        }
-        let estimate = match self.snaps.front() {
-            Some(s) if s.delivered <= rs.prior_delivered => (
-                s.next_prior_in_flight.unwrap_or(rs.prior_in_flight),
-                rs.total_lost.saturating_sub(s.lost),
-            ),
-            _ => (rs.prior_in_flight, rs.losses),
-        };
-        if self.snaps.len() >= TX_HISTORY_CAP {
-            self.snaps.pop_front();
-        }
-        self.snaps.push_back(TxSnap {
-            delivered: rs.total_delivered,
-            lost: rs.total_lost,
-            next_prior_in_flight: None,
-        });
-        estimate
-    }
 }
 
 /// The BBRv3 control block (`struct bbr` of the v3 kernel).
@@ -229,7 +183,6 @@ pub struct Bbr3 {
     bw_probe_samples: bool,
     prev_probe_too_high: bool,
     stopped_risky_probe: bool,
-    history: TxHistory,
     rng: u64,
 }
 
@@ -291,7 +244,6 @@ impl Bbr3 {
             bw_probe_samples: false,
             prev_probe_too_high: false,
             stopped_risky_probe: false,
-            history: TxHistory::default(),
             rng: 0x9e37_79b9_7f4a_7c15,
         };
         b.pacing_rate = initial_pacing_rate(b.cwnd * smss, None, STARTUP_PACING_GAIN);
@@ -452,18 +404,6 @@ impl Bbr3 {
         self.loss_in_cycle = true;
     }
 
-    /// `bbr_skb_marked_lost`, once for the segments this ACK marks lost: when the losses
-    /// since the segment left exceed 2 % of its flight while probing, `inflight_hi` comes
-    /// down to where the threshold was crossed.
-    fn on_marked_lost(&mut self, rs: &RateSample, tx_in_flight: u64, lost: u64) {
-        self.note_loss();
-        if !self.bw_probe_samples || !is_inflight_too_high(lost, tx_in_flight) {
-            return;
-        }
-        let at = inflight_hi_from_lost(tx_in_flight, lost, 1);
-        self.handle_inflight_too_high(rs.now, rs.is_app_limited, at);
-    }
-
     /// `bbr_handle_inflight_too_high` (draft `BBRHandleInflightTooHigh`): once per probe,
     /// `inflight_hi = max(tx_in_flight, 0.7 · target)`, and PROBE_UP ends.
     fn handle_inflight_too_high(&mut self, now: SimTime, app_limited: bool, tx_in_flight: u64) {
@@ -514,12 +454,12 @@ impl CongestionControl for Bbr3 {
         self.undo_inflight_hi = self.inflight_hi;
     }
 
-    /// `tcp_enter_loss`: `bbr_ssthresh`, the window at one packet, every segment in flight
-    /// marked lost (`bbr_note_loss`), then `bbr_set_state(TCP_CA_Loss)`.
+    /// `tcp_enter_loss` after the segments in flight were marked lost (each through
+    /// [`Self::on_packet_lost`]): `bbr_ssthresh`, the window at one packet, then
+    /// `bbr_set_state(TCP_CA_Loss)`.
     fn on_rto(&mut self, ev: &LossEvent) {
         self.on_congestion_event(ev);
         self.cwnd = 1;
-        self.note_loss();
         self.prev_ca_state = CaState::Loss;
         self.reset_full_bw();
         if !self.is_probing_bandwidth() && self.inflight_lo == u64::MAX {
@@ -531,14 +471,26 @@ impl CongestionControl for Bbr3 {
         self.srtt = Some(ev.srtt);
     }
 
+    /// `bbr_skb_marked_lost`: every lost packet starts or extends a loss round; while the
+    /// samples reflect a bandwidth probe, a packet whose flight lost more than 2 % since it
+    /// was sent brings `inflight_hi` down to where the loss rate crossed the threshold
+    /// (`bbr_inflight_hi_from_lost_skb`; draft `BBRHandleLostPacket`).
+    fn on_packet_lost(&mut self, ev: &LostPacket) {
+        self.note_loss();
+        if !self.bw_probe_samples || !ev.has_snapshot {
+            return;
+        }
+        let (tx_in_flight, lost) = (self.packets(ev.tx_in_flight), self.packets(ev.lost));
+        if is_inflight_too_high(lost, tx_in_flight) {
+            let at = inflight_hi_from_lost(tx_in_flight, lost, self.packets(ev.bytes));
+            self.handle_inflight_too_high(ev.now, ev.is_app_limited, at);
+        }
+    }
+
     /// `bbr_main`.
     fn on_rate_sample(&mut self, rs: &RateSample) {
         self.delivered = rs.total_delivered;
-        let (tx_in_flight, lost) = self.history.take(rs);
-        let (tx_in_flight, lost) = (self.packets(tx_in_flight), self.packets(lost));
-        if rs.losses > 0 {
-            self.on_marked_lost(rs, tx_in_flight, lost);
-        }
+        let (tx_in_flight, lost) = (self.packets(rs.tx_in_flight), self.packets(rs.lost));
         let state = CaState::of(rs);
         if self.prev_ca_state == CaState::Loss && state != CaState::Loss {
             // `bbr_set_state` → `bbr_exit_loss_recovery`.

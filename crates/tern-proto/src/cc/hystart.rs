@@ -21,7 +21,7 @@
 
 use super::{
     slow_start_increase, AckEvent, AppLimitedEvent, CongestionControl, FrtoFallbackEvent,
-    LossEvent, RateSample, RttSample, SpuriousRtoEvent,
+    LossEvent, LostPacket, RateSample, RttSample, SpuriousRtoEvent,
 };
 use crate::time::SimTime;
 
@@ -186,6 +186,10 @@ impl CongestionControl for HyStartPlusPlus {
 
     fn on_rate_sample(&mut self, ev: &RateSample) {
         self.inner.on_rate_sample(ev);
+    }
+
+    fn on_packet_lost(&mut self, ev: &LostPacket) {
+        self.inner.on_packet_lost(ev);
     }
 
     fn wants_rate_samples(&self) -> bool {

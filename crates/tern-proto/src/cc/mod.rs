@@ -102,6 +102,12 @@ pub struct RateSample {
     /// The sender was application-limited when that packet was sent
     /// (`rs.is_app_limited`): the rate understates the path's.
     pub is_app_limited: bool,
+    /// Bytes in flight just after that packet was sent, itself included
+    /// (`rs->tx_in_flight`, Google's BBRv3 kernel); zero without a packet.
+    pub tx_in_flight: u64,
+    /// Bytes marked lost since that packet was sent (`rs->lost` = `tp->lost − tx.lost`);
+    /// zero without a packet.
+    pub lost: u64,
     /// The connection's delivered count when that packet was sent (`rs.prior_delivered`).
     pub prior_delivered: u64,
     /// Bytes delivered over the connection so far (`tp->delivered`).
@@ -124,6 +130,27 @@ pub struct RateSample {
     /// When the pacer lets the next segment leave (`tp->tcp_wstamp_ns`); `now` or earlier
     /// when it may leave at once.
     pub pacing_edt: SimTime,
+}
+
+/// A packet the transport has just marked lost, with what its delivery-rate snapshot
+/// recorded when it was sent (Google's BBRv3 kernel: `tcp_notify_skb_loss_event`, which adds
+/// it to `tp->lost` and then calls the controller's `skb_marked_lost`). Produced by a
+/// transport that samples delivery rates, once per packet, before the controller hears of
+/// the ACK or timeout that marked it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostPacket {
+    pub now: SimTime,
+    /// Its size in bytes (`tcp_skb_pcount` in packets).
+    pub bytes: u64,
+    /// Bytes in flight just after it was sent, itself included (`tx.in_flight`).
+    pub tx_in_flight: u64,
+    /// Bytes marked lost since it was sent, itself included (`tp->lost − tx.lost`).
+    pub lost: u64,
+    /// Sent while application-limited (`tx.is_app_limited`).
+    pub is_app_limited: bool,
+    /// Its snapshot is still unused: neither SACKed nor already taken by a sample (Linux's
+    /// `tx.delivered_mstamp != 0`).
+    pub has_snapshot: bool,
 }
 
 /// The sender had room in its congestion window but no data to send: it is
@@ -183,6 +210,8 @@ pub trait CongestionControl: core::fmt::Debug + Send {
     fn on_rtt_sample(&mut self, _ev: &RttSample) {}
     /// A new delivery-rate sample (see [`RateSample`] for who produces one).
     fn on_rate_sample(&mut self, _ev: &RateSample) {}
+    /// A packet was marked lost (see [`LostPacket`] for who produces one).
+    fn on_packet_lost(&mut self, _ev: &LostPacket) {}
     /// The sender found room in the window and nothing to send.
     fn on_app_limited(&mut self, _ev: &AppLimitedEvent) {}
     /// Whether the transport must produce [`RateSample`]s for it.

@@ -6,7 +6,7 @@ use super::frto::{AckInfo, AckKind};
 use super::rate::AckFacts;
 use super::recovery::{PartialAck, Recovery};
 use super::{pacing, unwrap_offset, Connection, Event, Segment, State};
-use crate::cc::{AckEvent, LossEvent, RttSample};
+use crate::cc::{AckEvent, LossEvent, LostPacket, RttSample};
 use crate::time::SimTime;
 
 impl Connection {
@@ -301,8 +301,11 @@ impl Connection {
     }
 
     /// Delivery-rate sample of this ACK (`tcp::rate`) for the controller, then the pacing
-    /// rate it leaves (`tcp_ack` → `tcp_cong_control` → `tcp_update_pacing_rate`).
+    /// rate it leaves (`tcp_ack` → `tcp_cong_control` → `tcp_update_pacing_rate`). Out of
+    /// line, as is [`Self::report_losses`]: only a sampling connection calls them.
+    #[inline(never)]
     fn on_rate_sample(&mut self, now: SimTime, prior_in_flight: u64, lost_before: u64) {
+        self.report_losses(now);
         let delivered = self.sb.take_delivered();
         let facts = AckFacts {
             rtt: self.ack_rtt,
@@ -325,6 +328,23 @@ impl Connection {
             sampler.set_app_limited(self.sb.pipe());
         }
         self.update_pacing_rate();
+    }
+
+    /// Each segment marked lost since the last call, to the controller in the order marked
+    /// (`tcp_notify_skb_loss_event` → `skb_marked_lost`), with its snapshot's flight and the
+    /// losses since it was sent.
+    #[inline(never)]
+    pub(super) fn report_losses(&mut self, now: SimTime) {
+        for l in self.sb.take_lost() {
+            self.cc.on_packet_lost(&LostPacket {
+                now,
+                bytes: l.bytes,
+                tx_in_flight: l.tx.in_flight,
+                lost: l.total_lost - l.tx.lost,
+                is_app_limited: l.tx.app_limited,
+                has_snapshot: l.tx.pending,
+            });
+        }
     }
 
     /// The pacing rate: the controller's, else `tcp_update_pacing_rate`'s.
@@ -427,6 +447,9 @@ impl Connection {
             self.smss,
             recover_fs,
         );
+        if self.sampler.is_some() {
+            self.report_losses(now);
+        }
         self.cc.on_congestion_event(&LossEvent {
             now,
             flight_size: self.loss_flight(),

@@ -119,14 +119,17 @@ impl Connection {
 
     /// A data segment `[start, start + len)` (or a FIN) left at `now`, `first` if nothing
     /// was outstanding before it: its delivery-rate snapshot, the controller's
-    /// `CA_EVENT_TX_START`, and the pacer's next departure.
+    /// `CA_EVENT_TX_START`, and the pacer's next departure. Out of line: only a sampling or
+    /// pacing connection calls it.
+    #[inline(never)]
     fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
         self.ack.on_data_sent(now);
         if let Some(s) = self.sampler.as_deref_mut() {
             if first {
                 self.cc.on_tx_start(now, s.is_app_limited());
             }
-            let tx = s.on_send(now, first);
+            // The segment is in `pipe` already: the flight with it (`tcp_set_tx_in_flight`).
+            let tx = s.on_send(now, first, self.sb.pipe(), self.sb.marked_lost());
             self.sb.set_tx(start, tx);
         }
         if self.pacer.as_ref().is_some_and(|p| p.rate().is_none()) {
@@ -360,6 +363,7 @@ impl Connection {
 
     /// Frames a synchronized-state segment: ACK, window, timestamps and
     /// SACK blocks (3 with timestamps, else 4; RFC 2018 §3). Written into `out`, every field.
+    #[inline]
     fn frame(
         &mut self,
         now: SimTime,

@@ -5,6 +5,14 @@
 //! segment it delivers gives a sample of `delivered / max(send interval, ACK interval)`.
 //! Counted in bytes where Linux counts packets.
 //!
+//! The snapshot also keeps what BBRv3 reads of a packet (Google's v3 kernel, which adds to
+//! `tcp_rate_skb_sent` `tx.in_flight`, set by `tcp_set_tx_in_flight`, and `tx.lost`): the
+//! flight just after it left and how much the connection had marked lost then. The sample
+//! of an ACK carries them for the newest delivered segment (`rs->tx_in_flight`, and
+//! `rs->lost` = `tp->lost − rs->prior_lost`, in `tcp_rate_skb_delivered` and
+//! `tcp_rate_gen`); a segment marked lost hands its own to the controller
+//! ([`crate::cc::LostPacket`], `bbr_skb_marked_lost`).
+//!
 //! Call order, per connection: [`RateSampler::on_send`] for every (re)transmission of
 //! data, [`RateSampler::on_delivered`] for every segment an ACK newly delivers (cumulative
 //! or SACK), then [`RateSampler::generate`] once for the ACK; [`RateSampler::on_app_limited`]
@@ -22,6 +30,11 @@ pub struct TxState {
     pub delivered_time: SimTime,
     /// `C.first_sent_time` then: when the flight it belongs to began.
     pub first_sent_time: SimTime,
+    /// Bytes in flight (RFC 6675 `pipe`) just after it left, itself included (`tx.in_flight`:
+    /// `tcp_packets_in_flight` plus its own packets).
+    pub in_flight: u64,
+    /// Bytes the connection had ever marked lost when it left (`tx.lost` = `tp->lost`).
+    pub lost: u64,
     /// Sent while the connection was application-limited.
     pub app_limited: bool,
     /// Not yet used by a sample (Linux clears `delivered_mstamp` once it is).
@@ -36,6 +49,9 @@ struct Building {
     /// Send interval of the newest delivered segment: its send time less its flight's start.
     send_elapsed: SimTime,
     app_limited: bool,
+    /// That segment's `in_flight` and `lost` ([`TxState`]).
+    tx_in_flight: u64,
+    prior_lost: u64,
     found: bool,
 }
 
@@ -58,8 +74,15 @@ pub struct RateSampler {
 
 impl RateSampler {
     /// A segment is (re)sent at `now`; `nothing_outstanding` when no segment was out
-    /// before it (`tp->packets_out == 0`: a new flight starts, draft §3.2).
-    pub fn on_send(&mut self, now: SimTime, nothing_outstanding: bool) -> TxState {
+    /// before it (`tp->packets_out == 0`: a new flight starts, draft §3.2); `in_flight`
+    /// bytes are in flight with it and `lost` bytes were ever marked lost.
+    pub fn on_send(
+        &mut self,
+        now: SimTime,
+        nothing_outstanding: bool,
+        in_flight: u64,
+        lost: u64,
+    ) -> TxState {
         if nothing_outstanding {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -68,6 +91,8 @@ impl RateSampler {
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
+            in_flight,
+            lost,
             app_limited: self.app_limited != 0,
             pending: true,
         }
@@ -88,6 +113,8 @@ impl RateSampler {
             prior_time: tx.delivered_time,
             send_elapsed: sent_at.saturating_sub(tx.first_sent_time),
             app_limited: tx.app_limited,
+            tx_in_flight: tx.in_flight,
+            prior_lost: tx.lost,
             found: true,
         };
         self.first_sent_time = sent_at;
@@ -112,8 +139,9 @@ impl RateSampler {
 
     /// The sample of one ACK (`tcp_rate_gen`); its interval is zero (not valid) when the
     /// ACK delivered no segment with a snapshot, or over a shorter interval than the
-    /// minimum RTT `ack.min_rtt` (ACK compression, draft §3.3). The other facts of the
-    /// ACK are passed through.
+    /// minimum RTT `ack.min_rtt` (ACK compression, draft §3.3). Its `tx_in_flight` and
+    /// `lost` are the newest delivered segment's, zero without one (the kernel leaves them
+    /// unset on a sample without timing). The other facts of the ACK are passed through.
     pub fn generate(&mut self, now: SimTime, ack: AckFacts) -> RateSample {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
@@ -137,6 +165,12 @@ impl RateSampler {
             interval,
             rtt: ack.rtt.unwrap_or(SimTime::MAX),
             is_app_limited: b.app_limited,
+            tx_in_flight: b.tx_in_flight,
+            lost: if b.found {
+                ack.total_lost.saturating_sub(b.prior_lost)
+            } else {
+                0
+            },
             prior_delivered: b.prior_delivered,
             total_delivered: self.delivered,
             delivered_time: self.delivered_time,
@@ -189,7 +223,7 @@ mod tests {
         let mut r = RateSampler::default();
         let mut sent = Vec::new();
         for i in 0..200u64 {
-            sent.push((ms(i), r.on_send(ms(i), i == 0)));
+            sent.push((ms(i), r.on_send(ms(i), i == 0, 0, 0)));
             if i >= 50 {
                 let (at, tx) = sent[(i - 50) as usize];
                 r.on_delivered(ms(i), Some((at, tx)), 1000);
@@ -209,12 +243,76 @@ mod tests {
         }
     }
 
+    /// `tx.in_flight` and `tx.lost` travel with the segment (`tcp_rate_skb_sent`): an ACK's
+    /// sample carries the newest delivered segment's flight (`rs->tx_in_flight`) and the
+    /// losses since it left, `tp->lost` now less `tx.lost` (`rs->lost`); none without a
+    /// delivered snapshot.
+    #[test]
+    fn a_sample_carries_its_packet_s_flight_and_the_losses_since() {
+        let mut r = RateSampler::default();
+        let a = r.on_send(ms(0), true, 1000, 0);
+        let b = r.on_send(ms(1), false, 2000, 500);
+        assert_eq!(
+            (a.in_flight, a.lost, b.in_flight, b.lost),
+            (1000, 0, 2000, 500)
+        );
+        r.on_delivered(ms(50), Some((ms(0), a)), 1000);
+        r.on_delivered(ms(50), Some((ms(1), b)), 1000);
+        let lost_now = AckFacts {
+            total_lost: 3500,
+            ..AckFacts::default()
+        };
+        let s = r.generate(ms(50), lost_now);
+        assert_eq!((s.tx_in_flight, s.lost), (2000, 3000));
+        r.on_delivered(ms(60), None, 0);
+        let s = r.generate(ms(60), lost_now);
+        assert_eq!((s.tx_in_flight, s.lost), (0, 0));
+    }
+
+    /// A segment marked lost hands over its snapshot once, with `tp->lost` counting it
+    /// (`tcp_notify_skb_loss_event`); one without a snapshot (a connection that does not
+    /// sample) is not recorded.
+    #[test]
+    fn the_scoreboard_records_each_newly_lost_snapshot() {
+        use crate::tcp::scoreboard::{Scoreboard, SentSeg};
+        use crate::tcp::RetransmitKind;
+        let mut sb = Scoreboard::default();
+        let mut r = RateSampler::default();
+        for i in 0..3u64 {
+            sb.push(SentSeg {
+                start: i * 1000,
+                len: 1000,
+                fin: false,
+                sent_at: ms(i),
+                retransmitted: false,
+                sacked: false,
+                lost: None,
+                probe: false,
+                tx: None,
+            });
+            if i > 0 {
+                let tx = r.on_send(ms(i), i == 1, sb.pipe(), sb.marked_lost());
+                sb.set_tx(i * 1000, tx);
+            }
+        }
+        sb.mark_all_lost(RetransmitKind::Rto);
+        let lost: Vec<_> = sb
+            .take_lost()
+            .map(|l| (l.bytes, l.tx.in_flight, l.total_lost))
+            .collect();
+        // Segment 0 has no snapshot; 1 left into 2000 B, 2 into 3000 B; `tp->lost` counts
+        // segment 0 too.
+        assert_eq!(lost, vec![(1000, 2000, 2000), (1000, 3000, 3000)]);
+        sb.mark_all_lost(RetransmitKind::Rto);
+        assert_eq!(sb.take_lost().count(), 0);
+    }
+
     #[test]
     fn application_limited_marks_last_until_the_flight_is_delivered() {
         let mut r = RateSampler::default();
-        let tx = r.on_send(ms(0), true);
+        let tx = r.on_send(ms(0), true, 0, 0);
         r.on_app_limited(1000);
-        let marked = r.on_send(ms(1), false);
+        let marked = r.on_send(ms(1), false, 0, 0);
         assert!(!tx.app_limited && marked.app_limited);
         r.on_delivered(ms(10), Some((ms(0), tx)), 1000);
         let s = r.generate(ms(10), AckFacts::default());

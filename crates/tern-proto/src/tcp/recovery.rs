@@ -92,6 +92,7 @@ impl Recovery {
     /// Whether the loss-recovery trigger fired: DupThresh duplicate ACKs
     /// (RFC 5681 §3.2 step 2), or with SACK also IsLost(HighACK+1)
     /// (RFC 6675 §5 step 3).
+    #[inline]
     pub fn should_enter(&self, dupacks: u32, sb: &Scoreboard, dup_thresh: u32, smss: u32) -> bool {
         match self {
             Recovery::Reno { .. } | Recovery::NewReno { .. } => dupacks == dup_thresh,

@@ -119,6 +119,7 @@ impl RecvBuf {
         out
     }
 
+    #[inline]
     fn accept_in_order(&mut self, end: u64) {
         let mut new_nxt = end.max(self.rcv_nxt);
         // Pull in queued ranges that are now contiguous.
@@ -143,6 +144,7 @@ impl RecvBuf {
         }
     }
 
+    #[inline]
     fn insert_ooo(&mut self, mut s: u64, mut e: u64) {
         let mut i = 0;
         while i < self.ooo.len() {

@@ -156,6 +156,44 @@ impl Delivered {
     }
 }
 
+/// A segment newly marked lost that carries a rate snapshot (a connection that samples
+/// delivery rates): the snapshot, the segment's size and the bytes ever marked lost with it
+/// counted (Linux's `tp->lost` as `tcp_notify_skb_loss_event` leaves it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostTx {
+    pub tx: TxState,
+    pub bytes: u64,
+    pub total_lost: u64,
+}
+
+/// Marks `s` lost for `kind`, keeping `counts` right; a segment not lost before and
+/// carrying a rate snapshot is recorded in `lost_tx`.
+#[inline]
+fn mark_lost(
+    counts: &mut Counts,
+    lost_tx: &mut Vec<LostTx>,
+    s: &mut SentSeg,
+    kind: RetransmitKind,
+) {
+    let newly = s.lost.is_none();
+    update(counts, s, |s| s.lost = Some(kind));
+    if newly && s.tx.is_some() {
+        record_lost(lost_tx, s, counts.marked_lost);
+    }
+}
+
+/// The recording part of [`mark_lost`], out of line: only a sampling connection runs it.
+#[inline(never)]
+fn record_lost(lost_tx: &mut Vec<LostTx>, s: &SentSeg, total_lost: u64) {
+    if let Some(tx) = s.tx.as_deref() {
+        lost_tx.push(LostTx {
+            tx: *tx,
+            bytes: s.size(),
+            total_lost,
+        });
+    }
+}
+
 /// Where the IsLost() marking of [`Scoreboard::mark_lost_rfc6675`] resumes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct LossMark {
@@ -191,6 +229,8 @@ pub struct Scoreboard {
     /// Whether deliveries are collected for [`Self::take_delivered`] (a connection that
     /// samples delivery rates).
     sampling: bool,
+    /// Segments with a rate snapshot marked lost since [`Self::take_lost`] was last called.
+    lost_tx: Vec<LostTx>,
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
@@ -344,6 +384,12 @@ impl Scoreboard {
         std::mem::take(&mut self.delivered)
     }
 
+    /// The segments with a rate snapshot marked lost since the last call, in the order
+    /// they were marked (see [`LostTx`]).
+    pub fn take_lost(&mut self) -> std::vec::Drain<'_, LostTx> {
+        self.lost_tx.drain(..)
+    }
+
     /// Bytes ever marked lost.
     pub fn marked_lost(&self) -> u64 {
         self.counts.marked_lost
@@ -400,6 +446,7 @@ impl Scoreboard {
     /// has at least `dup_thresh` SACKed segments above it ("discontiguous
     /// SACKed sequences", counted per segment), or more than
     /// `(dup_thresh - 1) * smss` SACKed bytes.
+    #[inline(always)]
     pub fn first_is_lost(&self, dup_thresh: u32, smss: u32) -> bool {
         self.segs.front().is_some_and(|s| {
             !s.sacked
@@ -438,7 +485,7 @@ impl Scoreboard {
                 m.sacked_segs += 1;
                 m.sacked_bytes += s.size();
             } else if !s.retransmitted && s.lost.is_none() {
-                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
                 self.lost_hint = self.lost_hint.min(m.next);
             }
             m.next += 1;
@@ -450,7 +497,7 @@ impl Scoreboard {
     pub fn mark_first_lost(&mut self, kind: RetransmitKind) {
         if let Some(s) = self.segs.front_mut() {
             if !s.sacked {
-                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
                 self.lost_hint = 0;
             }
         }
@@ -460,7 +507,7 @@ impl Scoreboard {
     /// RFC 6675 §5.1): go-back-N paced by slow start.
     pub fn mark_all_lost(&mut self, kind: RetransmitKind) {
         for s in &mut self.segs {
-            update(&mut self.counts, s, |s| s.lost = Some(kind));
+            mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
         }
         self.lost_hint = 0;
     }
@@ -476,7 +523,7 @@ impl Scoreboard {
                 break;
             }
             if !s.sacked && s.lost.is_none() {
-                update(&mut self.counts, s, |s| s.lost = Some(kind));
+                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
                 self.lost_hint = self.lost_hint.min(i);
             }
         }

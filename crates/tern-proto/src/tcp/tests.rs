@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::cc::{
-    AckEvent, AppLimitedEvent, FrtoFallbackEvent, LossEvent, NewReno, RttSample, SpuriousRtoEvent,
+    AckEvent, AppLimitedEvent, FrtoFallbackEvent, LossEvent, LostPacket, NewReno, RateSample,
+    RttSample, SpuriousRtoEvent,
 };
 
 /// NewReno that also writes down the optional hooks it is given.
@@ -98,4 +99,133 @@ fn controller_hears_rtt_samples_and_app_limited_periods() {
     assert_eq!(*rtts.lock().unwrap(), vec![later]);
     deliver(&mut client, &mut server, later);
     assert_eq!(app_limited.lock().unwrap().last(), Some(&0));
+}
+
+/// NewReno that asks for rate samples and writes down those and the lost packets.
+#[derive(Clone, Debug)]
+struct LossRecorder {
+    inner: NewReno,
+    samples: Arc<Mutex<Vec<RateSample>>>,
+    lost: Arc<Mutex<Vec<LostPacket>>>,
+}
+
+impl CongestionControl for LossRecorder {
+    fn cwnd(&self) -> u64 {
+        self.inner.cwnd()
+    }
+    fn ssthresh(&self) -> u64 {
+        self.inner.ssthresh()
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.inner.on_ack(ev);
+    }
+    fn on_congestion_event(&mut self, ev: &LossEvent) {
+        self.inner.on_congestion_event(ev);
+    }
+    fn on_rto(&mut self, ev: &LossEvent) {
+        self.inner.on_rto(ev);
+    }
+    fn on_rate_sample(&mut self, ev: &RateSample) {
+        self.samples.lock().unwrap().push(*ev);
+    }
+    fn on_packet_lost(&mut self, ev: &LostPacket) {
+        self.lost.lock().unwrap().push(*ev);
+    }
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
+        Box::new(self.clone())
+    }
+    fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
+        self.inner.on_spurious_rto(ev);
+    }
+    fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
+        self.inner.on_frto_fallback(ev);
+    }
+    fn exit_slow_start(&mut self, now: SimTime) {
+        self.inner.exit_slow_start(now);
+    }
+}
+
+/// Ten segments leave at once (initial window 10) and the third is dropped. Each segment's
+/// snapshot holds the flight just after it left, itself included (`tx.in_flight`): n
+/// segments for the n-th. The receiver SACKs 4, 5 and 6; with three segments SACKed above
+/// it the third IsLost() (RFC 6675 §4) and the controller hears of it once, before that
+/// ACK's sample: a flight of 3 segments and 1 segment lost since, itself
+/// (`tp->lost − tx.lost`). That ACK's sample is the sixth segment's: a flight of 6 and the
+/// same loss since it left.
+#[test]
+fn controller_hears_each_lost_segment_with_its_send_time_flight() {
+    let cfg = Config {
+        timestamps: false,
+        ..Config::default()
+    };
+    let mut client = Connection::connect(cfg.clone(), 1, SimTime::ZERO);
+    let mut server = Connection::listen(cfg, 2);
+    deliver(&mut client, &mut server, SimTime::ZERO);
+    deliver(&mut server, &mut client, SimTime::ZERO);
+    deliver(&mut client, &mut server, SimTime::ZERO);
+    let smss = u64::from(client.smss());
+    let rec = LossRecorder {
+        inner: NewReno::new(
+            client.smss(),
+            10 * smss,
+            crate::cc::CaIncrease::ByteCounting,
+        ),
+        samples: Arc::default(),
+        lost: Arc::default(),
+    };
+    let (samples, lost) = (rec.samples.clone(), rec.lost.clone());
+    client.cc = Box::new(rec);
+    client.sampler = Some(Box::default());
+    client.sb.set_sampling();
+
+    client.write(10 * smss);
+    let mut sent = Vec::new();
+    while let Some(seg) = client.poll_transmit(SimTime::ZERO) {
+        sent.push(seg);
+    }
+    assert_eq!(sent.len(), 10);
+    let flights: Vec<_> = client
+        .sb
+        .iter()
+        .map(|s| s.tx.as_ref().unwrap().in_flight)
+        .collect();
+    assert_eq!(flights, (1..=10).map(|n| n * smss).collect::<Vec<_>>());
+    let later = SimTime::from_millis(40);
+    for (i, seg) in sent.iter().enumerate() {
+        if i == 2 {
+            continue;
+        }
+        server.handle_segment(later, seg);
+        while let Some(ack) = server.poll_transmit(later) {
+            let before = lost.lock().unwrap().len();
+            client.handle_segment(later, &ack);
+            if lost.lock().unwrap().len() > before {
+                assert_eq!(i, 5, "marked lost on the ACK of segment {}", i + 1);
+            }
+        }
+    }
+    let lost = lost.lock().unwrap();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    let l = lost[0];
+    assert_eq!(
+        (
+            l.bytes,
+            l.tx_in_flight,
+            l.lost,
+            l.is_app_limited,
+            l.has_snapshot
+        ),
+        (smss, 3 * smss, smss, false, true)
+    );
+    let marking = samples
+        .lock()
+        .unwrap()
+        .iter()
+        .copied()
+        .find(|s| s.losses > 0)
+        .unwrap();
+    assert_eq!((marking.tx_in_flight, marking.lost), (6 * smss, smss));
 }

@@ -91,11 +91,11 @@ impl Connection {
         let frto = self.frto_on_rto();
         self.eifel_rto = None;
         let flight_size = self.loss_flight();
-        self.cc.on_rto(&LossEvent {
+        let loss = LossEvent {
             now,
             flight_size,
             hold_ssthresh: self.rto_holds_ssthresh(flight_size),
-        });
+        };
         self.exit_recovery();
         self.dupacks = 0;
         self.sb.clear_sacks();
@@ -109,6 +109,13 @@ impl Connection {
             self.rto_recovery = true;
             self.sb.mark_all_lost(RetransmitKind::Rto);
         }
+        // The controller hears of the segments marked lost before the timeout itself, as
+        // Linux's `tcp_enter_loss` marks them (`tcp_timeout_mark_lost`) before it calls
+        // `ssthresh` and sets `TCP_CA_Loss`.
+        if self.sampler.is_some() {
+            self.report_losses(now);
+        }
+        self.cc.on_rto(&loss);
         self.force_retx = true;
     }
 

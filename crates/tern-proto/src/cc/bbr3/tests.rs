@@ -45,9 +45,99 @@ fn probing() -> Bbr3 {
     b
 }
 
-/// An ACK of one packet on a fresh history: its flight is `prior_in_flight`, and the losses
-/// since it left are the ones it marks.
-fn ack_with_losses(prior_in_flight: u64, lost: u64) -> RateSample {
+/// Packet `n` of a flight, `bytes` long, marked lost: `tx_in_flight` bytes were in flight
+/// just after it left, and `lost` bytes (itself included) marked lost since.
+fn lost_packet(tx_in_flight: u64, lost: u64, bytes: u64) -> LostPacket {
+    LostPacket {
+        now: SimTime::from_secs(5),
+        bytes,
+        tx_in_flight,
+        lost,
+        is_app_limited: false,
+        has_snapshot: true,
+    }
+}
+
+/// draft "Updating the Model Upon Packet Loss" (`BBRHandleLostPacket`, `IsInflightTooHigh`,
+/// `BBRInflightLongtermFromLostPacket`) in the v3 kernel's fixed point
+/// (`bbr_skb_marked_lost`, `bbr_is_inflight_too_high`, `bbr_inflight_hi_from_lost_skb`;
+/// `loss_thresh` = 5/256). A packet lost out of a flight of 100 with one loss before it: the
+/// threshold is ⌊100 · 5 / 256⌋ = 1 packet and 2 > 1, too high. Before it 99 packets and 1
+/// loss, a budget of ⌈99 · 5 / 256⌉ = ⌊(495 + 255) / 256⌋ = 2 losses, so `lost_prefix` =
+/// ⌊(2 − 1) · 256 / (256 − 5)⌋ = 1 more packet fits: `inflight_hi` = 99 + 1 = 100, above
+/// 0.7 × the target flight (35 + 2 in UP = 37; ⌊37 · 180 / 256⌋ = 26). PROBE_UP ends
+/// (DOWN). Alone in its flight of 100 (1 ≤ 1) the loss changes nothing. Out of 300 with 6
+/// before it: threshold ⌊1500 / 256⌋ = 5 < 7; budget ⌊(299 · 5 + 255) / 256⌋ = 6 = the 6
+/// lost before, so the threshold was crossed already: `lost_prefix` = 0, `inflight_hi` =
+/// 299. With 5 before it: 6 > 5, budget 6, prefix ⌊1 · 256 / 251⌋ = 1: 300. With a flight of
+/// 20 and one loss: 1 > ⌊100 / 256⌋ = 0, prefix ⌊(⌈19 · 5 / 256⌉ − 0) · 256 / 251⌋ = 1, 20,
+/// below 26: `inflight_hi` = 26. Only one cut per probe: a second packet lost leaves it.
+#[test]
+fn a_lost_packet_sets_inflight_hi_where_its_flight_s_loss_rate_crossed_two_percent() {
+    assert!(!is_inflight_too_high(1, 100));
+    assert!(is_inflight_too_high(2, 100));
+    assert_eq!(inflight_hi_from_lost(100, 2, 1), 100);
+    assert_eq!(inflight_hi_from_lost(300, 7, 1), 299);
+    assert_eq!(inflight_hi_from_lost(300, 6, 1), 300);
+    assert_eq!(inflight_hi_from_lost(20, 1, 1), 20);
+    // A two-packet segment's flight before it: 198, budget ⌈990 / 256⌉ = 4, 3 lost before
+    // it, prefix ⌊256 / 251⌋ = 1.
+    assert_eq!(inflight_hi_from_lost(200, 5, 2), 199);
+
+    let mut b = probing();
+    b.on_packet_lost(&lost_packet(100 * SMSS, SMSS, SMSS));
+    assert_eq!(b.inflight_hi(), None);
+    assert_eq!(b.phase(), Some(Phase::Up));
+    assert!(b.loss_in_round);
+
+    let mut b = probing();
+    b.on_packet_lost(&lost_packet(100 * SMSS, 2 * SMSS, SMSS));
+    assert_eq!(b.inflight_hi(), Some(100));
+    assert_eq!(b.phase(), Some(Phase::Down));
+
+    for (lost, hi) in [(7, 299), (6, 300)] {
+        let mut b = probing();
+        b.on_packet_lost(&lost_packet(300 * SMSS, lost * SMSS, SMSS));
+        assert_eq!(b.inflight_hi(), Some(hi));
+    }
+
+    let mut b = probing();
+    b.on_packet_lost(&lost_packet(20 * SMSS, SMSS, SMSS));
+    assert_eq!(b.inflight_hi(), Some(26));
+    b.on_packet_lost(&lost_packet(20 * SMSS, 5 * SMSS, SMSS));
+    assert_eq!(b.inflight_hi(), Some(26));
+}
+
+/// `bbr_skb_marked_lost` looks at a lost packet's flight only while the samples reflect a
+/// probe (`bw_probe_samples`) and when its snapshot is unused (`tx.delivered_mstamp`); an
+/// application-limited one ends the probe without setting `inflight_hi`
+/// (`bbr_handle_inflight_too_high`).
+#[test]
+fn a_lost_packet_counts_only_from_a_probe_with_its_snapshot() {
+    let mut b = probing();
+    b.bw_probe_samples = false;
+    b.on_packet_lost(&lost_packet(100 * SMSS, 10 * SMSS, SMSS));
+    assert_eq!((b.inflight_hi(), b.phase()), (None, Some(Phase::Up)));
+    assert!(b.loss_in_round && b.loss_in_cycle);
+
+    let mut b = probing();
+    let mut p = lost_packet(100 * SMSS, 10 * SMSS, SMSS);
+    p.has_snapshot = false;
+    b.on_packet_lost(&p);
+    assert_eq!((b.inflight_hi(), b.phase()), (None, Some(Phase::Up)));
+
+    let mut b = probing();
+    p.has_snapshot = true;
+    p.is_app_limited = true;
+    b.on_packet_lost(&p);
+    assert_eq!((b.inflight_hi(), b.phase()), (None, Some(Phase::Down)));
+    assert!(b.prev_probe_too_high && !b.bw_probe_samples);
+}
+
+/// An ACK whose newest delivered packet left into `tx_in_flight` packets, `lost` of them
+/// (and of later ones) lost since, with a flight of 40 packets before the ACK: not
+/// cwnd-limited (80), above the BDP (35: DOWN does not turn to CRUISE).
+fn ack(tx_in_flight: u64, lost: u64) -> RateSample {
     RateSample {
         now: SimTime::from_secs(5),
         delivered: BDP,
@@ -57,47 +147,40 @@ fn ack_with_losses(prior_in_flight: u64, lost: u64) -> RateSample {
         total_delivered: 1_000_000 + BDP,
         delivered_time: SimTime::from_secs(5),
         acked_sacked: SMSS,
-        losses: lost * SMSS,
-        prior_in_flight: prior_in_flight * SMSS,
-        in_flight: (prior_in_flight - lost - 1) * SMSS,
-        in_recovery: true,
+        tx_in_flight: tx_in_flight * SMSS,
+        lost: lost * SMSS,
+        prior_in_flight: 40 * SMSS,
+        in_flight: 39 * SMSS,
         total_lost: lost * SMSS,
         pacing_edt: SimTime::from_secs(5),
         ..RateSample::default()
     }
 }
 
-/// draft "Updating the Model Upon Packet Loss" with the kernel's threshold 5/256: of a flight
-/// of 100 packets one loss is within it (1 ≤ ⌊100 · 5 / 256⌋ = 1), two (2 %) are not. The
-/// second loss crossed it: before it 99 packets and 1 loss, a budget of ⌈99 · 5 / 256⌉ = 2
-/// losses, so ⌊(2 − 1) · 256 / 251⌋ = 1 more packet fits: `inflight_hi` = 99 + 1 = 100,
-/// above 0.7 × the target flight (35 + 2 in UP = 37; ⌊37 · 180 / 256⌋ = 26). PROBE_UP ends
-/// (DOWN). With a flight of 20 and one loss, the threshold is crossed at 19 + ⌊1 · 256 /
-/// 251⌋ = 20 and `inflight_hi` = max(20, 26) = 26. Further losses in the same probe leave it.
+/// `bbr_adapt_upper_bounds` on an ACK reads the delivered packet's own `rs->tx_in_flight`
+/// and `rs->lost`: in PROBE_UP, 3 of its flight of 100 lost is over ⌊500 / 256⌋ = 1, and
+/// `inflight_hi` = max(`tx_in_flight`, 26) = 100, the flight itself (no prefix on this
+/// path); 1 of 100 is not. Outside probing a loss-free packet that left into a larger flight
+/// than `inflight_hi` raises it to that flight (draft `BBRAdaptLongtermModel`).
 #[test]
-fn a_lossy_probe_sets_inflight_hi_where_the_loss_rate_crossed_two_percent() {
-    assert!(!is_inflight_too_high(1, 100));
-    assert!(is_inflight_too_high(2, 100));
-    assert_eq!(inflight_hi_from_lost(100, 2, 1), 100);
-    assert_eq!(inflight_hi_from_lost(200, 3, 1), 199 + 2);
-
+fn an_ack_bounds_inflight_hi_by_its_packet_s_flight() {
     let mut b = probing();
-    b.on_rate_sample(&ack_with_losses(100, 1));
-    assert_eq!(b.inflight_hi(), None);
-    assert_eq!(b.phase(), Some(Phase::Up));
-
-    let mut b = probing();
-    b.on_rate_sample(&ack_with_losses(100, 2));
+    b.on_rate_sample(&ack(100, 3));
     assert_eq!(b.inflight_hi(), Some(100));
     assert_eq!(b.phase(), Some(Phase::Down));
 
     let mut b = probing();
-    b.on_rate_sample(&ack_with_losses(20, 1));
-    assert_eq!(b.inflight_hi(), Some(26));
-    let mut later = ack_with_losses(20, 1);
-    later.total_lost = 5 * SMSS;
-    b.on_rate_sample(&later);
-    assert_eq!(b.inflight_hi(), Some(26));
+    b.on_rate_sample(&ack(100, 1));
+    assert_eq!(b.inflight_hi(), None);
+
+    let mut b = probing();
+    b.phase = Phase::Cruise;
+    b.bw_probe_samples = false;
+    b.inflight_hi = 40;
+    b.on_rate_sample(&ack(48, 0));
+    assert_eq!(b.inflight_hi(), Some(48));
+    b.on_rate_sample(&ack(45, 0));
+    assert_eq!(b.inflight_hi(), Some(48));
 }
 
 /// draft "ProbeRTT": the window is `BBRProbeRTTCwndGain` · BDP = ⌈25 000 / 1448⌉ = 18
