@@ -9,12 +9,29 @@ use crate::cc::{
     RttSample, SpuriousRtoEvent,
 };
 
-/// NewReno that also writes down the optional hooks it is given.
+/// NewReno that also writes down the optional hooks it is given; with `sampling` it asks for
+/// rate samples.
 #[derive(Clone, Debug)]
 struct Recorder {
     inner: NewReno,
+    sampling: bool,
     rtts: Arc<Mutex<Vec<SimTime>>>,
     app_limited: Arc<Mutex<Vec<u64>>>,
+    samples: Arc<Mutex<Vec<RateSample>>>,
+    lost: Arc<Mutex<Vec<LostPacket>>>,
+}
+
+impl Recorder {
+    fn new(inner: NewReno) -> Recorder {
+        Recorder {
+            inner,
+            sampling: false,
+            rtts: Arc::default(),
+            app_limited: Arc::default(),
+            samples: Arc::default(),
+            lost: Arc::default(),
+        }
+    }
 }
 
 impl CongestionControl for Recorder {
@@ -38,6 +55,15 @@ impl CongestionControl for Recorder {
     }
     fn on_app_limited(&mut self, ev: &AppLimitedEvent) {
         self.app_limited.lock().unwrap().push(ev.in_flight);
+    }
+    fn on_rate_sample(&mut self, ev: &RateSample) {
+        self.samples.lock().unwrap().push(*ev);
+    }
+    fn on_packet_lost(&mut self, ev: &LostPacket) {
+        self.lost.lock().unwrap().push(*ev);
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.sampling
     }
     fn boxed_clone(&self) -> Box<dyn CongestionControl> {
         Box::new(self.clone())
@@ -76,15 +102,11 @@ fn controller_hears_rtt_samples_and_app_limited_periods() {
     deliver(&mut client, &mut server, SimTime::ZERO);
     assert!(client.is_established() && server.is_established());
 
-    let rec = Recorder {
-        inner: NewReno::new(
-            client.smss(),
-            10 * u64::from(client.smss()),
-            crate::cc::CaIncrease::ByteCounting,
-        ),
-        rtts: Arc::default(),
-        app_limited: Arc::default(),
-    };
+    let rec = Recorder::new(NewReno::new(
+        client.smss(),
+        10 * u64::from(client.smss()),
+        crate::cc::CaIncrease::ByteCounting,
+    ));
     let (rtts, app_limited) = (rec.rtts.clone(), rec.app_limited.clone());
     client.cc = Box::new(rec);
 
@@ -99,53 +121,6 @@ fn controller_hears_rtt_samples_and_app_limited_periods() {
     assert_eq!(*rtts.lock().unwrap(), vec![later]);
     deliver(&mut client, &mut server, later);
     assert_eq!(app_limited.lock().unwrap().last(), Some(&0));
-}
-
-/// NewReno that asks for rate samples and writes down those and the lost packets.
-#[derive(Clone, Debug)]
-struct LossRecorder {
-    inner: NewReno,
-    samples: Arc<Mutex<Vec<RateSample>>>,
-    lost: Arc<Mutex<Vec<LostPacket>>>,
-}
-
-impl CongestionControl for LossRecorder {
-    fn cwnd(&self) -> u64 {
-        self.inner.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.inner.ssthresh()
-    }
-    fn on_ack(&mut self, ev: &AckEvent) {
-        self.inner.on_ack(ev);
-    }
-    fn on_congestion_event(&mut self, ev: &LossEvent) {
-        self.inner.on_congestion_event(ev);
-    }
-    fn on_rto(&mut self, ev: &LossEvent) {
-        self.inner.on_rto(ev);
-    }
-    fn on_rate_sample(&mut self, ev: &RateSample) {
-        self.samples.lock().unwrap().push(*ev);
-    }
-    fn on_packet_lost(&mut self, ev: &LostPacket) {
-        self.lost.lock().unwrap().push(*ev);
-    }
-    fn wants_rate_samples(&self) -> bool {
-        true
-    }
-    fn boxed_clone(&self) -> Box<dyn CongestionControl> {
-        Box::new(self.clone())
-    }
-    fn on_spurious_rto(&mut self, ev: &SpuriousRtoEvent) {
-        self.inner.on_spurious_rto(ev);
-    }
-    fn on_frto_fallback(&mut self, ev: &FrtoFallbackEvent) {
-        self.inner.on_frto_fallback(ev);
-    }
-    fn exit_slow_start(&mut self, now: SimTime) {
-        self.inner.exit_slow_start(now);
-    }
 }
 
 /// Ten segments leave at once (initial window 10) and the third is dropped. Each segment's
@@ -167,14 +142,13 @@ fn controller_hears_each_lost_segment_with_its_send_time_flight() {
     deliver(&mut server, &mut client, SimTime::ZERO);
     deliver(&mut client, &mut server, SimTime::ZERO);
     let smss = u64::from(client.smss());
-    let rec = LossRecorder {
-        inner: NewReno::new(
+    let rec = Recorder {
+        sampling: true,
+        ..Recorder::new(NewReno::new(
             client.smss(),
             10 * smss,
             crate::cc::CaIncrease::ByteCounting,
-        ),
-        samples: Arc::default(),
-        lost: Arc::default(),
+        ))
     };
     let (samples, lost) = (rec.samples.clone(), rec.lost.clone());
     client.cc = Box::new(rec);

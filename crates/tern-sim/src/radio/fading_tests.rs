@@ -58,14 +58,7 @@ fn the_autocorrelation_is_bessel_j0() {
     let t0 = SimTime::from_millis(500);
     for lag_ms in [0u64, 2, 10, 20, 38, 60, 100] {
         let t1 = t0 + SimTime::from_millis(lag_ms);
-        let est = procs
-            .iter()
-            .map(|p| {
-                let (a, b) = (p.gain(t0), p.gain(t1));
-                a.0 * b.0 + a.1 * b.1
-            })
-            .sum::<f64>()
-            / n as f64;
+        let est = correlation(&procs, t0, t1);
         let expect = libm::j0(2.0 * PI * 10.0 * lag_ms as f64 * 1e-3);
         assert!(
             (est - expect).abs() <= 4.0 / libm::sqrt(n as f64),
@@ -124,14 +117,7 @@ fn the_bell_spectrum_has_its_fourier_transform_as_autocorrelation() {
     );
     for lag_ms in [0u64, 10, 38, 60, 100, 200] {
         let t1 = t0 + SimTime::from_millis(lag_ms);
-        let est = procs
-            .iter()
-            .map(|p| {
-                let (a, b) = (p.gain(t0), p.gain(t1));
-                a.0 * b.0 + a.1 * b.1
-            })
-            .sum::<f64>()
-            / n as f64;
+        let est = correlation(&procs, t0, t1);
         let expect = bell_autocorrelation(TGN_BELL_A, 10.0 * lag_ms as f64 * 1e-3);
         assert!(
             (est - expect).abs() <= 4.0 / libm::sqrt(n as f64),
@@ -371,4 +357,16 @@ fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
         assert_eq!(three.fading_db(1, 0, t, 1), db(all));
         assert_eq!(three.fading_db(1, 0, t, 2), db(b0.power(t) + b1.power(t)));
     }
+}
+
+/// The ensemble's estimate of E[g(t0)·g*(t1)] (real part): the autocorrelation at t1 − t0.
+fn correlation(procs: &[FadingProcess], t0: SimTime, t1: SimTime) -> f64 {
+    procs
+        .iter()
+        .map(|p| {
+            let (a, b) = (p.gain(t0), p.gain(t1));
+            a.0 * b.0 + a.1 * b.1
+        })
+        .sum::<f64>()
+        / procs.len() as f64
 }
