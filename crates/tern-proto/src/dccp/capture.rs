@@ -64,7 +64,11 @@ fn udp_fields<M>(body: &Body<M>, out: &mut Vec<u8>) {
             in_handover,
             ..
         } => {
-            let mut words = vec![seq as u32, micros(ts), micros(rtt.unwrap_or(SimTime::ZERO))];
+            let mut words = vec![
+                seq as u32,
+                micros(ts),
+                micros(rtt.get().unwrap_or(SimTime::ZERO)),
+            ];
             if in_handover {
                 words.push(u32::from(OPT_HANDOVER_NOTICE) << 24 | 2 << 16);
             }

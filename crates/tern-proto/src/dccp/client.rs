@@ -201,11 +201,11 @@ impl Client {
         let body = Body::Data {
             seq,
             ts: now,
-            rtt: self.sender.rtt(),
+            rtt: self.sender.rtt().into(),
             msg,
             in_handover,
-            round: self.sender.round(),
-            ccval,
+            round: u32::try_from(self.sender.round()).unwrap_or(u32::MAX),
+            ccval: u32::try_from(ccval).unwrap_or(u32::MAX),
         };
         self.sender.handle_sent(now);
         self.data_sent += 1;

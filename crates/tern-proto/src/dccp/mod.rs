@@ -32,4 +32,4 @@ pub mod wire;
 
 pub use client::{Client, ClientEvent, REQUEST_TIMEOUT, REQUEST_TIMEOUT_MAX};
 pub use server::Server;
-pub use wire::{Body, DccpType, Packet, Payload, Wire, HANDOVER_NOTICE, NO_LOSS};
+pub use wire::{Body, DccpType, Packet, Payload, Rtt, Wire, HANDOVER_NOTICE, NO_LOSS};

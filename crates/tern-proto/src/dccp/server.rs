@@ -64,11 +64,11 @@ impl Server {
                 let info = DataInfo {
                     seq,
                     sent: ts,
-                    rtt,
+                    rtt: rtt.get(),
                     size: msg.bytes(),
                     in_handover,
-                    round,
-                    ccval,
+                    round: u64::from(round),
+                    ccval: u64::from(ccval),
                 };
                 self.reply = self.receiver.handle_data(now, info).map(Reply::Feedback);
             }

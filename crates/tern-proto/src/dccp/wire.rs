@@ -4,6 +4,7 @@
 //! type `M` ([`Payload`]); the capture bytes of these packets are in [`super::capture`].
 
 use crate::time::SimTime;
+use std::num::NonZeroU64;
 
 /// The UDP header, RFC 768.
 pub const UDP_HEADER: u32 = 8;
@@ -102,6 +103,30 @@ impl Wire {
     }
 }
 
+/// The sender's RTT estimate as a data packet carries it (RFC 5348 §3.2.1), none before the
+/// first sample: one word (nanoseconds plus one, so that zero means none). Every field of a
+/// data packet is kept narrow because the simulator's packet slot holds the largest body of
+/// any transport and is laid out in 64-byte lines: this body must stay within 72 bytes for a
+/// slot to take two lines, not three.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rtt(Option<NonZeroU64>);
+
+impl Rtt {
+    /// No estimate yet.
+    pub const NONE: Rtt = Rtt(None);
+
+    /// The estimate.
+    pub fn get(self) -> Option<SimTime> {
+        self.0.map(|n| SimTime(n.get() - 1))
+    }
+}
+
+impl From<Option<SimTime>> for Rtt {
+    fn from(rtt: Option<SimTime>) -> Rtt {
+        Rtt(rtt.and_then(|t| NonZeroU64::new(t.0.saturating_add(1))))
+    }
+}
+
 /// What a TFRC packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Body<M> {
@@ -110,16 +135,17 @@ pub enum Body<M> {
         seq: u64,
         /// The sender's timestamp and RTT estimate.
         ts: SimTime,
-        rtt: Option<SimTime>,
+        rtt: Rtt,
         msg: M,
         /// Sent while the sender's link was down in a handover (countermeasure B's notice,
         /// [`HANDOVER_NOTICE`]).
         in_handover: bool,
-        /// The sender's round (ns-2's `round_id`; it adds no bytes here).
-        round: u64,
-        /// DCCP's window counter (RFC 4342 §8.1), unwrapped: the CCVal field carries it
-        /// modulo 16.
-        ccval: u64,
+        /// The sender's round (ns-2's `round_id`; it adds no bytes here), saturating at
+        /// `u32::MAX`.
+        round: u32,
+        /// DCCP's window counter (RFC 4342 §8.1), unwrapped and saturating at `u32::MAX`:
+        /// the CCVal field carries it modulo 16.
+        ccval: u32,
     },
     /// Receiver feedback (RFC 5348 §3.2.2); over DCCP a DCCP-Ack with CCID 3's options.
     Feedback {
@@ -218,7 +244,7 @@ mod tests {
             body: Body::Data {
                 seq: 1,
                 ts: SimTime::ZERO,
-                rtt: None,
+                rtt: Rtt::NONE,
                 msg: msg(629),
                 in_handover: false,
                 round: 0,
@@ -280,7 +306,7 @@ mod tests {
             body: Body::Data {
                 seq: 1,
                 ts: SimTime::ZERO,
-                rtt: None,
+                rtt: Rtt::NONE,
                 msg: msg(1000),
                 in_handover: false,
                 round: 0,

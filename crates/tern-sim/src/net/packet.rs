@@ -227,3 +227,19 @@ impl PacketPool {
         self.next_uid
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Packet;
+
+    /// The layout [`Packet`]'s documentation promises: the hop fields in the first 64-byte
+    /// line and the body in the second, so a slot is two cache lines. A transport whose wire
+    /// body grows past what the second line holds makes every packet of every transport three
+    /// lines, and a queue of them stops fitting in L1 (benches/RESULTS.md, "Three builds in
+    /// the same sitting").
+    #[test]
+    fn a_packet_slot_is_two_cache_lines() {
+        assert_eq!(std::mem::align_of::<Packet>(), 64);
+        assert_eq!(std::mem::size_of::<Packet>(), 128);
+    }
+}
