@@ -89,8 +89,8 @@ fn deliver(from: &mut Connection, to: &mut Connection, now: SimTime) -> usize {
     n
 }
 
-#[test]
-fn controller_hears_rtt_samples_and_app_limited_periods() {
+/// A client and a server after the three-way handshake, without timestamps.
+fn established() -> (Connection, Connection) {
     let cfg = Config {
         timestamps: false,
         ..Config::default()
@@ -100,6 +100,12 @@ fn controller_hears_rtt_samples_and_app_limited_periods() {
     deliver(&mut client, &mut server, SimTime::ZERO);
     deliver(&mut server, &mut client, SimTime::ZERO);
     deliver(&mut client, &mut server, SimTime::ZERO);
+    (client, server)
+}
+
+#[test]
+fn controller_hears_rtt_samples_and_app_limited_periods() {
+    let (mut client, mut server) = established();
     assert!(client.is_established() && server.is_established());
 
     let rec = Recorder::new(NewReno::new(
@@ -132,15 +138,7 @@ fn controller_hears_rtt_samples_and_app_limited_periods() {
 /// same loss since it left.
 #[test]
 fn controller_hears_each_lost_segment_with_its_send_time_flight() {
-    let cfg = Config {
-        timestamps: false,
-        ..Config::default()
-    };
-    let mut client = Connection::connect(cfg.clone(), 1, SimTime::ZERO);
-    let mut server = Connection::listen(cfg, 2);
-    deliver(&mut client, &mut server, SimTime::ZERO);
-    deliver(&mut server, &mut client, SimTime::ZERO);
-    deliver(&mut client, &mut server, SimTime::ZERO);
+    let (mut client, mut server) = established();
     let smss = u64::from(client.smss());
     let rec = Recorder {
         sampling: true,
