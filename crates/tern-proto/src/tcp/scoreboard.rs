@@ -26,8 +26,12 @@ use crate::time::SimTime;
 
 #[cfg(test)]
 mod prop;
+mod sampled;
 #[cfg(test)]
 mod tests;
+
+use sampled::record_lost;
+pub use sampled::{Delivered, LostTx};
 
 /// One sent, not yet cumulatively acknowledged segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,36 +140,6 @@ fn update(counts: &mut Counts, s: &mut SentSeg, change: impl FnOnce(&mut SentSeg
     }
 }
 
-/// What ACKs delivered since [`Scoreboard::take_delivered`] was last called: the bytes
-/// newly acknowledged or SACKed, and the newest-sent delivered segment with a pending
-/// rate snapshot (its send time and snapshot).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Delivered {
-    pub bytes: u64,
-    pub newest: Option<(SimTime, TxState)>,
-}
-
-impl Delivered {
-    fn add(&mut self, s: &SentSeg, bytes: u64) {
-        self.bytes += bytes;
-        if let Some(tx) = s.tx.as_deref().filter(|tx| tx.pending) {
-            if self.newest.is_none_or(|(at, _)| s.sent_at >= at) {
-                self.newest = Some((s.sent_at, *tx));
-            }
-        }
-    }
-}
-
-/// A segment newly marked lost that carries a rate snapshot (a connection that samples
-/// delivery rates): the snapshot, the segment's size and the bytes ever marked lost with it
-/// counted (Linux's `tp->lost` as `tcp_notify_skb_loss_event` leaves it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LostTx {
-    pub tx: TxState,
-    pub bytes: u64,
-    pub total_lost: u64,
-}
-
 /// Marks `s` lost for `kind`, keeping `counts` right; a segment not lost before and
 /// carrying a rate snapshot is recorded in `lost_tx`.
 #[inline]
@@ -179,18 +153,6 @@ fn mark_lost(
     update(counts, s, |s| s.lost = Some(kind));
     if newly && s.tx.is_some() {
         record_lost(lost_tx, s, counts.marked_lost);
-    }
-}
-
-/// The recording part of [`mark_lost`], out of line: only a sampling connection runs it.
-#[inline(never)]
-fn record_lost(lost_tx: &mut Vec<LostTx>, s: &SentSeg, total_lost: u64) {
-    if let Some(tx) = s.tx.as_deref() {
-        lost_tx.push(LostTx {
-            tx: *tx,
-            bytes: s.size(),
-            total_lost,
-        });
     }
 }
 
