@@ -7,7 +7,7 @@
 //!   `check(spec, cx)`, the checks of them the types do not make (a window of 0 B), with
 //!   the scenario at hand ([`$crate::scenario::CheckCx`]);
 //! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands, with the
-//!   mechanisms its settings put above it ([`$crate::world::registry::BuildCx`]);
+//!   mechanisms its settings put above it ([`$crate::transport::build_cx::BuildCx`]);
 //! - `STREAM`: whether it is a reliable byte stream (its messages are late, never lost);
 //! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
 //!   [`crate::trace::pcap::WireEncode`] (capture bytes);
@@ -69,7 +69,7 @@ macro_rules! transports {
         /// The transport of a flow, built by its kind's slice.
         pub fn build(
             spec: &TransportSpec,
-            cx: $crate::world::registry::BuildCx<'_>,
+            cx: $crate::transport::build_cx::BuildCx<'_>,
         ) -> (Box<dyn Transport>, Vec<Cmd>) {
             match spec {
                 $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*

@@ -9,6 +9,7 @@
 //! kind of transport; a new one is a new folder here and one line in
 //! [`with_transports!`](crate::with_transports).
 
+pub mod build_cx;
 #[macro_use]
 mod list;
 pub mod small_queues;

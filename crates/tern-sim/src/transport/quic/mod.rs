@@ -16,7 +16,7 @@ pub mod records;
 pub(crate) use records::records;
 pub mod spec;
 pub mod summary;
-mod setup;
+pub(crate) mod setup;
 
 mod app;
 mod config;

@@ -2,12 +2,10 @@
 //! the RSSI scheduler when its settings turn it on.
 
 use super::{QlogUse, QuicApp, QuicTransport};
-use crate::mech::rssi_quic::RssiScheduledQuic;
-use crate::mech::rssi_scheduler::Config as RssiConfig;
 use super::spec::{QuicSpec, RssiSchedulerSpec};
 use crate::scenario::{CheckCx, PathSeg, ScenarioError};
 use crate::transport::{Cmd, Transport};
-use crate::world::registry::{boxed, BuildCx};
+use crate::transport::build_cx::{boxed, BuildCx};
 
 /// Its settings in a scenario (`transport = { kind = "quic", … }`).
 pub type Spec = QuicSpec;
@@ -97,10 +95,16 @@ fn check_rssi_scheduler(cx: &CheckCx<'_, '_>, r: &RssiSchedulerSpec) -> Result<(
     Ok(())
 }
 
-/// The flow's transport; its qlog files are added when the scenario records them.
+/// The flow's transport; its qlog files are added when the scenario records them. The
+/// RSSI-threshold scheduler the flow's settings may ask for is put above it by its mechanism
+/// (`mech::rssi_quic::build`).
 pub fn build(spec: &QuicSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    boxed(transport(spec, cx))
+}
+
+/// The flow's QUIC transport itself, and its first commands.
+pub fn transport(spec: &QuicSpec, cx: BuildCx<'_>) -> (QuicTransport, Vec<Cmd>) {
     let f = cx.flow;
-    let start = f.start.0;
     let qlog = match cx.qlog {
         Some(q) => QlogUse::Files(
             ["client", "server"].map(|side| q.add(format!("{}.{side}.sqlog", f.name))),
@@ -108,26 +112,13 @@ pub fn build(spec: &QuicSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>)
         None if cx.shared.quic_trace => QlogUse::PtoCount,
         None => QlogUse::Off,
     };
-    let quic = QuicTransport::new(
+    QuicTransport::new(
         &f.name,
         spec,
         cx.seed,
         cx.mtu,
-        start,
+        f.start.0,
         QuicApp::new(&f.app, cx.source),
         qlog,
-    );
-    match spec.rssi_scheduler.as_ref().filter(|r| r.enabled) {
-        None => boxed(quic),
-        Some(r) => {
-            let config = RssiConfig {
-                t1_dbm: r.t1,
-                t2_dbm: r.t2,
-                period: r.period.0,
-                hysteresis_db: r.hysteresis,
-                abandon_below_dbm: r.abandon_below,
-            };
-            boxed(RssiScheduledQuic::new(quic, config, start))
-        }
-    }
+    )
 }

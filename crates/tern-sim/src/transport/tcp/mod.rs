@@ -14,7 +14,7 @@ pub mod records;
 pub(crate) use records::records;
 pub mod spec;
 pub mod summary;
-mod setup;
+pub(crate) mod setup;
 mod trace;
 
 pub use config::{config, TcpConfigs};

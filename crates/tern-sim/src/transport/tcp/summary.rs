@@ -2,7 +2,6 @@
 //! beside them what a `ConnectionSwitcher` above it did (`switcher`).
 
 use super::super::{KindSummary, TransportSummary};
-use crate::mech::summary::SwitcherSummary;
 use crate::summary::FlowSummary;
 use serde::Serialize;
 
@@ -54,4 +53,16 @@ impl FlowSummary {
             _ => None,
         }
     }
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// What a connection switcher above the flow (`mech::switched`) did, filled in by it.
+pub struct SwitcherSummary {
+    /// When the UE moved new messages to the spare connection.
+    pub switched_at_s: Option<f64>,
+    pub notices_sent: u64,
+    pub notices_received: u64,
+    pub handovers_seen: u64,
+    /// The spare connection's sending endpoint, once opened.
+    pub spare_tcp: Option<TcpSummary>,
 }

@@ -5,7 +5,7 @@ use crate::net::packet::IPV4_HEADER;
 use super::spec::TfrcSpec;
 use crate::scenario::{AppSpec, CheckCx, ScenarioError};
 use crate::transport::{Cmd, Transport};
-use crate::world::registry::{boxed, BuildCx};
+use crate::transport::build_cx::{boxed, BuildCx};
 
 /// Its settings in a scenario (`transport = { kind = "tfrc", … }`).
 pub type Spec = TfrcSpec;

@@ -13,7 +13,7 @@ use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
 use crate::scenario::{CheckCx, ScenarioError};
 use records::RttRecord;
-use crate::world::registry::{boxed, BuildCx};
+use crate::transport::build_cx::{boxed, BuildCx};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
