@@ -3,12 +3,14 @@
 //! dispatches on the kind, so that nothing outside a slice names the kinds.
 //!
 //! A slice `transport/<slice>/` provides:
-//! - `Spec`: its settings in a scenario (`transport = { kind = "<slice>", … }`), and
-//!   `check(spec, cx)`, the checks of them the types do not make (a window of 0 B), with
-//!   the scenario at hand ([`$crate::scenario::CheckCx`]);
-//! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands, with the
-//!   mechanisms its settings put above it ([`$crate::transport::build_cx::BuildCx`]);
-//! - `STREAM`: whether it is a reliable byte stream (its messages are late, never lost);
+//! - in `spec.rs` (the scenario layer: it imports only `scenario`): `Spec`, its settings in
+//!   a scenario (`transport = { kind = "<slice>", … }`); `check(spec, cx)`, the checks of
+//!   them the types do not make (a window of 0 B), with the scenario at hand
+//!   ([`crate::scenario::CheckCx`]); `STREAM`, whether it is a reliable byte stream (its
+//!   messages are late, never lost). The scenario's `TransportSpec` is made from these
+//!   (`transport_spec!`, scenario/schema/flow.rs);
+//! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands
+//!   ([`crate::transport::build_cx::BuildCx`]); mechanisms above it are built by `mech::build`;
 //! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
 //!   [`crate::trace::pcap::WireEncode`] (capture bytes);
 //! - `Summary`: what it adds to its flows' summaries, implementing [`super::KindSummary`]
@@ -18,53 +20,19 @@
 //!   slice's into [`crate::trace::RecordKind`] and the trace tables (see
 //!   [`crate::trace::records`]); it may list none.
 //!
-//! The macro makes [`super::TransportSpec`] (a variant `Kind(slice::Spec)` per line, the
-//! first the default, its `kind` the slice's name), [`super::Body`] (a variant
+//! The macro makes [`super::Body`] (a variant
 //! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation),
 //! [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line) and their
-//! dispatch: [`super::build`], [`super::check`], `Body`'s sizes and encoder, and the
+//! dispatch: [`super::build`], `Body`'s sizes and encoder, and the
 //! summary's transfer time.
 
-/// Makes the transports' modules, [`super::TransportSpec`], [`super::Body`] and
+/// Makes the transports' modules, [`super::Body`] and
 /// [`super::TransportSummary`] from the list (see the module doc).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! transports {
-    (
-        {}
-        $(#[$first_doc:meta])* $first:ident => $first_slice:ident,
-        $($(#[$doc:meta])* $kind:ident => $slice:ident,)*
-    ) => {
-        $crate::transports!(@make TransportSpec::$first($first_slice::Spec::default()),
-            $(#[$first_doc])* $first => $first_slice,
-            $($(#[$doc])* $kind => $slice,)*);
-    };
-    (@make $default:expr, $($(#[$doc:meta])* $kind:ident => $slice:ident,)*) => {
+    ( {} $($(#[$doc:meta])* $kind:ident => $slice:ident,)* ) => {
         $(pub mod $slice;)*
-
-        /// A flow's transport in a scenario: `transport = { kind = "…", … }` with its
-        /// kind's settings.
-        #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-        #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-        pub enum TransportSpec {
-            $($(#[$doc])* $kind($slice::Spec),)*
-        }
-
-        impl Default for TransportSpec {
-            fn default() -> Self {
-                $default
-            }
-        }
-
-        impl TransportSpec {
-            /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than
-            /// datagrams.
-            pub fn is_stream(&self) -> bool {
-                match self {
-                    $(TransportSpec::$kind(_) => $slice::STREAM,)*
-                }
-            }
-        }
 
         /// The transport of a flow, built by its kind's slice.
         pub fn build(
@@ -73,16 +41,6 @@ macro_rules! transports {
         ) -> (Box<dyn Transport>, Vec<Cmd>) {
             match spec {
                 $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*
-            }
-        }
-
-        /// The checks of a flow's transport settings that their types do not make.
-        pub(crate) fn check(
-            spec: &TransportSpec,
-            cx: &$crate::scenario::CheckCx<'_, '_>,
-        ) -> Result<(), $crate::scenario::ScenarioError> {
-            match spec {
-                $(TransportSpec::$kind(spec) => $slice::check(spec, cx),)*
             }
         }
 

@@ -41,6 +41,7 @@ crate::with_transports! { transports {} }
 use crate::app::MessageSink;
 use crate::engine::SimTime;
 use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
+pub use crate::scenario::TransportSpec;
 use crate::trace::pcap::WireEncode;
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;

@@ -506,7 +506,8 @@ impl Transport for QuicTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The QUIC settings of a flow, for a QUIC flow.
 impl super::TransportSpec {

@@ -497,7 +497,8 @@ impl LinkObserver for TcpTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The TCP settings of a flow, for a TCP flow.
 impl super::TransportSpec {

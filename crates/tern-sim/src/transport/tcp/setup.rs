@@ -1,27 +1,15 @@
-//! A TCP flow from its scenario settings: the flow's transport, one connection or two under
-//! a connection switcher (`switcher = { … }`).
+//! A TCP flow's transport from its scenario settings: one connection (a connection
+//! switcher, `switcher = { … }`, is put above it by `mech::switched::build`).
 
 use super::{config, TcpApp, TcpConn, TcpTransport};
 use crate::app::{MessageSource, MessageStream};
-use crate::scenario::{
-    AppSpec, CheckCx, FlowSpec, ScenarioError, TcpSpec,
-};
+use crate::scenario::{AppSpec, FlowSpec, TcpSpec};
 use crate::transport::small_queues::SmallQueues;
 use crate::transport::{Cmd, Transport};
 use crate::transport::build_cx::{boxed, BuildCx};
 use std::sync::Arc;
 use tern_proto::tcp::Config;
 
-/// Its settings in a scenario (`transport = { kind = "tcp", … }`).
-pub type Spec = TcpSpec;
-
-/// A reliable stream: a message is late, never lost.
-pub const STREAM: bool = true;
-
-/// TCP's settings are checked where they are read (`scenario::validate`, the profiles).
-pub fn check(_: &TcpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
-    Ok(())
-}
 
 /// The flow's transport: one TCP connection. A connection switcher the flow's settings ask
 /// for (`switcher = { … }`) is put above TCP by its mechanism (`mech::switched::build`).

@@ -357,7 +357,8 @@ impl LinkObserver for TfrcTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The TFRC settings of a flow, for a TFRC flow.
 impl super::TransportSpec {

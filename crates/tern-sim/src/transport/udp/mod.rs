@@ -2,6 +2,8 @@
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
 pub mod capture;
+pub mod spec;
+pub use spec::{check, Spec, UdpSpec, STREAM};
 pub mod records;
 pub(crate) use records::records;
 
@@ -11,11 +13,8 @@ use super::{
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
-use crate::scenario::{CheckCx, ScenarioError};
 use records::RttRecord;
 use crate::transport::build_cx::{boxed, BuildCx};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -105,21 +104,6 @@ pub enum Summary {}
 
 impl KindSummary for Summary {}
 
-/// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UdpSpec {}
-
-/// Its settings in a scenario.
-pub type Spec = UdpSpec;
-
-/// Datagrams: a message lost is lost.
-pub const STREAM: bool = false;
-
-/// Nothing to check beyond the types.
-pub fn check(_: &UdpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
-    Ok(())
-}
 
 /// The flow's transport: its application's datagrams.
 pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
