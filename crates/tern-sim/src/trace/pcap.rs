@@ -222,13 +222,32 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     frame(packet, Framing::capture(capture), out)
 }
 
+/// Makes [`encoder`] from the transports' list: each slice's wire type implements
+/// [`WireEncode`] (in its capture.rs); a real host's bytes have none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! body_encoder {
+    ( {} $($(#[$doc:meta])* $kind:ident => $slice:ident,)* ) => {
+        /// The capture encoder of a packet's body; none for a real host's bytes, which are
+        /// their own.
+        fn encoder(body: &Body) -> Option<&dyn WireEncode> {
+            match body {
+                $(Body::$kind(b) => Some(b),)*
+                Body::Raw(_) => None,
+            }
+        }
+    };
+}
+
+crate::with_transports! { body_encoder {} }
+
 /// Appends the bytes of `packet` to `out` as `how` says: the one encoder of captures and
 /// of what Tern's endpoints send to real hosts.
 pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let capture = how.capture;
     let total = packet.size();
     let total16 = u16::try_from(total).map_err(|_| EncodeError::PacketTooLong(total))?;
-    let Some(wire) = packet.body.encoder() else {
+    let Some(wire) = encoder(&packet.body) else {
         let Body::Raw(bytes) = &packet.body else {
             unreachable!("every body but a real host's has an encoder")
         };

@@ -44,17 +44,6 @@ macro_rules! transports {
             }
         }
 
-        /// What a packet carries past its IPv4 header: one transport's packet, or a real
-        /// host's bytes.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub enum Body {
-            $($(#[$doc])* $kind($slice::OnWire),)*
-            /// A whole IPv4 packet of a real host (emulation, [`$crate::emu`]), header
-            /// included, exactly as its kernel wrote it to its TUN device; it crosses Tern
-            /// intact.
-            Raw(Vec<u8>),
-        }
-
         /// What a flow's kind of transport adds to its summary, flattened into the flow's
         /// fields (`"tcp": {…}`); none for a kind whose `Summary` is empty.
         #[derive(Clone, Debug, serde::Serialize)]
@@ -79,35 +68,5 @@ macro_rules! transports {
                 }
             }
         )*
-
-        impl Body {
-            /// Transport header plus payload, in bytes.
-            #[inline]
-            pub fn transport_len(&self) -> u32 {
-                match self {
-                    $(Body::$kind(b) => WireBody::transport_len(b),)*
-                    // The size on the link is the real packet's; injection accepts none
-                    // shorter than an IPv4 header.
-                    Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
-                }
-            }
-
-            /// Whether it is one of the application's messages that may still arrive
-            /// ([`WireBody::is_message`]).
-            pub fn is_message(&self) -> bool {
-                match self {
-                    $(Body::$kind(b) => WireBody::is_message(b),)*
-                    Body::Raw(_) => false,
-                }
-            }
-
-            /// Its capture encoder; none for a real host's bytes, which are their own.
-            pub fn encoder(&self) -> Option<&dyn WireEncode> {
-                match self {
-                    $(Body::$kind(b) => Some(b),)*
-                    Body::Raw(_) => None,
-                }
-            }
-        }
     };
 }

@@ -40,9 +40,9 @@ crate::with_transports! { transports {} }
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
-use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
+pub use crate::net::packet::{Body, WireBody};
+use crate::net::packet::{PacketPool, PacketRef, UdpMessage};
 pub use crate::scenario::TransportSpec;
-use crate::trace::pcap::WireEncode;
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;
 
@@ -65,19 +65,6 @@ impl Side {
             Side::Client => "client",
             Side::Server => "server",
         }
-    }
-}
-
-/// What a kind of transport puts in its packets: its variant of [`Body`], its size on the
-/// wire and (through [`WireEncode`]) its bytes in a capture.
-pub trait WireBody: WireEncode {
-    /// Transport header plus payload, in bytes.
-    fn transport_len(&self) -> u32;
-
-    /// Whether it is one of the application's messages that may still arrive (a datagram):
-    /// the summary counts those in the network at the end as in flight.
-    fn is_message(&self) -> bool {
-        false
     }
 }
 

@@ -12,6 +12,8 @@
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;
@@ -519,8 +521,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A QUIC flow's packets: UDP datagrams of its connection.
-pub type OnWire = QuicDatagram;
 
 impl WireBody for QuicDatagram {
     #[inline]

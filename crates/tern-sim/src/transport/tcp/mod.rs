@@ -8,6 +8,8 @@
 //! endpoint's single wake-up.
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 mod config;
 pub mod pattern;
 pub mod records;
@@ -510,8 +512,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A TCP flow's packets: its segments.
-pub type OnWire = Segment;
 
 impl WireBody for Segment {
     #[inline]

@@ -9,6 +9,8 @@
 //! one-way delay.
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;
@@ -370,8 +372,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A TFRC flow's packets, each carrying at most one of the application's messages.
-pub type OnWire = Packet<UdpMessage>;
 
 impl WireBody for Packet<UdpMessage> {
     #[inline]

@@ -2,6 +2,8 @@
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 pub mod spec;
 pub use spec::{check, Spec, UdpSpec, STREAM};
 pub mod records;
@@ -112,8 +114,6 @@ pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
     ))
 }
 
-/// A UDP flow's packets: its application's datagrams.
-pub type OnWire = UdpMessage;
 
 impl WireBody for UdpMessage {
     #[inline]
