@@ -27,7 +27,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("tracelink", &["tracelink"]),
     ("summary", &["summary"]),
     ("net", &["net"]),
-    ("capture", &["trace::pcap", "trace::capture", "trace::addr", "trace::qlog"]),
+    (
+        "capture",
+        &[
+            "trace::pcap",
+            "trace::capture",
+            "trace::addr",
+            "trace::qlog",
+        ],
+    ),
     ("app", &["app"]),
     ("link", &["link"]),
     ("cellular", &["cellular"]),

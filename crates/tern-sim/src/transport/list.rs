@@ -11,7 +11,9 @@
 //!   (`transport_spec!`, scenario/schema/flow.rs);
 //! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands
 //!   ([`crate::transport::build_cx::BuildCx`]); mechanisms above it are built by `mech::build`;
-//! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
+//! - in `wire.rs` (the net layer: it imports only `net` and `tern-proto`): `OnWire`, the
+//!   type its packets carry, which `net::packet::Body` holds (`packet_body!`, net/body.rs);
+//!   it implements [`super::WireBody`] (sizes) and, in capture.rs,
 //!   [`crate::trace::pcap::WireEncode`] (capture bytes);
 //! - `Summary`: what it adds to its flows' summaries, implementing [`super::KindSummary`]
 //!   (its fields, flattened into the flow's: `tcp`, `quic`, `tfrc`, each under the slice's
@@ -20,14 +22,11 @@
 //!   slice's into [`crate::trace::RecordKind`] and the trace tables (see
 //!   [`crate::trace::records`]); it may list none.
 //!
-//! The macro makes [`super::Body`] (a variant
-//! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation),
-//! [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line) and their
-//! dispatch: [`super::build`], `Body`'s sizes and encoder, and the
-//! summary's transfer time.
+//! The macro makes [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line)
+//! and the dispatch: [`super::build`] and the summary's transfer time.
 
-/// Makes the transports' modules, [`super::Body`] and
-/// [`super::TransportSummary`] from the list (see the module doc).
+/// Makes the transports' modules and [`super::TransportSummary`] from the list (see the
+/// module doc).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! transports {
