@@ -42,30 +42,5 @@ macro_rules! transports {
                 $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*
             }
         }
-
-        /// What a flow's kind of transport adds to its summary, flattened into the flow's
-        /// fields (`"tcp": {…}`); none for a kind whose `Summary` is empty.
-        #[derive(Clone, Debug, serde::Serialize)]
-        #[serde(untagged)]
-        pub enum TransportSummary {
-            $($kind($slice::Summary),)*
-        }
-
-        impl TransportSummary {
-            /// The time of a bounded transfer that completed, from the flow's start (s).
-            pub fn transfer_time_s(&self) -> Option<f64> {
-                match self {
-                    $(TransportSummary::$kind(s) => KindSummary::transfer_time_s(s),)*
-                }
-            }
-        }
-
-        $(
-            impl From<$slice::Summary> for TransportSummary {
-                fn from(s: $slice::Summary) -> Self {
-                    TransportSummary::$kind(s)
-                }
-            }
-        )*
     };
 }

@@ -43,6 +43,7 @@ use crate::engine::SimTime;
 pub use crate::net::packet::{Body, WireBody};
 use crate::net::packet::{PacketPool, PacketRef, UdpMessage};
 pub use crate::scenario::TransportSpec;
+pub use crate::summary::{KindSummary, TransportSummary};
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;
 
@@ -65,16 +66,6 @@ impl Side {
             Side::Client => "client",
             Side::Server => "server",
         }
-    }
-}
-
-/// What a kind of transport adds to its flows' summaries (its slice's `Summary`): fields
-/// serialized into the flow's own.
-pub trait KindSummary: serde::Serialize {
-    /// The time of a bounded transfer that completed, from the flow's start (s); none by
-    /// default.
-    fn transfer_time_s(&self) -> Option<f64> {
-        None
     }
 }
 

@@ -7,7 +7,7 @@ use crate::scenario::FlowSpec;
 use crate::trace::QlogFiles;
 use crate::transport::build_cx::BuildCx;
 pub use crate::transport::build_cx::Shared;
-use crate::transport::{self, Cmd, Transport};
+use crate::transport::{Cmd, Transport};
 
 /// The transport of flow `f` (the `index`-th of the scenario) on a path of MTU `mtu`, and
 /// its first commands. `source` is the application's message source, if it has one. A QUIC
@@ -30,9 +30,6 @@ pub fn build(
         qlog,
         shared,
     };
-    // A mechanism above the flow's transport builds both; otherwise the slice alone.
-    match crate::mech::build(&f.transport, cx) {
-        Ok(built) => built,
-        Err(cx) => transport::build(&f.transport, cx),
-    }
+    // The slice's transport, under the mechanism the flow's settings ask for, if any.
+    crate::mech::build(&f.transport, cx)
 }

@@ -1,8 +1,7 @@
 //! What TCP adds to its flows' summaries: the sending endpoint's counters (`tcp`), and
 //! beside them what a `ConnectionSwitcher` above it did (`switcher`).
 
-use super::super::{KindSummary, TransportSummary};
-use crate::summary::FlowSummary;
+use crate::summary::{FlowSummary, KindSummary, TransportSummary};
 use serde::Serialize;
 
 /// A TCP flow's part of its summary, flattened into the flow's fields.

@@ -5,12 +5,13 @@ pub mod capture;
 pub mod wire;
 pub use wire::OnWire;
 pub mod spec;
+pub mod summary;
 pub use spec::{check, Spec, UdpSpec, STREAM};
 pub mod records;
 pub(crate) use records::records;
 
 use super::{
-    deliver, Arrival, Cmd, Io, KindSummary, Side, Transport, TransportReport, WireBody,
+    deliver, Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody,
 };
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
@@ -100,11 +101,6 @@ impl Transport for UdpTransport {
     }
 }
 
-/// UDP adds nothing to its flows' summaries.
-#[derive(Clone, Debug, serde::Serialize)]
-pub enum Summary {}
-
-impl KindSummary for Summary {}
 
 
 /// The flow's transport: its application's datagrams.
