@@ -338,7 +338,6 @@ impl Connection {
             sacked: false,
             lost: None,
             probe,
-            tx: Default::default(),
         });
         if self.sampler.is_some() || self.pacer.is_some() {
             self.on_data_sent(now, start, len, first);
