@@ -150,7 +150,7 @@ fn controller_hears_each_lost_segment_with_its_send_time_flight() {
     };
     let (samples, lost) = (rec.samples.clone(), rec.lost.clone());
     client.cc = Box::new(rec);
-    client.sampler = Some(Box::default());
+    client.sampling = Some(Box::default());
     client.sb.set_sampling();
 
     client.write(10 * smss);
