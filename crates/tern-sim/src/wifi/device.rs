@@ -413,7 +413,9 @@ impl Device for WifiDevice {
                     self.bsses[b].wake_into(now, &mut out);
                     self.outcome(now, b, &mut out, cx);
                     out.clear();
-                    self.spare = out;
+                    // What `take` left in its place holds no buffer: dropping it would
+                    // only cost the checks.
+                    std::mem::forget(std::mem::replace(&mut self.spare, out));
                 }
             }
             Token::RoamStart(i) => self.roam_start(now, i, cx),

@@ -116,6 +116,11 @@ pub struct Bss {
     winners: Vec<usize>,
     ended: Vec<Tx>,
     unanswered: Vec<usize>,
+    /// No queued frame reaches its MSDU lifetime before this time: the frame exchange's
+    /// [`FrameExchange::expire`] is not called before it. A frame queued at `t` lowers it
+    /// to `t + lifetime` at most; a station that joins or leaves (its frames queued again,
+    /// a retried frame's attempts started over) sets it back to zero.
+    expire_from: SimTime,
     backoff_rng: RngStream,
     errors: Errors,
     /// Positions and path loss of the members (entity order), for the SNR of each frame.
@@ -213,6 +218,7 @@ impl Bss {
             winners: Vec::new(),
             ended: Vec::new(),
             unanswered: Vec::new(),
+            expire_from: SimTime::ZERO,
             backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
             errors: Errors::new(
                 RngStream::new(seed, &format!("wifi/{name}/errors")),
@@ -246,6 +252,9 @@ impl Bss {
         }
         if !self.exchange.has_traffic(from) {
             self.access[from].ready_at = now;
+        }
+        if let Some(lifetime) = self.cfg.lifetime {
+            self.expire_from = self.expire_from.min(now + lifetime);
         }
         self.exchange.queue(from).push_back(Frame {
             peer: to,
@@ -304,6 +313,7 @@ impl Bss {
         let mut out = Outcome::default();
         self.exchange.leave(k, &mut out);
         self.access[k].associated = false;
+        self.expire_from = SimTime::ZERO;
         out
     }
 
@@ -338,6 +348,7 @@ impl Bss {
     pub fn associate(&mut self, now: SimTime, k: usize, frames: Vec<Frame>) -> Vec<Frame> {
         let limit = self.cfg.queue_limit;
         self.access[k].associated = true;
+        self.expire_from = SimTime::ZERO;
         let mut overflow = Vec::new();
         for mut f in frames {
             f.peer = 0;
@@ -387,7 +398,10 @@ impl Bss {
                 Exchange::Ht(x) => self.first_access(x),
             },
         };
-        medium.into_iter().chain(self.exchange.next_timeout()).min()
+        match (medium, self.exchange.next_timeout()) {
+            (Some(m), Some(t)) => Some(m.min(t)),
+            (m, t) => m.or(t),
+        }
     }
 
     /// The earliest time an entity's backoff lets it transmit ([`Bss::access_time_of`]), the
@@ -444,7 +458,9 @@ impl Bss {
             return;
         }
         if let Some(lifetime) = self.cfg.lifetime {
-            self.exchange.expire(now, lifetime, &mut cx!(self, out));
+            if now >= self.expire_from {
+                self.expire_from = self.exchange.expire(now, lifetime, &mut cx!(self, out));
+            }
         }
         let mut winners = std::mem::take(&mut self.winners);
         winners.clear();
