@@ -469,9 +469,12 @@ impl Bss {
             Exchange::Ht(x) => self.winners_at(now, x, &mut winners),
         }
         if !winners.is_empty() {
+            // `winners` is in entity order: one pass over both.
+            let mut won = winners.iter().copied().peekable();
             for (i, e) in self.access.iter_mut().enumerate() {
+                let winner = won.next_if_eq(&i).is_some();
                 if let Some(from) = e.count_from.take() {
-                    if !winners.contains(&i) && now > from {
+                    if !winner && now > from {
                         let elapsed = (now - from).as_nanos() / self.timing.slot.as_nanos();
                         e.slots -= e.slots.min(elapsed as u32);
                     }
@@ -527,8 +530,10 @@ impl Bss {
             }
             self.after_exchange(now, tx, response.is_some(), collision, out);
         }
+        // `unanswered` is in entity order, as the transmissions are: one pass over both.
+        let mut left = unanswered.iter().copied().peekable();
         for (i, e) in self.access.iter_mut().enumerate() {
-            e.count_from = Some(if unanswered.contains(&i) {
+            e.count_from = Some(if left.next_if_eq(&i).is_some() {
                 // §10.3.2.11: backoff is invoked when AckTimeout expires (by then the medium
                 // has been idle for more than DIFS/AIFS).
                 (now + self.ack_timeout).max(idle_from + self.aifs)
