@@ -124,10 +124,9 @@ impl Connection {
     /// A data segment `[start, start + len)` (or a FIN) left at `now`, `first` if nothing
     /// was outstanding before it: its delivery-rate snapshot, the controller's
     /// `CA_EVENT_TX_START`, and the pacer's next departure. Out of line: only a sampling or
-    /// pacing connection calls it.
+    /// pacing connection calls it (every connection tells its ACK policy, `tcp_event_data_sent`).
     #[inline(never)]
     fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
-        self.ack.on_data_sent(now);
         if let Some(s) = self.sampling.as_deref_mut() {
             if first {
                 self.cc.on_tx_start(now, s.sampler.is_app_limited());
@@ -226,6 +225,7 @@ impl Connection {
         };
         let seq = self.local_seq(start);
         self.note_retransmit(kind, seq, len);
+        self.ack.on_data_sent(now);
         if self.sampling.is_some() {
             self.on_data_sent(now, start, len, false);
         }
@@ -345,6 +345,7 @@ impl Connection {
             lost: None,
             probe,
         });
+        self.ack.on_data_sent(now);
         if self.sampling.is_some() {
             self.on_data_sent(now, start, len, first);
         }
