@@ -3,7 +3,7 @@
 //! or EIFS, collisions and airtime. What an entity does once it has the medium is its
 //! frame exchange ([`exchange::FrameExchange`]): Data/Ack for the DCF PHYs ([`dcf`]),
 //! A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The parameters are in
-//! [`config`], what the BSS reports in [`records`].
+//! [`config`], what the BSS reports in [`outcome`].
 //!
 //! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
 //! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
@@ -47,14 +47,14 @@ mod dcf;
 mod exchange;
 mod ht;
 mod ht_rx;
-mod records;
+mod outcome;
 
 pub use config::{Config, DcfRate, Phy};
 use dcf::{DcfExchange, DcfRates};
 use exchange::{Cx, Errors, Exchange, FrameExchange, Tx};
 use ht::HtExchange;
 pub use ht::HtPhy;
-pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
+pub use outcome::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
 
 /// A packet waiting in, or carried by, a MAC.
 #[derive(Clone, Copy, Debug)]
