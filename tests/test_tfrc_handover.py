@@ -59,9 +59,9 @@ def test_the_figures_rates_are_the_claims(quick):
 
 def test_a_mobile_without_a_loss_event_has_an_unbounded_loss_interval(quick):
     # RFC 3448 §5.4: p = 0 until the first loss event; the claims count 1/p as infinite
-    # there, a value (k of n counts it), never a missing one; a run whose feedback records
-    # after the reconnection are mostly from before the receiver detected the gap's loss
-    # (median p = 0) is "above the residents", whose p > 0.
+    # there, a value (k of n counts it), never a missing one; a run that holds p = 0 for
+    # most of the time after the reconnection (median 1/p infinite) is "above the
+    # residents", whose p > 0.
     by_id = {r.claim.id: r for r in quick.results}
     for gap in ("4_5s", "10s"):
         li = by_id[f"loss-interval-4000-at-{gap}"].outcome
