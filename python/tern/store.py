@@ -316,11 +316,13 @@ def connect(
     keys: Keys = None,
     materialize: bool = False,
     prefix: str = "",
+    links: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection over a sweep folder (see the module docs); with
     `keys`, over those runs only (a reproduction's claims see one seed's runs at a time);
     `materialize` reads small traces into memory once (many queries over few runs);
-    `prefix` goes before the name of every table and trace (for views of one's own over them).
+    `prefix` goes before the name of every table and trace (for views of one's own over them);
+    `links=False` leaves the `links` table empty (for queries that do not read it).
 
     `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
     the folder's runs and traces, read-only, and no file: reading or writing any file
@@ -332,7 +334,11 @@ def connect(
     con = duckdb.connect()
     tables = (
         ("runs", summaries(root, keys), "flow VARCHAR"),
-        ("links", link_summaries(root, keys), "link VARCHAR, direction VARCHAR"),
+        (
+            "links",
+            link_summaries(root, keys) if links else pl.DataFrame(),
+            "link VARCHAR, direction VARCHAR",
+        ),
     )
     for table, frame, names in tables:
         table = _sql_identifier(prefix + table)

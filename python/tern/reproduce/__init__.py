@@ -238,12 +238,12 @@ def reproduce(
     cpu1 = _cpu(resource.RUSAGE_SELF)
     for e in study.experiments:
         chosen = [c for c in study.claims if c.experiment == e.name]
-        rep.results += judge_claims(chosen, *done[e.name])
+        rep.results += judge_claims(chosen, *done[e.name], study.tables)
     order = {c.id: i for i, c in enumerate(study.claims)}
     rep.results.sort(key=lambda r: order[r.claim.id])
     claims = {c.id: c for c in study.claims}
     for s in study.sensitivity:
-        rep.sensitivity += sensitivity_values(s, claims, points[s.name])
+        rep.sensitivity += sensitivity_values(s, claims, points[s.name], study.tables)
     results = Results(study, done)
     try:
         rep.figures = list(importlib.import_module(module_name(study_id)).figures(results))

@@ -3,6 +3,7 @@ for a pooled claim), on a sandboxed connection that sees only those runs."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,12 +130,41 @@ def _show_seed(
         con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM {source}')
 
 
+def _names(sql: str, tables: Mapping[str, str]) -> list[str]:
+    """The study's tables a query names."""
+    return [t for t in tables if re.search(rf"\b{re.escape(t)}\b", sql)]
+
+
+def _reads_links(sql: str) -> bool:
+    return re.search(r"\blinks\b", sql, re.IGNORECASE) is not None
+
+
+def _build_tables(
+    con: duckdb.DuckDBPyConnection, tables: Mapping[str, str], needed: list[str]
+) -> dict[str, str]:
+    """Builds the study's tables `needed` from the views of the seed shown now; the error of
+    each one that failed."""
+    failed = {}
+    for name in needed:
+        try:
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS {tables[name]}')
+        except duckdb.Error as e:
+            con.execute(f'DROP TABLE IF EXISTS "{name}"')
+            failed[name] = f"table {name} failed: {e}"
+    return failed
+
+
 def values_per_seed(
-    claims: Iterable[Claim], folder: Path, runs: Mapping[str, int]
+    claims: Iterable[Claim],
+    folder: Path,
+    runs: Mapping[str, int],
+    tables: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[dict[int, object], list[str]]]:
     """Every claim's query over the runs `runs` (key → seed) of one sweep folder: per claim,
     its value per seed (key 0 for a pooled claim) and the errors met. One connection holds
-    the folder's runs; the names a claim reads are views over one seed's runs at a time."""
+    the folder's runs; the names a claim reads are views over one seed's runs at a time, and
+    the study's `tables` a claim names are built from them once per seed before the claims."""
+    tables = tables or {}
     claims = list(claims)
     out: dict[str, tuple[dict[int, object], list[str]]] = {c.id: ({}, []) for c in claims}
     per_seed = [c for c in claims if not c.pooled]
@@ -146,7 +176,11 @@ def values_per_seed(
         jobs.append((None, sorted(runs), pooled))
     if not jobs:
         return out
-    con = store.connect(folder, sandbox=True, keys=set(runs), materialize=True, prefix=_ALL)
+    # The links' summaries cost as much to read as the flows'; only for queries that read them.
+    links = any(_reads_links(sql) for sql in [c.value for c in claims] + list(tables.values()))
+    con = store.connect(
+        folder, sandbox=True, keys=set(runs), materialize=True, prefix=_ALL, links=links
+    )
     try:
         names = con.execute("SELECT table_name, table_type FROM information_schema.tables")
         traces = {
@@ -156,8 +190,11 @@ def values_per_seed(
         }
         for seed, keys, chosen in jobs:
             _show_seed(con, traces, seed, folder, keys)
+            reads = {c.id: _names(c.value, tables) for c in chosen}
+            failed = _build_tables(con, tables, sorted({t for ts in reads.values() for t in ts}))
             for c in chosen:
-                value, error = query_value(c.value, con)
+                bad = [failed[t] for t in reads[c.id] if t in failed]
+                value, error = (None, "; ".join(bad)) if bad else query_value(c.value, con)
                 out[c.id][0][0 if seed is None else seed] = value
                 if error and error not in out[c.id][1]:
                     out[c.id][1].append(error)
@@ -167,11 +204,14 @@ def values_per_seed(
 
 
 def judge_claims(
-    claims: Iterable[Claim], folder: Path, runs: Mapping[str, int]
+    claims: Iterable[Claim],
+    folder: Path,
+    runs: Mapping[str, int],
+    tables: Mapping[str, str] | None = None,
 ) -> list[ClaimResult]:
-    """The verdicts of the claims of one experiment."""
+    """The verdicts of the claims of one experiment (`tables`: the study's, by name)."""
     claims = list(claims)
-    values = values_per_seed(claims, folder, runs)
+    values = values_per_seed(claims, folder, runs, tables)
     results = []
     for c in claims:
         per_seed, errors = values[c.id]
@@ -188,12 +228,13 @@ def sensitivity_values(
     sens: Sensitivity,
     claims: Mapping[str, Claim],
     folders: list[tuple[str, Path, Mapping[str, int]]],
+    tables: Mapping[str, str] | None = None,
 ) -> list[SensitivityResult]:
     """Each claim of `sens` at each of its points (label, folder, runs)."""
     results = {c: SensitivityResult(sens, claims[c]) for c in sens.claims}
     for label, folder, runs in folders:
         chosen = [claims[c] for c in sens.claims]
-        values = values_per_seed(chosen, folder, runs)
+        values = values_per_seed(chosen, folder, runs, tables)
         for c in chosen:
             per_seed, _ = values[c.id]
             outcome = judge(c.kind, "finding", c.published, c.tolerance, per_seed, pooled=c.pooled)

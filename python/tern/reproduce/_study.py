@@ -31,6 +31,12 @@ The format (every key is checked; errors name the file and the key)::
     cause = "name"          # the experiment (or sensitivity) that shows why it fails
     value = "SELECT ..."    # one query; sees one seed's runs (all of them when pooled)
 
+    # Tables the claims may read besides the runs and traces: one query each, built from
+    # the same seed's runs (all seeds' for pooled claims) before the claims, once per seed
+    # and only where a claim names it: a series several claims read is computed once.
+    [tables]
+    held = "SELECT ..."     # an SQL name other than runs, links and the traces
+
     [[sensitivity]]         # a parameter the paper does not give: no verdict, a range
     name = "rtt"
     experiment = "buffer"   # re-run with each point below in place of the primary value
@@ -179,6 +185,8 @@ class Study:
     sensitivity: list[Sensitivity] = field(default_factory=list)
     #: The study-wide primary condition.
     primary: dict[str, Parameter] = field(default_factory=dict)
+    #: Tables the claims may read: name → query, built per seed where a claim names them.
+    tables: dict[str, str] = field(default_factory=dict)
 
     def experiment(self, name: str) -> Experiment:
         return next(e for e in self.experiments if e.name == name)
@@ -334,6 +342,20 @@ def _claim_sql(sql: str, where: str) -> str:
     return sql
 
 
+def _tables(table: dict[str, Any], where: str) -> dict[str, str]:
+    """The `[tables]` section: SQL names, each with one query."""
+    out = {}
+    for name, sql in table.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in ("runs", "links"):
+            raise StudyError(
+                f"{where}.{name}: not a table name (letters, digits and '_', not runs or links)"
+            )
+        if not isinstance(sql, str):
+            raise StudyError(f"{where}.{name}: expected a query (a string)")
+        out[name] = _claim_sql(sql, f"{where}.{name}")
+    return out
+
+
 def _paper(data: dict[str, Any], path: Path) -> Paper:
     where = f"{path}: paper"
     table = _take(data, "paper", dict, str(path))
@@ -442,7 +464,9 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise StudyError(f"{path}: {e}") from None
-    _known(data, {"title", "paper", "primary", "experiments", "claims", "sensitivity"}, str(path))
+    top = {"title", "paper", "primary", "experiments", "claims", "sensitivity", "tables"}
+    _known(data, top, str(path))
+    tables = _tables(_take(data, "tables", dict, str(path), {}), f"{path}: tables")
     primary = _primary(_take(data, "primary", dict, str(path), {}), f"{path}: primary")
     experiments = []
     for i, e in enumerate(_take(data, "experiments", list, str(path))):
@@ -513,6 +537,7 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
         claims=claims,
         sensitivity=sens,
         primary=primary,
+        tables=tables,
     )
 
 

@@ -489,15 +489,21 @@ impl TfrcSender {
                 }
             }
             (Some(r), Profile::Rfc3448) => {
-                // RFC 3448 §4.4 step (1); with p = 0 X_calc is undefined and the first
-                // branch applies (the published text; `NofeedbackRule::HalveReceiveRate`).
-                self.x_recv = if self.p == 0.0 || self.x_calc > 2.0 * self.x_recv {
-                    (self.x_recv / 2.0).max(floor / 2.0)
-                } else {
-                    self.x_calc / 4.0
-                };
-                // Step (2): X recomputed by §4.3 step (4).
-                self.update_rate(now, r, 2.0 * self.x_recv, false);
+                // RFC 3448 §4.4: "If the sender has been idle since this nofeedback timer
+                // was set and X_recv is less than four packets per round-trip time, then
+                // X_recv should not be halved in response to the timer expiration."
+                let idle = !self.sent_since_timer;
+                if !(idle && self.x_recv < 4.0 * self.s() / r) {
+                    // Step (1); with p = 0 X_calc is undefined and the first branch applies
+                    // (the published text; `NofeedbackRule::HalveReceiveRate`).
+                    self.x_recv = if self.p == 0.0 || self.x_calc > 2.0 * self.x_recv {
+                        (self.x_recv / 2.0).max(floor / 2.0)
+                    } else {
+                        self.x_calc / 4.0
+                    };
+                    // Step (2): X recomputed by §4.3 step (4).
+                    self.update_rate(now, r, 2.0 * self.x_recv, false);
+                }
             }
             (Some(r), Profile::Rfc5348) => {
                 // §4.4: an idle sender whose X_recv is below four packets per RTT keeps it.

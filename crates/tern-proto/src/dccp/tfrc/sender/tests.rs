@@ -90,10 +90,38 @@ fn nofeedback_timer_halves_the_rate() {
     // X_calc (112 332) < 2·X_recv (2e6): RFC 3448 sets X_recv = X_calc/4, X = 2·X_recv.
     assert!((tx.rate() - x / 2.0).abs() < 1e-6, "{} vs {x}", tx.rate());
     assert_eq!(tx.poll_nofeedback_timer(), SimTime(1000 * MS));
+    // A sender that goes on sending (§4.4's idle rule aside).
     for k in 0..40 {
+        tx.handle_sent(SimTime((1010 + 400 * k) * MS));
         tx.handle_nofeedback_timer(SimTime((1400 + 400 * k) * MS));
     }
     assert_eq!(tx.rate(), 1000.0 / 64.0, "s/t_mbi");
+}
+
+/// RFC 3448 §4.4: "If the sender has been idle since this nofeedback timer was set and
+/// X_recv is less than four packets per round-trip time, then X_recv should not be halved
+/// in response to the timer expiration." R = 100 ms, s = 1000 B: four packets per RTT is
+/// 40 000 B/s. After a first loss (p = 1 %) a report of p = 0.1 % and X_recv = 10 000 B/s
+/// sets X = 2·X_recv = 20 000 B/s and the timer max(4R, 2s/X) = 0.4 s later, at 700 ms.
+/// An expiry with no packet sent since keeps X_recv and X; one after a packet halves
+/// X_recv (X_calc > 2·X_recv: X_recv/2 = 5000 B/s) and X = 2·X_recv = 10 000 B/s.
+#[test]
+fn nofeedback_timer_spares_an_idle_sender_s_low_receive_rate() {
+    let mut tx = after_first_loss(Profile::Rfc3448);
+    feed(&mut tx, 300, 10_000.0, 0.001);
+    assert_eq!(tx.rate(), 20_000.0);
+    assert_eq!(tx.poll_nofeedback_timer(), SimTime(700 * MS));
+    tx.handle_nofeedback_timer(SimTime(700 * MS));
+    assert_eq!((tx.rate(), tx.x_recv()), (20_000.0, 10_000.0));
+    assert_eq!(tx.poll_nofeedback_timer(), SimTime(1100 * MS));
+    tx.handle_sent(SimTime(800 * MS));
+    tx.handle_nofeedback_timer(SimTime(1100 * MS));
+    assert_eq!((tx.rate(), tx.x_recv()), (10_000.0, 5000.0));
+    // X_recv at or above four packets per RTT is halved, idle or not.
+    let mut busy = after_first_loss(Profile::Rfc3448);
+    feed(&mut busy, 300, 40_000.0, 0.001);
+    busy.handle_nofeedback_timer(SimTime(700 * MS));
+    assert_eq!((busy.rate(), busy.x_recv()), (40_000.0, 20_000.0));
 }
 
 /// §4.4 with p = 0, RFC 3448 as published against its erratum 1458. A sender in slow
@@ -289,6 +317,7 @@ fn estimate_stands_until_reports_on_its_packets() {
 fn set_rate_from_an_estimate() {
     let mut tx = after_first_loss(Profile::Rfc3448);
     for k in 0..4 {
+        tx.handle_sent(SimTime((210 + 400 * k) * MS));
         tx.handle_nofeedback_timer(SimTime((600 + 400 * k) * MS));
     }
     assert!((tx.rate() - 112_332.2 / 16.0).abs() < 0.1, "{}", tx.rate());
