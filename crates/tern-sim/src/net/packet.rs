@@ -126,6 +126,7 @@ impl PacketPool {
 
     /// Stores a new packet sent by endpoint `key` of the flow, giving it the next uid;
     /// `None` if there is no memory left for it (see [`PacketPool::exhausted`]).
+    #[inline]
     pub fn insert_keyed(
         &mut self,
         flow: FlowId,
@@ -192,6 +193,7 @@ impl PacketPool {
     }
 
     /// Removes the packet (delivered or dropped) and returns it.
+    #[inline]
     pub fn take(&mut self, r: PacketRef) -> Packet {
         let p = self.slots[r.0 as usize]
             .take()
