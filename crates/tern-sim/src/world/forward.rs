@@ -90,21 +90,17 @@ impl World {
     /// packet).
     #[inline(never)]
     fn leave(&mut self, now: SimTime, d: DevId, at: NodeId, p: PacketRef) {
-        let start = self.actions.len();
-        let mut cx = DeviceCx {
-            actions: &mut self.actions,
-            traces: &mut self.traces,
-            pool: &self.pool,
-        };
-        let out = Outgoing {
-            iface: OUTSIDE,
-            port: at.0,
-            p,
-            pkt: self.pool.get(p),
-        };
-        let taken = self.devices[d.0 as usize].enqueue(now, out, &mut cx);
-        debug_assert!(taken.is_ok(), "a port never refuses a packet");
-        self.act(now, d, start);
+        self.device_call(now, d, |port, cx| {
+            let pool = cx.pool;
+            let out = Outgoing {
+                iface: OUTSIDE,
+                port: at.0,
+                p,
+                pkt: pool.get(p),
+            };
+            let taken = port.enqueue(now, out, cx);
+            debug_assert!(taken.is_ok(), "a port never refuses a packet");
+        });
     }
 
     /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
