@@ -5,10 +5,11 @@
 //! load(text) -> Scenario -> World::build -> World::run -> RunOutput { summary, tables }
 //! ```
 //!
-//! Layers, each importing only those below it: `engine` and `scenario` (the description)
-//! at the bottom; `net` (packets, the `Device` trait, point-to-point links, routes) and
-//! `app`; the models (`cellular`, `wifi`, `radio`); `transport` (the `Transport` trait,
-//! TCP, UDP) and `mech` (the studies' mechanisms); `world` on top.
+//! Layers, each importing only those below it (docs/design.md; `tests/layers.rs` checks
+//! it): `engine`, `radio`, `trace` (records and sinks), `scenario` (the description),
+//! `tracelink`, `summary`, `net` (packets, the `Device` trait, point-to-point links, routes),
+//! the trace's captures, `app`, the link models (`link`, `cellular`, `wifi`), `transport`,
+//! `mech` (the studies' mechanisms), `emu`, and `world` on top.
 
 pub mod app;
 pub mod cellular;

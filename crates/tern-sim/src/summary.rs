@@ -76,7 +76,7 @@ pub struct FlowSummary {
     /// `tfrc`, and `switcher` beside `tcp` for a switched flow), from its slice's `Summary`
     /// (`transport/<kind>/summary.rs`); none for UDP.
     #[serde(flatten)]
-    pub detail: Option<crate::transport::TransportSummary>,
+    pub detail: Option<TransportSummary>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -250,3 +250,49 @@ mod tests {
         assert_eq!((one.p50, one.p99), (7e-9, 7e-9));
     }
 }
+
+/// What a kind of transport adds to its flows' summaries (its slice's `Summary`): fields
+/// serialized into the flow's own.
+pub trait KindSummary: serde::Serialize {
+    /// The time of a bounded transfer that completed, from the flow's start (s); none by
+    /// default.
+    fn transfer_time_s(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Makes [`TransportSummary`] from the transports' list
+/// ([`with_transports!`](crate::with_transports)): a variant per kind holding its slice's
+/// `summary::Summary` (each slice's summary.rs, of this layer).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! transport_summary {
+    ( {} $($(#[$doc:meta])* $kind:ident => $slice:ident,)* ) => {
+/// What a flow's kind of transport adds to its summary, flattened into the flow's
+/// fields (`"tcp": {…}`); none for a kind whose `Summary` is empty.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum TransportSummary {
+    $($kind($crate::transport::$slice::summary::Summary),)*
+}
+
+impl TransportSummary {
+    /// The time of a bounded transfer that completed, from the flow's start (s).
+    pub fn transfer_time_s(&self) -> Option<f64> {
+        match self {
+            $(TransportSummary::$kind(s) => KindSummary::transfer_time_s(s),)*
+        }
+    }
+}
+
+$(
+    impl From<$crate::transport::$slice::summary::Summary> for TransportSummary {
+        fn from(s: $crate::transport::$slice::summary::Summary) -> Self {
+            TransportSummary::$kind(s)
+        }
+    }
+)*
+    };
+}
+
+crate::with_transports! { transport_summary {} }

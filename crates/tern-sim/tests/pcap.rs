@@ -13,7 +13,9 @@ use std::process::Command;
 use tern_proto::tcp::{Flags, Segment, SeqNum, TcpOptions};
 use tern_sim::engine::SimTime;
 use tern_sim::net::packet::{Body, FlowId, NodeId, Packet, UdpKind, UdpMessage};
-use tern_sim::trace::pcap::{node_addr, quic_ports, udp_ports, Capture, PcapWriter};
+use tern_sim::trace::pcap::{node_addr, Capture, PcapWriter};
+use tern_sim::transport::quic::capture::quic_ports;
+use tern_sim::transport::udp::capture::udp_ports;
 
 const CLIENT: NodeId = NodeId(0);
 const SERVER: NodeId = NodeId(1);

@@ -10,3 +10,24 @@ pub mod summary;
 pub mod switched;
 pub mod switcher;
 pub mod tfrc_handover;
+
+use crate::transport::build_cx::BuildCx;
+use crate::transport::{Cmd, Transport, TransportSpec};
+
+/// The transport of a flow (its slice's, `transport::build`), with the mechanism its
+/// settings put above it, if any: a TCP flow's connection switcher or a QUIC flow's enabled
+/// RSSI-threshold scheduler, which the mechanism builds from its transport's parts.
+pub fn build(spec: &TransportSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let flow = cx.flow;
+    match spec {
+        TransportSpec::Tcp(s) => match &flow.switcher {
+            Some(sw) => switched::build(s, sw, cx),
+            None => crate::transport::build(spec, cx),
+        },
+        TransportSpec::Quic(s) => match s.rssi_scheduler.as_ref().filter(|r| r.enabled) {
+            Some(r) => rssi_quic::build(s, r, cx),
+            None => crate::transport::build(spec, cx),
+        },
+        _ => crate::transport::build(spec, cx),
+    }
+}

@@ -7,9 +7,12 @@
 use super::records::PathStatusRecord;
 use super::rssi_scheduler::{Class, Config, RssiThresholdScheduler};
 use crate::engine::SimTime;
+use crate::transport::build_cx::{boxed, BuildCx};
+use crate::transport::quic::setup;
 use crate::transport::quic::spec::QuicPathStatus;
+use crate::transport::quic::spec::{QuicSpec, RssiSchedulerSpec};
 use crate::transport::quic::QuicTransport;
-use crate::transport::{Cmd, Forward, Io, LinkObserver};
+use crate::transport::{Cmd, Forward, Io, LinkObserver, Transport};
 
 /// The flow: its QUIC transport and the client's scheduler.
 pub struct RssiScheduledQuic {
@@ -117,4 +120,23 @@ impl RssiScheduledQuic {
         self.quic
             .set_path_status(now, &[(0, status(wifi)), (1, status(cell))], io);
     }
+}
+
+/// A QUIC flow whose settings enable the RSSI-threshold scheduler (`r`): its transport
+/// (`transport::quic::setup::transport`) under the scheduler.
+pub fn build(
+    spec: &QuicSpec,
+    r: &RssiSchedulerSpec,
+    cx: BuildCx<'_>,
+) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let config = Config {
+        t1_dbm: r.t1,
+        t2_dbm: r.t2,
+        period: r.period.0,
+        hysteresis_db: r.hysteresis,
+        abandon_below_dbm: r.abandon_below,
+    };
+    let start = cx.flow.start.0;
+    let quic = setup::transport(spec, cx);
+    boxed(RssiScheduledQuic::new(quic, config, start))
 }

@@ -5,12 +5,14 @@
 
 use super::records::SwitcherRecord;
 use super::summary::SwitcherSummary;
-use super::switcher::{ConnectionSwitcher, Decision, Notice};
+use super::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Decision, Notice, Policy};
 use crate::app::{MessageSource, MessageStream};
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
+use crate::scenario::{SpareSpec, SwitchPolicy, SwitcherSpec, TcpSpec};
+use crate::transport::build_cx::{boxed, BuildCx};
 use crate::transport::small_queues::SmallQueues;
-use crate::transport::tcp::{app_tick, TcpApp, TcpConn};
+use crate::transport::tcp::{app_tick, setup, TcpApp, TcpConn};
 use crate::transport::{Arrival, Cmd, Io, LinkObserver, Side, Transport, TransportReport};
 use std::sync::Arc;
 use tern_proto::tcp::Config;
@@ -301,4 +303,42 @@ impl LinkObserver for SwitchedTcp {
             self.at_ue(now, None, io);
         }
     }
+}
+
+/// A TCP flow whose settings ask for a connection switcher (`switcher = { … }`, `sw`): its
+/// first connection (`transport::tcp::setup::connection`) and the spare's recipe under the
+/// switcher.
+pub fn build(spec: &TcpSpec, sw: &SwitcherSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let f = cx.flow;
+    let (index, seed, start) = (cx.index, cx.seed, f.start.0);
+    let (conn, config, tsq) = setup::connection(spec, cx);
+    // The spare has its own ports and random streams.
+    let spare = SpareRecipe {
+        name: format!("{}#2", f.name),
+        port_index: index + 8192,
+        seed,
+        config,
+        tsq,
+    };
+    // Without switching there is no spare to open.
+    let on_demand = sw.spare == SpareSpec::OnDemand || sw.policy == SwitchPolicy::Never;
+    let mech = ConnectionSwitcher::new(SwitcherConfig {
+        policy: match sw.policy {
+            SwitchPolicy::Notice => Policy::Notice,
+            SwitchPolicy::Oracle => Policy::Oracle,
+            SwitchPolicy::Never => Policy::Never,
+        },
+        recv_interval: sw.recv_interval.0,
+        switch_window: sw.switch_window.0,
+        notice_interval: sw.notice_interval.0,
+    });
+    let notice_size = sw.notice_size.0 as u32;
+    boxed(SwitchedTcp::new(
+        conn,
+        mech,
+        notice_size,
+        spare,
+        on_demand,
+        start,
+    ))
 }

@@ -1,5 +1,6 @@
 //! The network: packets, links and their queues and loss models, routing.
 
+pub mod body;
 pub mod device;
 pub mod loss;
 pub mod p2p;

@@ -2,9 +2,9 @@
 //! (IPv4 20 B + transport header + payload). No bytes are carried but QUIC's (a real
 //! QUIC stack writes them); other encodings are made only where needed (packet captures).
 
-pub use super::udp::{UdpKind, UdpMessage, UDP_HEADER};
 /// A packet's body is one transport's: the list of transports makes it.
-pub use crate::transport::Body;
+pub use super::body::{Body, WireBody};
+pub use super::udp::{UdpKind, UdpMessage, UDP_HEADER};
 
 /// IPv4 header without options (RFC 791 §3.1).
 pub const IPV4_HEADER: u32 = 20;

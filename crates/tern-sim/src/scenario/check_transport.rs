@@ -19,7 +19,7 @@ pub(super) fn check(
         index: i,
         flow: f,
     };
-    crate::transport::check(&f.transport, &cx)
+    f.transport.check(&cx)
 }
 
 /// What a transport's checks are given: flow `index` of the scenario, and where its

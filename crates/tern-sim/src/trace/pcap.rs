@@ -11,14 +11,14 @@
 //! - **TCP** (RFC 9293 §3.1): every field of the [`Segment`], with the
 //!   options laid out as Linux lays them out, byte for byte what
 //!   [`TcpOptions::len`](tern_proto::tcp::TcpOptions::len) counts (see
-//!   [`encode_tcp_options`]).
+//!   [`encode_tcp_options`](crate::transport::tcp::capture::encode_tcp_options)).
 //! - **UDP** (RFC 768): Tern's UDP messages have no ports; they are derived
-//!   from the flow id by [`udp_ports`]. The first [`APP_HEADER_LEN`] payload
-//!   bytes hold Tern's application header (see [`encode_app_header`]) when
+//!   from the flow id by [`udp_ports`](crate::transport::udp::capture::udp_ports). The first [`APP_HEADER_LEN`](crate::transport::udp::capture::APP_HEADER_LEN) payload
+//!   bytes hold Tern's application header (see [`encode_app_header`](crate::transport::udp::capture::encode_app_header)) when
 //!   the payload is long enough.
 //! - **QUIC** (RFC 9000): the datagrams' real bytes, as the QUIC stack wrote them, always
 //!   whole (packet protection covers part of the header, so a cut packet would not decode);
-//!   ports from [`quic_ports`].
+//!   ports from [`quic_ports`](crate::transport::quic::capture::quic_ports).
 //!
 //! Every other payload byte is zero in a capture. Checksums are computed over
 //! the pseudo-header, the header and the payload as a real stack would; zero
@@ -42,10 +42,6 @@ use std::path::Path;
 pub use super::addr::node_addr;
 use crate::engine::SimTime;
 use crate::net::packet::{Body, FlowId, NodeId, Packet, IPV4_HEADER};
-pub use crate::transport::quic::capture::quic_ports;
-pub use crate::transport::tcp::capture::encode_tcp_options;
-pub use crate::transport::tfrc::capture::tfrc_ports;
-pub use crate::transport::udp::capture::{encode_app_header, udp_ports, APP_HEADER_LEN};
 
 /// Magic number of a classic pcap file with nanosecond timestamps.
 pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -226,13 +222,32 @@ pub fn encode(packet: &Packet, capture: Capture, out: &mut Vec<u8>) -> Result<()
     frame(packet, Framing::capture(capture), out)
 }
 
+/// Makes [`encoder`] from the transports' list: each slice's wire type implements
+/// [`WireEncode`] (in its capture.rs); a real host's bytes have none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! body_encoder {
+    ( {} $($(#[$doc:meta])* $kind:ident => $slice:ident,)* ) => {
+        /// The capture encoder of a packet's body; none for a real host's bytes, which are
+        /// their own.
+        fn encoder(body: &Body) -> Option<&dyn WireEncode> {
+            match body {
+                $(Body::$kind(b) => Some(b),)*
+                Body::Raw(_) => None,
+            }
+        }
+    };
+}
+
+crate::with_transports! { body_encoder {} }
+
 /// Appends the bytes of `packet` to `out` as `how` says: the one encoder of captures and
 /// of what Tern's endpoints send to real hosts.
 pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let capture = how.capture;
     let total = packet.size();
     let total16 = u16::try_from(total).map_err(|_| EncodeError::PacketTooLong(total))?;
-    let Some(wire) = packet.body.encoder() else {
+    let Some(wire) = encoder(&packet.body) else {
         let Body::Raw(bytes) = &packet.body else {
             unreachable!("every body but a real host's has an encoder")
         };
@@ -383,7 +398,7 @@ pub(crate) mod tests {
     use crate::net::packet::{UdpKind, UdpMessage};
     use tern_proto::tcp::{Flags, Segment, SeqNum, TcpOptions};
 
-    fn syn() -> Segment {
+    pub(crate) fn syn() -> Segment {
         Segment {
             src_port: 40000,
             dst_port: 80,
@@ -424,66 +439,6 @@ pub(crate) mod tests {
         assert_eq!(internet_checksum(&hdr), 0xb861);
         // Odd length: the last byte is padded with zero.
         assert_eq!(internet_checksum(&[0x12]), !0x1200);
-    }
-
-    #[test]
-    fn syn_options_are_linux_layout() {
-        let mut out = Vec::new();
-        encode_tcp_options(&syn().options, &mut out);
-        assert_eq!(
-            out,
-            [
-                2, 4, 0x05, 0xb4, // MSS 1460
-                4, 2, // SACK permitted
-                8, 10, 0, 0, 0, 1, 0, 0, 0, 0, // TSval 1, TSecr 0
-                1, 3, 3, 7, // NOP, window scale 7
-            ]
-        );
-        let p = tcp_packet(syn());
-        let mut bytes = Vec::new();
-        encode(&p, Capture::Full, &mut bytes).unwrap();
-        assert_eq!(bytes.len(), 60);
-        assert_eq!(bytes[32] >> 4, 10); // data offset: 40 bytes
-        assert_eq!(bytes[33], 0x02); // SYN
-        assert_eq!(&bytes[40..60], &out[..]);
-    }
-
-    #[test]
-    fn other_option_layouts_match_header_len() {
-        let cases = [
-            TcpOptions {
-                timestamps: Some((7, 9)),
-                ..Default::default()
-            },
-            TcpOptions {
-                sack_permitted: true,
-                mss: Some(536),
-                ..Default::default()
-            },
-            TcpOptions {
-                timestamps: Some((7, 9)),
-                sack_blocks: [(SeqNum(1), SeqNum(2)); 3].into_iter().collect(),
-                ..Default::default()
-            },
-            TcpOptions {
-                sack_blocks: [(SeqNum(1), SeqNum(2)); 4].into_iter().collect(),
-                ..Default::default()
-            },
-        ];
-        for o in cases {
-            let mut out = Vec::new();
-            encode_tcp_options(&o, &mut out);
-            assert_eq!(out.len() as u32, o.len(), "{o:?}");
-        }
-        let mut out = Vec::new();
-        encode_tcp_options(
-            &TcpOptions {
-                timestamps: Some((7, 9)),
-                ..Default::default()
-            },
-            &mut out,
-        );
-        assert_eq!(out, [1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 9]);
     }
 
     #[test]
@@ -534,13 +489,10 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn addresses_and_ports() {
+    fn addresses() {
         assert_eq!(node_addr(NodeId(0)), [10, 0, 0, 1]);
         assert_eq!(node_addr(NodeId(255)), [10, 0, 1, 0]);
         assert_eq!(node_addr(NodeId(1000)), [10, 0, 3, 233]);
-        assert_eq!(udp_ports(FlowId(2), UdpKind::Data), (49154, 5002));
-        assert_eq!(udp_ports(FlowId(2), UdpKind::EchoReply), (5002, 49154));
-        assert_eq!(udp_ports(FlowId(16_384 + 2), UdpKind::Data), (49154, 5002));
     }
 
     #[test]

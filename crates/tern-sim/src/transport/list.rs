@@ -3,13 +3,17 @@
 //! dispatches on the kind, so that nothing outside a slice names the kinds.
 //!
 //! A slice `transport/<slice>/` provides:
-//! - `Spec`: its settings in a scenario (`transport = { kind = "<slice>", … }`), and
-//!   `check(spec, cx)`, the checks of them the types do not make (a window of 0 B), with
-//!   the scenario at hand ([`$crate::scenario::CheckCx`]);
-//! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands, with the
-//!   mechanisms its settings put above it ([`$crate::world::registry::BuildCx`]);
-//! - `STREAM`: whether it is a reliable byte stream (its messages are late, never lost);
-//! - `OnWire`: the type its packets carry, implementing [`super::WireBody`] (sizes) and
+//! - in `spec.rs` (the scenario layer: it imports only `scenario`): `Spec`, its settings in
+//!   a scenario (`transport = { kind = "<slice>", … }`); `check(spec, cx)`, the checks of
+//!   them the types do not make (a window of 0 B), with the scenario at hand
+//!   ([`crate::scenario::CheckCx`]); `STREAM`, whether it is a reliable byte stream (its
+//!   messages are late, never lost). The scenario's `TransportSpec` is made from these
+//!   (`transport_spec!`, scenario/schema/flow.rs);
+//! - `build(spec, cx)`: the flow's [`super::Transport`] and its first commands
+//!   ([`crate::transport::build_cx::BuildCx`]); mechanisms above it are built by `mech::build`;
+//! - in `wire.rs` (the net layer: it imports only `net` and `tern-proto`): `OnWire`, the
+//!   type its packets carry, which `net::packet::Body` holds (`packet_body!`, net/body.rs);
+//!   it implements [`super::WireBody`] (sizes) and, in capture.rs,
 //!   [`crate::trace::pcap::WireEncode`] (capture bytes);
 //! - `Summary`: what it adds to its flows' summaries, implementing [`super::KindSummary`]
 //!   (its fields, flattened into the flow's: `tcp`, `quic`, `tfrc`, each under the slice's
@@ -18,137 +22,24 @@
 //!   slice's into [`crate::trace::RecordKind`] and the trace tables (see
 //!   [`crate::trace::records`]); it may list none.
 //!
-//! The macro makes [`super::TransportSpec`] (a variant `Kind(slice::Spec)` per line, the
-//! first the default, its `kind` the slice's name), [`super::Body`] (a variant
-//! `Kind(slice::OnWire)` per line, and `Raw`: a real host's bytes, in an emulation),
-//! [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line) and their
-//! dispatch: [`super::build`], [`super::check`], `Body`'s sizes and encoder, and the
-//! summary's transfer time.
+//! The macro makes [`super::TransportSummary`] (a variant `Kind(slice::Summary)` per line)
+//! and the dispatch: [`super::build`] and the summary's transfer time.
 
-/// Makes the transports' modules, [`super::TransportSpec`], [`super::Body`] and
-/// [`super::TransportSummary`] from the list (see the module doc).
+/// Makes the transports' modules and [`super::TransportSummary`] from the list (see the
+/// module doc).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! transports {
-    (
-        {}
-        $(#[$first_doc:meta])* $first:ident => $first_slice:ident,
-        $($(#[$doc:meta])* $kind:ident => $slice:ident,)*
-    ) => {
-        $crate::transports!(@make TransportSpec::$first($first_slice::Spec::default()),
-            $(#[$first_doc])* $first => $first_slice,
-            $($(#[$doc])* $kind => $slice,)*);
-    };
-    (@make $default:expr, $($(#[$doc:meta])* $kind:ident => $slice:ident,)*) => {
+    ( {} $($(#[$doc:meta])* $kind:ident => $slice:ident,)* ) => {
         $(pub mod $slice;)*
-
-        /// A flow's transport in a scenario: `transport = { kind = "…", … }` with its
-        /// kind's settings.
-        #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-        #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-        pub enum TransportSpec {
-            $($(#[$doc])* $kind($slice::Spec),)*
-        }
-
-        impl Default for TransportSpec {
-            fn default() -> Self {
-                $default
-            }
-        }
-
-        impl TransportSpec {
-            /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than
-            /// datagrams.
-            pub fn is_stream(&self) -> bool {
-                match self {
-                    $(TransportSpec::$kind(_) => $slice::STREAM,)*
-                }
-            }
-        }
 
         /// The transport of a flow, built by its kind's slice.
         pub fn build(
             spec: &TransportSpec,
-            cx: $crate::world::registry::BuildCx<'_>,
+            cx: $crate::transport::build_cx::BuildCx<'_>,
         ) -> (Box<dyn Transport>, Vec<Cmd>) {
             match spec {
                 $(TransportSpec::$kind(spec) => $slice::build(spec, cx),)*
-            }
-        }
-
-        /// The checks of a flow's transport settings that their types do not make.
-        pub(crate) fn check(
-            spec: &TransportSpec,
-            cx: &$crate::scenario::CheckCx<'_, '_>,
-        ) -> Result<(), $crate::scenario::ScenarioError> {
-            match spec {
-                $(TransportSpec::$kind(spec) => $slice::check(spec, cx),)*
-            }
-        }
-
-        /// What a packet carries past its IPv4 header: one transport's packet, or a real
-        /// host's bytes.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub enum Body {
-            $($(#[$doc])* $kind($slice::OnWire),)*
-            /// A whole IPv4 packet of a real host (emulation, [`$crate::emu`]), header
-            /// included, exactly as its kernel wrote it to its TUN device; it crosses Tern
-            /// intact.
-            Raw(Vec<u8>),
-        }
-
-        /// What a flow's kind of transport adds to its summary, flattened into the flow's
-        /// fields (`"tcp": {…}`); none for a kind whose `Summary` is empty.
-        #[derive(Clone, Debug, serde::Serialize)]
-        #[serde(untagged)]
-        pub enum TransportSummary {
-            $($kind($slice::Summary),)*
-        }
-
-        impl TransportSummary {
-            /// The time of a bounded transfer that completed, from the flow's start (s).
-            pub fn transfer_time_s(&self) -> Option<f64> {
-                match self {
-                    $(TransportSummary::$kind(s) => KindSummary::transfer_time_s(s),)*
-                }
-            }
-        }
-
-        $(
-            impl From<$slice::Summary> for TransportSummary {
-                fn from(s: $slice::Summary) -> Self {
-                    TransportSummary::$kind(s)
-                }
-            }
-        )*
-
-        impl Body {
-            /// Transport header plus payload, in bytes.
-            #[inline]
-            pub fn transport_len(&self) -> u32 {
-                match self {
-                    $(Body::$kind(b) => WireBody::transport_len(b),)*
-                    // The size on the link is the real packet's; injection accepts none
-                    // shorter than an IPv4 header.
-                    Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
-                }
-            }
-
-            /// Whether it is one of the application's messages that may still arrive
-            /// ([`WireBody::is_message`]).
-            pub fn is_message(&self) -> bool {
-                match self {
-                    $(Body::$kind(b) => WireBody::is_message(b),)*
-                    Body::Raw(_) => false,
-                }
-            }
-
-            /// Its capture encoder; none for a real host's bytes, which are their own.
-            pub fn encoder(&self) -> Option<&dyn WireEncode> {
-                match self {
-                    $(Body::$kind(b) => Some(b),)*
-                    Body::Raw(_) => None,
-                }
             }
         }
     };

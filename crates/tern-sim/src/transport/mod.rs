@@ -9,6 +9,7 @@
 //! kind of transport; a new one is a new folder here and one line in
 //! [`with_transports!`](crate::with_transports).
 
+pub mod build_cx;
 #[macro_use]
 mod list;
 pub mod small_queues;
@@ -39,8 +40,10 @@ crate::with_transports! { transports {} }
 
 use crate::app::MessageSink;
 use crate::engine::SimTime;
-use crate::net::packet::{PacketPool, PacketRef, UdpMessage, IPV4_HEADER};
-use crate::trace::pcap::WireEncode;
+pub use crate::net::packet::{Body, WireBody};
+use crate::net::packet::{PacketPool, PacketRef, UdpMessage};
+pub use crate::scenario::TransportSpec;
+pub use crate::summary::{KindSummary, TransportSummary};
 use crate::trace::{DelayRecord, Traces};
 use crate::wifi::bss_load::BssLoad;
 
@@ -63,29 +66,6 @@ impl Side {
             Side::Client => "client",
             Side::Server => "server",
         }
-    }
-}
-
-/// What a kind of transport puts in its packets: its variant of [`Body`], its size on the
-/// wire and (through [`WireEncode`]) its bytes in a capture.
-pub trait WireBody: WireEncode {
-    /// Transport header plus payload, in bytes.
-    fn transport_len(&self) -> u32;
-
-    /// Whether it is one of the application's messages that may still arrive (a datagram):
-    /// the summary counts those in the network at the end as in flight.
-    fn is_message(&self) -> bool {
-        false
-    }
-}
-
-/// What a kind of transport adds to its flows' summaries (its slice's `Summary`): fields
-/// serialized into the flow's own.
-pub trait KindSummary: serde::Serialize {
-    /// The time of a bounded transfer that completed, from the flow's start (s); none by
-    /// default.
-    fn transfer_time_s(&self) -> Option<f64> {
-        None
     }
 }
 

@@ -8,7 +8,58 @@ use serde::{Deserialize, Serialize};
 /// A TCP flow's settings, in its transport's folder.
 pub use crate::transport::tcp::spec::*;
 /// A flow's transport: one kind's settings, from the list of transports.
-pub use crate::transport::TransportSpec;
+/// Makes [`TransportSpec`] from the transports' list ([`with_transports!`](crate::with_transports)):
+/// a variant per kind holding its slice's `spec::Spec`, the first the default, and the
+/// dispatch to the slices' `spec::STREAM` and `spec::check`. Each slice's spec.rs is of this
+/// layer (it imports only `scenario`), so the scenario names no transport's model.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! transport_spec {
+    (
+        {}
+        $(#[$first_doc:meta])* $first:ident => $first_slice:ident,
+        $($(#[$doc:meta])* $kind:ident => $slice:ident,)*
+    ) => {
+        /// A flow's transport in a scenario: `transport = { kind = "…", … }` with its
+        /// kind's settings.
+        #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+        pub enum TransportSpec {
+            $(#[$first_doc])* $first($crate::transport::$first_slice::spec::Spec),
+            $($(#[$doc])* $kind($crate::transport::$slice::spec::Spec),)*
+        }
+
+        impl Default for TransportSpec {
+            fn default() -> Self {
+                TransportSpec::$first(Default::default())
+            }
+        }
+
+        impl TransportSpec {
+            /// Whether the transport is a reliable byte stream (TCP, QUIC) rather than
+            /// datagrams.
+            pub fn is_stream(&self) -> bool {
+                match self {
+                    TransportSpec::$first(_) => $crate::transport::$first_slice::spec::STREAM,
+                    $(TransportSpec::$kind(_) => $crate::transport::$slice::spec::STREAM,)*
+                }
+            }
+
+            /// The checks of a flow's transport settings that their types do not make.
+            pub(crate) fn check(
+                &self,
+                cx: &$crate::scenario::CheckCx<'_, '_>,
+            ) -> Result<(), $crate::scenario::ScenarioError> {
+                match self {
+                    TransportSpec::$first(s) => $crate::transport::$first_slice::spec::check(s, cx),
+                    $(TransportSpec::$kind(s) => $crate::transport::$slice::spec::check(s, cx),)*
+                }
+            }
+        }
+    };
+}
+
+crate::with_transports! { transport_spec {} }
 
 /// An application talking from one node to another over a transport.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -12,11 +12,13 @@
 //! (IPv4 20 B + UDP 8 B + the QUIC datagram).
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;
 pub mod summary;
-mod setup;
+pub(crate) mod setup;
 
 mod app;
 mod config;
@@ -506,7 +508,8 @@ impl Transport for QuicTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The QUIC settings of a flow, for a QUIC flow.
 impl super::TransportSpec {
@@ -518,8 +521,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A QUIC flow's packets: UDP datagrams of its connection.
-pub type OnWire = QuicDatagram;
 
 impl WireBody for QuicDatagram {
     #[inline]

@@ -1,7 +1,6 @@
 //! What QUIC adds to its flows' summaries: the connection's counters (`quic`).
 
-use super::super::{KindSummary, TransportSummary};
-use crate::summary::FlowSummary;
+use crate::summary::{FlowSummary, KindSummary, TransportSummary};
 use indexmap::IndexMap;
 use serde::Serialize;
 

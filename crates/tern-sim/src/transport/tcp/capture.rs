@@ -105,3 +105,71 @@ fn encode_tcp(seg: &Segment, out: &mut Vec<u8>) {
         seg.options
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::encode_tcp_options;
+    use crate::trace::pcap::tests::{syn, tcp_packet};
+    use crate::trace::pcap::{encode, Capture};
+    use tern_proto::tcp::{SeqNum, TcpOptions};
+
+    #[test]
+    fn syn_options_are_linux_layout() {
+        let mut out = Vec::new();
+        encode_tcp_options(&syn().options, &mut out);
+        assert_eq!(
+            out,
+            [
+                2, 4, 0x05, 0xb4, // MSS 1460
+                4, 2, // SACK permitted
+                8, 10, 0, 0, 0, 1, 0, 0, 0, 0, // TSval 1, TSecr 0
+                1, 3, 3, 7, // NOP, window scale 7
+            ]
+        );
+        let p = tcp_packet(syn());
+        let mut bytes = Vec::new();
+        encode(&p, Capture::Full, &mut bytes).unwrap();
+        assert_eq!(bytes.len(), 60);
+        assert_eq!(bytes[32] >> 4, 10); // data offset: 40 bytes
+        assert_eq!(bytes[33], 0x02); // SYN
+        assert_eq!(&bytes[40..60], &out[..]);
+    }
+
+    #[test]
+    fn other_option_layouts_match_header_len() {
+        let cases = [
+            TcpOptions {
+                timestamps: Some((7, 9)),
+                ..Default::default()
+            },
+            TcpOptions {
+                sack_permitted: true,
+                mss: Some(536),
+                ..Default::default()
+            },
+            TcpOptions {
+                timestamps: Some((7, 9)),
+                sack_blocks: [(SeqNum(1), SeqNum(2)); 3].into_iter().collect(),
+                ..Default::default()
+            },
+            TcpOptions {
+                sack_blocks: [(SeqNum(1), SeqNum(2)); 4].into_iter().collect(),
+                ..Default::default()
+            },
+        ];
+        for o in cases {
+            let mut out = Vec::new();
+            encode_tcp_options(&o, &mut out);
+            assert_eq!(out.len() as u32, o.len(), "{o:?}");
+        }
+        let mut out = Vec::new();
+        encode_tcp_options(
+            &TcpOptions {
+                timestamps: Some((7, 9)),
+                ..Default::default()
+            },
+            &mut out,
+        );
+        assert_eq!(out, [1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 9]);
+    }
+}

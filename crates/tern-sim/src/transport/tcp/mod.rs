@@ -8,13 +8,15 @@
 //! endpoint's single wake-up.
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 mod config;
 pub mod pattern;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;
 pub mod summary;
-mod setup;
+pub(crate) mod setup;
 mod trace;
 
 pub use config::{config, TcpConfigs};
@@ -497,7 +499,8 @@ impl LinkObserver for TcpTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The TCP settings of a flow, for a TCP flow.
 impl super::TransportSpec {
@@ -509,8 +512,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A TCP flow's packets: its segments.
-pub type OnWire = Segment;
 
 impl WireBody for Segment {
     #[inline]

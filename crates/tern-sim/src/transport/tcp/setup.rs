@@ -1,34 +1,28 @@
-//! A TCP flow from its scenario settings: the flow's transport, one connection or two under
-//! a connection switcher (`switcher = { … }`).
+//! A TCP flow's transport from its scenario settings: one connection (a connection
+//! switcher, `switcher = { … }`, is put above it by `mech::switched::build`).
 
 use super::{config, TcpApp, TcpConn, TcpTransport};
 use crate::app::{MessageSource, MessageStream};
-use crate::mech::switched::{SpareRecipe, SwitchedTcp};
-use crate::mech::switcher::{Config as SwitcherConfig, ConnectionSwitcher, Policy};
-use crate::scenario::{
-    AppSpec, CheckCx, FlowSpec, ScenarioError, SpareSpec, SwitchPolicy, TcpSpec,
-};
+use crate::scenario::{AppSpec, FlowSpec, TcpSpec};
 use crate::transport::small_queues::SmallQueues;
 use crate::transport::{Cmd, Transport};
-use crate::world::registry::{boxed, BuildCx};
+use crate::transport::build_cx::{boxed, BuildCx};
 use std::sync::Arc;
 use tern_proto::tcp::Config;
 
-/// Its settings in a scenario (`transport = { kind = "tcp", … }`).
-pub type Spec = TcpSpec;
 
-/// A reliable stream: a message is late, never lost.
-pub const STREAM: bool = true;
-
-/// TCP's settings are checked where they are read (`scenario::validate`, the profiles).
-pub fn check(_: &TcpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
-    Ok(())
+/// The flow's transport: one TCP connection. A connection switcher the flow's settings ask
+/// for (`switcher = { … }`) is put above TCP by its mechanism (`mech::switched::build`).
+pub fn build(spec: &TcpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let start = cx.flow.start.0;
+    let (conn, _, _) = connection(spec, cx);
+    boxed(TcpTransport::new(conn, start))
 }
 
-/// The flow's transport: one connection, or two under the flow's connection switcher.
-pub fn build(spec: &TcpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+/// The flow's (first) TCP connection, with the configuration and TCP Small Queues settings
+/// a second connection of the same flow shares.
+pub fn connection(spec: &TcpSpec, cx: BuildCx<'_>) -> (TcpConn, Arc<Config>, SmallQueues) {
     let (f, index, seed) = (cx.flow, cx.index, cx.seed);
-    let start = f.start.0;
     let config = cx.shared.tcp_configs.intern(config(spec, cx.mtu));
     let tsq = SmallQueues {
         limit: spec.tsq.0,
@@ -37,38 +31,7 @@ pub fn build(spec: &TcpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) 
     };
     let mut conn = tcp_conn(f, index, seed, config.clone(), tsq, cx.source);
     conn.set_cwnd_rtt_events(cx.shared.tcp_events);
-    let Some(sw) = &f.switcher else {
-        return boxed(TcpTransport::new(conn, start));
-    };
-    // The spare has its own ports and random streams.
-    let spare = SpareRecipe {
-        name: format!("{}#2", f.name),
-        port_index: index + 8192,
-        seed,
-        config,
-        tsq,
-    };
-    // Without switching there is no spare to open.
-    let on_demand = sw.spare == SpareSpec::OnDemand || sw.policy == SwitchPolicy::Never;
-    let mech = ConnectionSwitcher::new(SwitcherConfig {
-        policy: match sw.policy {
-            SwitchPolicy::Notice => Policy::Notice,
-            SwitchPolicy::Oracle => Policy::Oracle,
-            SwitchPolicy::Never => Policy::Never,
-        },
-        recv_interval: sw.recv_interval.0,
-        switch_window: sw.switch_window.0,
-        notice_interval: sw.notice_interval.0,
-    });
-    let notice_size = sw.notice_size.0 as u32;
-    boxed(SwitchedTcp::new(
-        conn,
-        mech,
-        notice_size,
-        spare,
-        on_demand,
-        start,
-    ))
+    (conn, config, tsq)
 }
 
 /// The flow's (first) TCP connection with its application.

@@ -3,6 +3,7 @@
 
 use crate::scenario::schema::defaults::*;
 use crate::scenario::units::{Bytes, Duration};
+use crate::scenario::{CheckCx, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -277,4 +278,15 @@ pub enum IwRule {
     Rfc2581,
     /// min(4·MSS, max(2·MSS, 4380 B)) (RFC 2414, RFC 3390).
     Rfc3390,
+}
+
+/// Its settings in a scenario (`transport = { kind = "tcp", … }`).
+pub type Spec = TcpSpec;
+
+/// A reliable stream: a message is late, never lost.
+pub const STREAM: bool = true;
+
+/// TCP's settings are checked where they are read (`scenario::validate`, the profiles).
+pub fn check(_: &TcpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+    Ok(())
 }

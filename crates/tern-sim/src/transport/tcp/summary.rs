@@ -1,9 +1,7 @@
 //! What TCP adds to its flows' summaries: the sending endpoint's counters (`tcp`), and
 //! beside them what a `ConnectionSwitcher` above it did (`switcher`).
 
-use super::super::{KindSummary, TransportSummary};
-use crate::mech::summary::SwitcherSummary;
-use crate::summary::FlowSummary;
+use crate::summary::{FlowSummary, KindSummary, TransportSummary};
 use serde::Serialize;
 
 /// A TCP flow's part of its summary, flattened into the flow's fields.
@@ -54,4 +52,16 @@ impl FlowSummary {
             _ => None,
         }
     }
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// What a connection switcher above the flow (`mech::switched`) did, filled in by it.
+pub struct SwitcherSummary {
+    /// When the UE moved new messages to the spare connection.
+    pub switched_at_s: Option<f64>,
+    pub notices_sent: u64,
+    pub notices_received: u64,
+    pub handovers_seen: u64,
+    /// The spare connection's sending endpoint, once opened.
+    pub spare_tcp: Option<TcpSummary>,
 }

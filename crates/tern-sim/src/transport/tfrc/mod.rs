@@ -9,6 +9,8 @@
 //! one-way delay.
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
 pub mod records;
 pub(crate) use records::records;
 pub mod spec;
@@ -357,7 +359,8 @@ impl LinkObserver for TfrcTransport {
     }
 }
 
-pub use setup::{build, check, Spec, STREAM};
+pub use setup::build;
+pub use spec::{check, Spec, STREAM};
 
 /// The TFRC settings of a flow, for a TFRC flow.
 impl super::TransportSpec {
@@ -369,8 +372,6 @@ impl super::TransportSpec {
     }
 }
 
-/// A TFRC flow's packets, each carrying at most one of the application's messages.
-pub type OnWire = Packet<UdpMessage>;
 
 impl WireBody for Packet<UdpMessage> {
     #[inline]

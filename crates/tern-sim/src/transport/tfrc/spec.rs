@@ -2,6 +2,7 @@
 //! (RFC 5348, or RFC 3448's rules) over UDP, or DCCP with CCID 3 (RFC 4340, RFC 4342).
 
 use crate::scenario::units::{Bytes, Duration};
+use crate::scenario::{CheckCx, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -223,4 +224,34 @@ fn three() -> u32 {
 }
 fn five() -> u32 {
     5
+}
+
+/// Its settings in a scenario (`transport = { kind = "tfrc", … }`).
+pub type Spec = TfrcSpec;
+
+/// Datagrams: a message lost is lost.
+pub const STREAM: bool = false;
+
+/// Countermeasures A and B of the tfrc-handover study act on the client's 802.11 roams
+/// (`[[roaming]]`): on a flow whose client never roams they would silently do nothing.
+pub fn check(t: &TfrcSpec, cx: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
+    let f = cx.flow;
+    if cx.scenario.roaming.iter().any(|r| r.station == f.from) {
+        return Ok(());
+    }
+    let on = [
+        ("handover_notice", t.handover_notice),
+        ("rate_from_bss_load", t.rate_from_bss_load),
+    ];
+    if let Some((name, _)) = on.into_iter().find(|(_, on)| *on) {
+        return Err(cx.error(
+            &[name],
+            format!(
+                "acts on the client's 802.11 handovers, and {:?} (from) roams in no \
+                 [[roaming]] entry: make the client a roaming station or remove {name}",
+                f.from
+            ),
+        ));
+    }
+    Ok(())
 }

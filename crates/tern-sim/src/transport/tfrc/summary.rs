@@ -1,7 +1,6 @@
 //! What TFRC adds to its flows' summaries: the sender's and receiver's counters (`tfrc`).
 
-use super::super::{KindSummary, TransportSummary};
-use crate::summary::FlowSummary;
+use crate::summary::{FlowSummary, KindSummary, TransportSummary};
 use serde::Serialize;
 
 /// A TFRC flow's part of its summary, flattened into the flow's fields.

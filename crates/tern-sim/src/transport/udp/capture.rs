@@ -56,3 +56,16 @@ impl WireEncode for UdpMessage {
         6
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::udp_ports;
+    use crate::net::packet::{FlowId, UdpKind};
+
+    #[test]
+    fn ports() {
+        assert_eq!(udp_ports(FlowId(2), UdpKind::Data), (49154, 5002));
+        assert_eq!(udp_ports(FlowId(2), UdpKind::EchoReply), (5002, 49154));
+        assert_eq!(udp_ports(FlowId(16_384 + 2), UdpKind::Data), (49154, 5002));
+    }
+}

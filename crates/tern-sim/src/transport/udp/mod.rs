@@ -2,20 +2,22 @@
 //! at the server a sink (data: one-way delay) or an echo responder (ping).
 
 pub mod capture;
+pub mod wire;
+pub use wire::OnWire;
+pub mod spec;
+pub mod summary;
+pub use spec::{check, Spec, UdpSpec, STREAM};
 pub mod records;
 pub(crate) use records::records;
 
 use super::{
-    deliver, Arrival, Cmd, Io, KindSummary, Side, Transport, TransportReport, WireBody,
+    deliver, Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody,
 };
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
 use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
-use crate::scenario::{CheckCx, ScenarioError};
 use records::RttRecord;
-use crate::world::registry::{boxed, BuildCx};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use crate::transport::build_cx::{boxed, BuildCx};
 
 /// A UDP flow: datagrams carry no state beyond the application's messages.
 pub struct UdpTransport {
@@ -99,27 +101,7 @@ impl Transport for UdpTransport {
     }
 }
 
-/// UDP adds nothing to its flows' summaries.
-#[derive(Clone, Debug, serde::Serialize)]
-pub enum Summary {}
 
-impl KindSummary for Summary {}
-
-/// UDP's settings in a scenario: none (`transport = { kind = "udp" }`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UdpSpec {}
-
-/// Its settings in a scenario.
-pub type Spec = UdpSpec;
-
-/// Datagrams: a message lost is lost.
-pub const STREAM: bool = false;
-
-/// Nothing to check beyond the types.
-pub fn check(_: &UdpSpec, _: &CheckCx<'_, '_>) -> Result<(), ScenarioError> {
-    Ok(())
-}
 
 /// The flow's transport: its application's datagrams.
 pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
@@ -128,8 +110,6 @@ pub fn build(_: &UdpSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
     ))
 }
 
-/// A UDP flow's packets: its application's datagrams.
-pub type OnWire = UdpMessage;
 
 impl WireBody for UdpMessage {
     #[inline]
