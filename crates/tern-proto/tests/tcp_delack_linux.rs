@@ -99,3 +99,44 @@ fn linux_receiver_acks_every_second_message_of_a_100ms_stream() {
         assert_eq!(t, arrival(m), "message {m} ACKed on arrival");
     }
 }
+
+/// A request answered at once makes Linux's receiver interactive: `tcp_event_data_sent`
+/// (net/ipv4/tcp_output.c, called from `tcp_transmit_skb` for every data segment, whatever the
+/// congestion control) sets `pingpong` when data leaves within `ato` of the last data
+/// received. A pingpong receiver is not in quick-ACK mode (`tcp_in_quickack_mode`: `quick &&
+/// !pingpong`), so the next request, which the server does not answer, is ACKed by the
+/// delayed-ACK timer: `tcp_send_delayed_ack` keeps ato = TCP_ATO_MIN = 40 ms (it bounds ato
+/// only when it exceeds TCP_DELACK_MIN), 40 ms after the arrival. A receiver that never
+/// answered would still be in quick-ACK mode (16 quick ACKs, as above) and ACK on arrival.
+#[test]
+fn an_answered_request_makes_the_next_ack_wait_for_the_timer() {
+    for answer in [false, true] {
+        let wire = Wire {
+            delay: ms(ONE_WAY_MS),
+            ..Wire::default()
+        };
+        let mut p = Pair::new(hand_config(false), linux_receiver(), wire, 1);
+        p.handshake();
+        let t0 = p.now;
+        let first = util::seg_seq(0);
+        p.client.write(MESSAGE);
+        let arrival1 = t0 + ms(ONE_WAY_MS);
+        p.run_until(arrival1);
+        assert_eq!(p.server_read, MESSAGE);
+        if answer {
+            p.server.write(MESSAGE);
+        }
+        let t1 = t0 + ms(500);
+        p.run_until(t1);
+        p.client.write(MESSAGE);
+        let arrival2 = t1 + ms(ONE_WAY_MS);
+        p.run_until(t1 + ms(1000));
+        assert_eq!(p.server_read, 2 * MESSAGE);
+        let ack2 = acks(&p, t1, first)
+            .into_iter()
+            .find(|&(_, acked)| acked == 2 * MESSAGE)
+            .map(|(t, _)| t);
+        let expected = if answer { arrival2 + ms(40) } else { arrival2 };
+        assert_eq!(ack2, Some(expected), "answered: {answer}");
+    }
+}

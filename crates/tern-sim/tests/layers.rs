@@ -57,10 +57,6 @@ const SLICE_PARTS: &[(&str, &str)] = &[
 /// Imports that still run upward, each with why; empty when the rule holds everywhere.
 /// An entry that no longer occurs fails the test too, so the list only shrinks.
 const KNOWN: &[(&str, &str)] = &[
-    // A test of fading through 802.11n's error model.
-    ("radio/fading_tests.rs", "crate::wifi::"),
-    // 802.11's MPDU record names the packet it carries.
-    ("wifi/bss/records.rs", "crate::net::packet::PacketRef"),
     // The TFRC adapter holds the handover aid its settings ask for.
     (
         "transport/tfrc/mod.rs",

@@ -216,6 +216,7 @@ impl AckPolicy {
 
     /// A data segment left (`tcp_event_data_sent`): a reply within `ato` of the last data
     /// received makes Linux's receiver interactive (`pingpong`).
+    #[inline]
     pub fn on_data_sent(&mut self, now: SimTime) {
         if let Some(l) = self.linux.as_deref_mut() {
             if now.saturating_sub(l.lrcvtime) < l.ato {

@@ -201,7 +201,9 @@ impl Connection {
         let ack = ack as u64;
         let in_flight = self.sb.pipe();
         let lost_before_ack = self.sb.marked_lost();
-        self.ack_rtt = None;
+        if let Some(s) = self.sampling.as_deref_mut() {
+            s.ack_rtt = None;
+        }
         // Window update (RFC 9293 §3.10.7.4): SND.WL1/SND.WL2 ordering.
         let wnd = u64::from(seg.window) << self.snd_wscale;
         let mut window_changed = false;
@@ -294,7 +296,7 @@ impl Connection {
             let (pipe, ssthresh) = (self.sb.pipe(), self.cc.ssthresh());
             prr.on_ack(delivered, pipe, ssthresh, u64::from(self.smss), safe);
         }
-        if self.sampler.is_some() {
+        if self.sampling.is_some() {
             self.on_rate_sample(now, in_flight, lost_before_ack);
         }
         true
@@ -307,25 +309,26 @@ impl Connection {
     fn on_rate_sample(&mut self, now: SimTime, prior_in_flight: u64, lost_before: u64) {
         self.report_losses(now);
         let delivered = self.sb.take_delivered();
+        let Some(s) = self.sampling.as_deref_mut() else {
+            return;
+        };
         let facts = AckFacts {
-            rtt: self.ack_rtt,
-            min_rtt: self.min_rtt,
+            rtt: s.ack_rtt,
+            min_rtt: s.min_rtt,
             losses: self.sb.marked_lost() - lost_before,
             prior_in_flight,
             in_flight: self.sb.pipe(),
             in_recovery: self.in_recovery,
             in_loss: self.rto_recovery,
             total_lost: self.sb.marked_lost(),
-            pacing_edt: self.pacer.as_ref().map_or(now, |p| p.next_departure()),
+            pacing_edt: s.pacer.as_ref().map_or(now, |p| p.next_departure()),
         };
-        let Some(sampler) = self.sampler.as_deref_mut() else {
-            return;
-        };
-        sampler.on_delivered(now, delivered.newest, delivered.bytes);
-        let rs = sampler.generate(now, facts);
+        s.sampler
+            .on_delivered(now, delivered.newest, delivered.bytes);
+        let rs = s.sampler.generate(now, facts);
         self.cc.on_rate_sample(&rs);
         if self.cc.holds_app_limited() {
-            sampler.set_app_limited(self.sb.pipe());
+            s.sampler.set_app_limited(self.sb.pipe());
         }
         self.update_pacing_rate();
     }
@@ -349,7 +352,7 @@ impl Connection {
 
     /// The pacing rate: the controller's, else `tcp_update_pacing_rate`'s.
     pub(super) fn update_pacing_rate(&mut self) {
-        if let Some(p) = self.pacer.as_deref_mut() {
+        if let Some(p) = self.sampling.as_deref_mut().and_then(|s| s.pacer.as_mut()) {
             let rate = self.cc.pacing_rate().or_else(|| {
                 pacing::default_rate(
                     self.cc.cwnd(),
@@ -380,13 +383,13 @@ impl Connection {
         };
         // The delivery-rate sample's RTT is the newest acknowledged segment's, timed to the
         // nanosecond as Linux's `ca_rtt_us` (timestamps tick in milliseconds).
-        if self.sampler.is_some() {
-            self.ack_rtt = acked
+        if let Some(s) = self.sampling.as_deref_mut() {
+            s.ack_rtt = acked
                 .karn_sample_from
                 .map(|t| now.saturating_sub(t))
                 .or(sample);
-            if let Some(r) = self.ack_rtt {
-                self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            if let Some(r) = s.ack_rtt {
+                s.min_rtt = Some(s.min_rtt.map_or(r, |m| m.min(r)));
             }
         }
         if let Some(r) = sample {
@@ -447,7 +450,7 @@ impl Connection {
             self.smss,
             recover_fs,
         );
-        if self.sampler.is_some() {
+        if self.sampling.is_some() {
             self.report_losses(now);
         }
         self.cc.on_congestion_event(&LossEvent {

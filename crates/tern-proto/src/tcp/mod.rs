@@ -125,6 +125,9 @@ pub struct Connection {
     /// then reads one copy, which stays in cache, instead of one per connection).
     cfg: Arc<Config>,
     cc: Box<dyn CongestionControl>,
+    /// Delivery-rate estimation and pacing, when the controller wants samples or the
+    /// connection paces; one pointer, `None` in a connection that does neither.
+    sampling: Option<Box<Sampling>>,
     rst_reply: Option<Box<Segment>>,
     tw_deadline: Option<SimTime>,
     rto_deadline: Option<SimTime>,
@@ -190,11 +193,16 @@ pub struct Connection {
     persist_backoff: u32,
     syn_sent_at: Option<SimTime>,
     last_cc: (u64, u64, Option<u64>),
-    /// Delivery-rate estimation, when the controller wants samples or the connection paces
-    /// (`rate`).
-    sampler: Option<Box<rate::RateSampler>>,
+}
+
+/// What a connection that samples delivery rates, or paces, keeps: boxed apart from the
+/// [`Connection`], whose cache lines then hold what every connection touches.
+#[derive(Debug, Default)]
+struct Sampling {
+    /// Delivery-rate estimation (`rate`).
+    sampler: rate::RateSampler,
     /// Internal pacing (`pacing`), when configured or the controller needs it.
-    pacer: Option<Box<pacing::Pacer>>,
+    pacer: Option<pacing::Pacer>,
     /// When the pacer lets held data go.
     pacing_deadline: Option<SimTime>,
     /// The RTT sample of the ACK being processed, and the smallest seen.
@@ -263,11 +271,12 @@ impl Connection {
             events: VecDeque::new(),
             cwnd_rtt_events: true,
             last_cc: (0, 0, None),
-            sampler: samples.then(Box::default),
-            pacer: paces.then(Box::default),
-            pacing_deadline: None,
-            ack_rtt: None,
-            min_rtt: None,
+            sampling: samples.then(|| {
+                Box::new(Sampling {
+                    pacer: paces.then(pacing::Pacer::default),
+                    ..Sampling::default()
+                })
+            }),
             stats: Stats::default(),
             cfg,
         }
@@ -365,7 +374,12 @@ impl Connection {
 
     /// The pacing rate in bytes per second, when the connection paces and has one.
     pub fn pacing_rate(&self) -> Option<u64> {
-        self.pacer.as_ref().and_then(|p| p.rate())
+        self.pacer().and_then(|p| p.rate())
+    }
+
+    /// The pacer, when the connection paces.
+    fn pacer(&self) -> Option<&pacing::Pacer> {
+        self.sampling.as_deref().and_then(|s| s.pacer.as_ref())
     }
 
     pub fn srtt(&self) -> Option<SimTime> {

@@ -41,14 +41,18 @@ impl Connection {
         if self.state == State::SynSent || self.state == State::SynReceived {
             return false;
         }
-        if let Some(p) = self.pacer.as_deref() {
-            if !p.may_send(now) {
-                // `tcp_pacing_check`: data waits for the pacing timer; an ACK does not.
-                if self.force_retx || self.sb.has_lost() || self.has_data_to_send() {
-                    self.pacing_deadline = Some(p.next_departure());
+        if let Some(next) = self
+            .pacer()
+            .filter(|p| !p.may_send(now))
+            .map(|p| p.next_departure())
+        {
+            // `tcp_pacing_check`: data waits for the pacing timer; an ACK does not.
+            if self.force_retx || self.sb.has_lost() || self.has_data_to_send() {
+                if let Some(s) = self.sampling.as_deref_mut() {
+                    s.pacing_deadline = Some(next);
                 }
-                return self.emit_due_ack(now, out);
             }
+            return self.emit_due_ack(now, out);
         }
         if std::mem::take(&mut self.force_retx) && self.retransmit_lost(now, out) {
             self.prr_sent(out);
@@ -100,8 +104,8 @@ impl Connection {
                 now,
                 in_flight: self.sb.pipe(),
             });
-            if let Some(s) = self.sampler.as_deref_mut() {
-                s.on_app_limited(self.sb.pipe());
+            if let Some(s) = self.sampling.as_deref_mut() {
+                s.sampler.on_app_limited(self.sb.pipe());
             }
         }
         self.emit_due_ack(now, out)
@@ -120,24 +124,25 @@ impl Connection {
     /// A data segment `[start, start + len)` (or a FIN) left at `now`, `first` if nothing
     /// was outstanding before it: its delivery-rate snapshot, the controller's
     /// `CA_EVENT_TX_START`, and the pacer's next departure. Out of line: only a sampling or
-    /// pacing connection calls it.
+    /// pacing connection calls it (every connection tells its ACK policy, `tcp_event_data_sent`).
     #[inline(never)]
     fn on_data_sent(&mut self, now: SimTime, start: u64, len: u32, first: bool) {
-        self.ack.on_data_sent(now);
-        if let Some(s) = self.sampler.as_deref_mut() {
+        if let Some(s) = self.sampling.as_deref_mut() {
             if first {
-                self.cc.on_tx_start(now, s.is_app_limited());
+                self.cc.on_tx_start(now, s.sampler.is_app_limited());
             }
             // The segment is in `pipe` already: the flight with it (`tcp_set_tx_in_flight`).
-            let tx = s.on_send(now, first, self.sb.pipe(), self.sb.marked_lost());
+            let tx = s
+                .sampler
+                .on_send(now, first, self.sb.pipe(), self.sb.marked_lost());
             self.sb.set_tx(start, tx);
         }
-        if self.pacer.as_ref().is_some_and(|p| p.rate().is_none()) {
+        if self.pacer().is_some_and(|p| p.rate().is_none()) {
             // Before the first ACK of data: from the handshake's RTT, or the controller's
             // initial rate.
             self.update_pacing_rate();
         }
-        if let Some(p) = self.pacer.as_deref_mut() {
+        if let Some(p) = self.sampling.as_deref_mut().and_then(|s| s.pacer.as_mut()) {
             p.on_sent(now, len);
         }
     }
@@ -220,7 +225,8 @@ impl Connection {
         };
         let seq = self.local_seq(start);
         self.note_retransmit(kind, seq, len);
-        if self.sampler.is_some() || self.pacer.is_some() {
+        self.ack.on_data_sent(now);
+        if self.sampling.is_some() {
             self.on_data_sent(now, start, len, false);
         }
         if self.rto_deadline.is_none() {
@@ -338,9 +344,9 @@ impl Connection {
             sacked: false,
             lost: None,
             probe,
-            tx: Default::default(),
         });
-        if self.sampler.is_some() || self.pacer.is_some() {
+        self.ack.on_data_sent(now);
+        if self.sampling.is_some() {
             self.on_data_sent(now, start, len, first);
         }
         self.send.snd_nxt += u64::from(len) + u64::from(fin);

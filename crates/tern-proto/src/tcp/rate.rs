@@ -270,13 +270,13 @@ mod tests {
     }
 
     /// A segment marked lost hands over its snapshot once, with `tp->lost` counting it
-    /// (`tcp_notify_skb_loss_event`); one without a snapshot (a connection that does not
-    /// sample) is not recorded.
+    /// (`tcp_notify_skb_loss_event`); one sent without a snapshot is not recorded.
     #[test]
     fn the_scoreboard_records_each_newly_lost_snapshot() {
         use crate::tcp::scoreboard::{Scoreboard, SentSeg};
         use crate::tcp::RetransmitKind;
         let mut sb = Scoreboard::default();
+        sb.set_sampling();
         let mut r = RateSampler::default();
         for i in 0..3u64 {
             sb.push(SentSeg {
@@ -288,7 +288,6 @@ mod tests {
                 sacked: false,
                 lost: None,
                 probe: false,
-                tx: None,
             });
             if i > 0 {
                 let tx = r.on_send(ms(i), i == 1, sb.pipe(), sb.marked_lost());

@@ -30,7 +30,7 @@ mod sampled;
 #[cfg(test)]
 mod tests;
 
-use sampled::record_lost;
+use sampled::{record_lost, Sampled};
 pub use sampled::{Delivered, LostTx};
 
 /// One sent, not yet cumulatively acknowledged segment.
@@ -53,9 +53,6 @@ pub struct SentSeg {
     pub lost: Option<RetransmitKind>,
     /// A zero-window probe (RFC 9293 §3.8.6.1): timed by the persist timer.
     pub probe: bool,
-    /// Delivery-rate snapshot of its latest transmission (`tcp::rate`), kept apart so that
-    /// a connection that does not sample rates pays one pointer per segment.
-    pub tx: Option<Box<TxState>>,
 }
 
 impl SentSeg {
@@ -140,19 +137,20 @@ fn update(counts: &mut Counts, s: &mut SentSeg, change: impl FnOnce(&mut SentSeg
     }
 }
 
-/// Marks `s` lost for `kind`, keeping `counts` right; a segment not lost before and
-/// carrying a rate snapshot is recorded in `lost_tx`.
+/// Marks `s`, queue index `i`, lost for `kind`, keeping `counts` right; a segment not lost
+/// before and carrying a rate snapshot is recorded in `sampled`.
 #[inline]
 fn mark_lost(
     counts: &mut Counts,
-    lost_tx: &mut Vec<LostTx>,
+    sampled: Option<&mut Sampled>,
+    i: usize,
     s: &mut SentSeg,
     kind: RetransmitKind,
 ) {
     let newly = s.lost.is_none();
     update(counts, s, |s| s.lost = Some(kind));
-    if newly && s.tx.is_some() {
-        record_lost(lost_tx, s, counts.marked_lost);
+    if let (true, Some(sampled)) = (newly, sampled) {
+        record_lost(sampled, i, s.size(), counts.marked_lost);
     }
 }
 
@@ -170,12 +168,22 @@ struct LossMark {
 }
 
 /// The queue of outstanding segments.
+///
+/// In the order written (`repr(C)`), by how often an ACK touches a field: the queue, its
+/// counts and the rate-sampling state (one pointer, `None` in a connection that does not
+/// sample) before the marks of loss recovery and SACK processing.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Scoreboard {
     segs: VecDeque<SentSeg>,
     counts: Counts,
     /// No segment below this queue index is marked lost.
     lost_hint: usize,
+    /// The rate snapshots of the segments and what was delivered and lost since it was
+    /// last collected, in a connection that samples delivery rates
+    /// ([`Self::set_sampling`]); apart, so that a segment is 32 B and the scoreboard of a
+    /// connection that does not sample carries none of it.
+    sampled: Option<Box<Sampled>>,
     mark: LossMark,
     /// SACK blocks applied since the SACKs were last cleared, at most [`KNOWN`], each cut
     /// at the end of the highest segment sent when it came: every segment inside one is
@@ -187,12 +195,6 @@ pub struct Scoreboard {
     /// without walking the queue over what was SACKed before. Empty slots are `(0, 0)`
     /// ([`FORGOTTEN`]).
     known: [(u64, u64); KNOWN],
-    delivered: Delivered,
-    /// Whether deliveries are collected for [`Self::take_delivered`] (a connection that
-    /// samples delivery rates).
-    sampling: bool,
-    /// Segments with a rate snapshot marked lost since [`Self::take_lost`] was last called.
-    lost_tx: Vec<LostTx>,
 }
 
 /// SACK blocks remembered as applied: the most an ACK carries with timestamps (RFC 2018
@@ -206,6 +208,9 @@ impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
         self.counts.add(&seg);
         self.segs.push_back(seg);
+        if let Some(s) = self.sampled.as_deref_mut() {
+            s.txs.push_back(None);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -228,8 +233,11 @@ impl Scoreboard {
             let marked = self.mark.next > 0;
             if front.end() <= ack {
                 out.bytes += front.size();
-                if self.sampling && !front.sacked {
-                    self.delivered.add(front, front.size());
+                if let Some(s) = self.sampled.as_deref_mut() {
+                    let tx = s.txs.pop_front().flatten();
+                    if !front.sacked {
+                        s.delivered.add(front.sent_at, tx.as_ref(), front.size());
+                    }
                 }
                 any_retx |= front.retransmitted;
                 out.karn_sample_from = Some(front.sent_at);
@@ -247,8 +255,8 @@ impl Scoreboard {
                 if front.start < ack {
                     let cut = ack - front.start;
                     out.bytes += cut;
-                    if self.sampling && !front.sacked {
-                        self.delivered.bytes += cut;
+                    if let Some(s) = self.sampled.as_deref_mut().filter(|_| !front.sacked) {
+                        s.delivered.bytes += cut;
                     }
                     if marked && front.sacked {
                         self.mark.sacked_bytes -= cut;
@@ -296,15 +304,16 @@ impl Scoreboard {
             while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
                 if !s.sacked {
                     newly += s.size();
-                    if self.sampling {
-                        self.delivered.add(s, s.size());
+                    if let Some(sampled) = self.sampled.as_deref_mut() {
+                        let tx = &mut sampled.txs[i];
+                        sampled.delivered.add(s.sent_at, tx.as_ref(), s.size());
+                        if let Some(tx) = tx {
+                            tx.pending = false;
+                        }
                     }
                     update(&mut self.counts, s, |s| {
                         s.sacked = true;
                         s.lost = None;
-                        if let Some(tx) = s.tx.as_deref_mut() {
-                            tx.pending = false;
-                        }
                     });
                     if i < self.mark.next {
                         self.mark.sacked_segs += 1;
@@ -336,20 +345,42 @@ impl Scoreboard {
         self.known[slot] = (l, r);
     }
 
-    /// Collects deliveries for [`Self::take_delivered`] from now on.
+    /// Keeps rate snapshots ([`Self::set_tx`]) and collects deliveries for
+    /// [`Self::take_delivered`] and losses for [`Self::take_lost`] from now on.
     pub fn set_sampling(&mut self) {
-        self.sampling = true;
+        if self.sampled.is_none() {
+            self.sampled = Some(Box::new(Sampled {
+                txs: self.segs.iter().map(|_| None).collect(),
+                ..Sampled::default()
+            }));
+        }
     }
 
     /// What was delivered since the last call (see [`Delivered`]).
     pub fn take_delivered(&mut self) -> Delivered {
-        std::mem::take(&mut self.delivered)
+        self.sampled
+            .as_deref_mut()
+            .map(|s| std::mem::take(&mut s.delivered))
+            .unwrap_or_default()
     }
 
     /// The segments with a rate snapshot marked lost since the last call, in the order
     /// they were marked (see [`LostTx`]).
-    pub fn take_lost(&mut self) -> std::vec::Drain<'_, LostTx> {
-        self.lost_tx.drain(..)
+    pub fn take_lost(&mut self) -> impl Iterator<Item = LostTx> + '_ {
+        self.sampled
+            .as_deref_mut()
+            .into_iter()
+            .flat_map(|s| s.lost_tx.drain(..))
+    }
+
+    /// The rate snapshot of each segment in the queue, in order (`None` for one sent
+    /// without, or in a connection that does not sample).
+    #[cfg(test)]
+    pub fn snapshots(&self) -> Vec<Option<TxState>> {
+        match self.sampled.as_deref() {
+            Some(s) => s.txs.iter().copied().collect(),
+            None => vec![None; self.segs.len()],
+        }
     }
 
     /// Bytes ever marked lost.
@@ -358,14 +389,14 @@ impl Scoreboard {
     }
 
     /// Gives the segment last taken by [`Self::retransmit_next`], or pushed, at `start`
-    /// the rate snapshot of that transmission.
+    /// the rate snapshot of that transmission (kept only once [`Self::set_sampling`]).
     pub fn set_tx(&mut self, start: u64, tx: TxState) {
+        let Some(sampled) = self.sampled.as_deref_mut() else {
+            return;
+        };
         let i = self.segs.partition_point(|s| s.start < start);
-        if let Some(s) = self.segs.get_mut(i).filter(|s| s.start == start) {
-            match s.tx.as_deref_mut() {
-                Some(old) => *old = tx,
-                None => s.tx = Some(Box::new(tx)),
-            }
+        if self.segs.get(i).is_some_and(|s| s.start == start) {
+            sampled.txs[i] = Some(tx);
         }
     }
 
@@ -447,7 +478,13 @@ impl Scoreboard {
                 m.sacked_segs += 1;
                 m.sacked_bytes += s.size();
             } else if !s.retransmitted && s.lost.is_none() {
-                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
+                mark_lost(
+                    &mut self.counts,
+                    self.sampled.as_deref_mut(),
+                    m.next,
+                    s,
+                    kind,
+                );
                 self.lost_hint = self.lost_hint.min(m.next);
             }
             m.next += 1;
@@ -459,7 +496,7 @@ impl Scoreboard {
     pub fn mark_first_lost(&mut self, kind: RetransmitKind) {
         if let Some(s) = self.segs.front_mut() {
             if !s.sacked {
-                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
+                mark_lost(&mut self.counts, self.sampled.as_deref_mut(), 0, s, kind);
                 self.lost_hint = 0;
             }
         }
@@ -468,8 +505,8 @@ impl Scoreboard {
     /// After an RTO everything outstanding is presumed lost (RFC 6298 §5.4,
     /// RFC 6675 §5.1): go-back-N paced by slow start.
     pub fn mark_all_lost(&mut self, kind: RetransmitKind) {
-        for s in &mut self.segs {
-            mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            mark_lost(&mut self.counts, self.sampled.as_deref_mut(), i, s, kind);
         }
         self.lost_hint = 0;
     }
@@ -485,7 +522,7 @@ impl Scoreboard {
                 break;
             }
             if !s.sacked && s.lost.is_none() {
-                mark_lost(&mut self.counts, &mut self.lost_tx, s, kind);
+                mark_lost(&mut self.counts, self.sampled.as_deref_mut(), i, s, kind);
                 self.lost_hint = self.lost_hint.min(i);
             }
         }

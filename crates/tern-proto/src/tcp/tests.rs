@@ -150,7 +150,7 @@ fn controller_hears_each_lost_segment_with_its_send_time_flight() {
     };
     let (samples, lost) = (rec.samples.clone(), rec.lost.clone());
     client.cc = Box::new(rec);
-    client.sampler = Some(Box::default());
+    client.sampling = Some(Box::default());
     client.sb.set_sampling();
 
     client.write(10 * smss);
@@ -161,8 +161,9 @@ fn controller_hears_each_lost_segment_with_its_send_time_flight() {
     assert_eq!(sent.len(), 10);
     let flights: Vec<_> = client
         .sb
+        .snapshots()
         .iter()
-        .map(|s| s.tx.as_ref().unwrap().in_flight)
+        .map(|tx| tx.unwrap().in_flight)
         .collect();
     assert_eq!(flights, (1..=10).map(|n| n * smss).collect::<Vec<_>>());
     let later = SimTime::from_millis(40);

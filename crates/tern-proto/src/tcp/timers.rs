@@ -14,7 +14,8 @@ impl Connection {
         };
         let retransmit = earliest(self.rto_deadline, self.persist_deadline);
         let other = earliest(self.ack.deadline, self.tw_deadline);
-        earliest(earliest(retransmit, other), self.pacing_deadline)
+        let pacing = self.sampling.as_deref().and_then(|s| s.pacing_deadline);
+        earliest(earliest(retransmit, other), pacing)
     }
 
     /// Fires every timer whose deadline is at or before `now`; harmless
@@ -28,8 +29,10 @@ impl Connection {
         }
         self.ack.on_timeout(now, self.rtt.rto());
         // The pacing timer only lets held data go: the next `poll_transmit` sends it.
-        if self.pacing_deadline.is_some_and(|d| d <= now) {
-            self.pacing_deadline = None;
+        if let Some(s) = self.sampling.as_deref_mut() {
+            if s.pacing_deadline.is_some_and(|d| d <= now) {
+                s.pacing_deadline = None;
+            }
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now);
@@ -112,7 +115,7 @@ impl Connection {
         // The controller hears of the segments marked lost before the timeout itself, as
         // Linux's `tcp_enter_loss` marks them (`tcp_timeout_mark_lost`) before it calls
         // `ssthresh` and sets `TCP_CA_Loss`.
-        if self.sampler.is_some() {
+        if self.sampling.is_some() {
             self.report_losses(now);
         }
         self.cc.on_rto(&loss);

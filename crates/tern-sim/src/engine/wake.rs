@@ -14,6 +14,7 @@ pub struct Wake(Option<SimTime>);
 impl Wake {
     /// The component wants to run at `at` (not before `now`): returns the time of a new
     /// event to queue, or `None` when the queued one comes soon enough.
+    #[inline]
     pub fn arm(&mut self, now: SimTime, at: SimTime) -> Option<SimTime> {
         let at = at.max(now);
         if self.0.is_none_or(|queued| at < queued) {
@@ -27,6 +28,7 @@ impl Wake {
     /// An event of this component fires at `now`: whether it is the one last queued (then
     /// nothing is queued any more). An older event, superseded by an earlier one, returns
     /// false.
+    #[inline]
     pub fn fire(&mut self, now: SimTime) -> bool {
         let current = self.0 == Some(now);
         if current {

@@ -74,6 +74,10 @@ pub struct WifiDevice {
     queues: Vec<QueueMeter>,
     /// Per interface (port), the sender's qdisc in front of its MAC queue, if any.
     qdiscs: Vec<Option<Qdisc>>,
+    /// Buffers kept from one wake-up to the next, so that a BSS's wake-up allocates
+    /// nothing: its outcome, and the interfaces whose queue changed.
+    spare: bss::Outcome,
+    changed: Vec<IfaceId>,
 }
 
 /// Where the device starts: its BSSs, their member names, the associations in interface
@@ -140,6 +144,8 @@ impl WifiDevice {
             roams,
             queues: vec![QueueMeter::default(); 2 * setup_associations],
             qdiscs: setup.qdiscs,
+            spare: bss::Outcome::default(),
+            changed: Vec::new(),
         };
         (device, actions)
     }
@@ -272,24 +278,25 @@ impl WifiDevice {
     /// Acts on what a BSS did: the AP's receive strategy first, then MAC-acknowledged
     /// packets free their sender's TCP Small Queues budget, received ones go on from the
     /// receiver, dropped ones are dropped.
-    fn outcome(&mut self, now: SimTime, b: usize, mut out: bss::Outcome, cx: &mut DeviceCx<'_>) {
-        self.ap_receive(now, b, &mut out, cx);
-        let mut changed = Vec::new();
-        for (from, to, p) in out.acked {
+    fn outcome(&mut self, now: SimTime, b: usize, out: &mut bss::Outcome, cx: &mut DeviceCx<'_>) {
+        self.ap_receive(now, b, out, cx);
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.clear();
+        for &(from, to, p) in &out.acked {
             let iface = self.iface(b, from, to);
             self.left_mac(now, iface, p, &mut changed, cx);
         }
-        for (from, to, p) in out.delivered {
+        for &(from, to, p) in &out.delivered {
             let iface = self.iface(b, from, to);
             cx.push(Action::Arrive { at: now, iface, p });
         }
         let drops = [
-            (out.dropped, "retry-limit"),
-            (out.expired, "lifetime"),
-            (out.disassociated, "disassociated"),
+            (&out.dropped, "retry-limit"),
+            (&out.expired, "lifetime"),
+            (&out.disassociated, "disassociated"),
         ];
         for (packets, reason) in drops {
-            for (from, to, p) in packets {
+            for &(from, to, p) in packets {
                 let iface = self.iface(b, from, to);
                 self.left_mac(now, iface, p, &mut changed, cx);
                 cx.push(Action::Drop {
@@ -300,10 +307,11 @@ impl WifiDevice {
                 });
             }
         }
-        for iface in changed {
+        for &iface in &changed {
             self.refill(now, iface, cx);
             cx.push(Action::QueueChanged { iface });
         }
+        self.changed = changed;
         let names = &self.names[b];
         let bss = &self.bsses[b];
         for r in &out.transmissions {
@@ -401,8 +409,13 @@ impl Device for WifiDevice {
             Token::Bss(b) => {
                 let b = b as usize;
                 if self.wakes[b].fire(now) {
-                    let out = self.bsses[b].wake(now);
-                    self.outcome(now, b, out, cx);
+                    let mut out = std::mem::take(&mut self.spare);
+                    self.bsses[b].wake_into(now, &mut out);
+                    self.outcome(now, b, &mut out, cx);
+                    out.clear();
+                    // What `take` left in its place holds no buffer: dropping it would
+                    // only cost the checks.
+                    std::mem::forget(std::mem::replace(&mut self.spare, out));
                 }
             }
             Token::RoamStart(i) => self.roam_start(now, i, cx),

@@ -205,7 +205,6 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     sacked: false,
                     lost: None,
                     probe,
-                    tx: Default::default(),
                 };
                 snd_nxt = seg.end();
                 sb.push(seg.clone());

@@ -20,7 +20,6 @@ fn board(n: u64, mss: u32) -> Scoreboard {
             sacked: false,
             lost: None,
             probe: false,
-            tx: Default::default(),
         });
     }
     sb
@@ -93,4 +92,13 @@ fn partial_ack_trims() {
     let a = sb.ack_to(2001);
     assert_eq!(a.karn_sample_from, Some(SimTime::ZERO));
     assert!(sb.is_empty());
+}
+
+/// Two queued segments share a 64-byte cache line: an ACK that removes n segments reads
+/// n / 2 lines of the queue. A rate snapshot (48 B) lives beside the queue, in a sampling
+/// connection only.
+#[test]
+fn a_sent_segment_is_half_a_cache_line() {
+    assert_eq!(std::mem::size_of::<SentSeg>(), 32);
+    assert_eq!(std::mem::size_of::<Option<TxState>>(), 48);
 }

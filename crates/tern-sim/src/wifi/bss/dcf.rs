@@ -75,11 +75,13 @@ impl FrameExchange for DcfExchange {
     }
 
     /// The head-of-line frame after its first attempt is being retried: it stays.
-    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) {
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) -> SimTime {
+        let mut next = SimTime::MAX;
         for (i, e) in self.entities.iter_mut().enumerate() {
             let skip = usize::from(e.attempts > 0);
-            expire_queue(i, &mut e.queue, skip, (now, lifetime), cx);
+            next = next.min(expire_queue(i, &mut e.queue, skip, (now, lifetime), cx));
         }
+        next
     }
 
     /// The head-of-line frame, at the fixed rate or the one the rate control picks at the

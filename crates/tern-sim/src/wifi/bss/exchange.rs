@@ -65,8 +65,9 @@ pub(crate) trait FrameExchange {
     /// Whether entity `i` has a frame to send.
     fn has_traffic(&self, i: usize) -> bool;
     /// Discards the queued frames that have waited `lifetime` (the MSDU lifetime), never
-    /// one being retried.
-    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>);
+    /// one being retried; returns the earliest time a frame kept can reach its lifetime
+    /// ([`expire_queue`]), [`SimTime::MAX`] if none is queued.
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) -> SimTime;
     /// Entity `i` has the medium at `now`: the PPDU it sends.
     fn start(&mut self, now: SimTime, i: usize, cx: &mut Cx<'_>) -> Ppdu;
     /// `tx` ended alone on the medium: what arrived, and the airtime of the response (Ack
@@ -116,7 +117,7 @@ impl FrameExchange for Exchange {
         forward!(self, x => x.has_traffic(i))
     }
 
-    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) {
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) -> SimTime {
         forward!(self, x => x.expire(now, lifetime, cx))
     }
 
@@ -148,22 +149,26 @@ impl FrameExchange for Exchange {
 }
 
 /// Discards the frames of entity `i`'s `queue` from position `skip` on that have waited
-/// `lifetime`, oldest first, stopping at the first younger one.
+/// `lifetime`, oldest first, stopping at the first younger one; returns when that one
+/// reaches its lifetime ([`SimTime::MAX`] if there is none). Frames are queued in the
+/// order they entered the MAC, so no frame behind it reaches its lifetime earlier.
+#[inline]
 pub(crate) fn expire_queue(
     i: usize,
     queue: &mut VecDeque<Frame>,
     skip: usize,
     (now, lifetime): (SimTime, SimTime),
     cx: &mut Cx<'_>,
-) {
+) -> SimTime {
     while let Some(f) = queue.get(skip) {
         if now.saturating_sub(f.since) < lifetime {
-            break;
+            return f.since + lifetime;
         }
         let f = queue.remove(skip).expect("present");
         cx.counters.dropped_lifetime += 1;
         cx.out.expired.push((i, f.peer, f.packet));
     }
+    SimTime::MAX
 }
 
 /// Whether each MPDU arrives: independently, with probability (1 − the fixed per-MPDU

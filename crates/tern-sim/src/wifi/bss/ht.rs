@@ -249,10 +249,12 @@ impl FrameExchange for HtExchange {
     }
 
     /// Only frames not yet handed to an originator age out (retries are the originator's).
-    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) {
+    fn expire(&mut self, now: SimTime, lifetime: SimTime, cx: &mut Cx<'_>) -> SimTime {
+        let mut next = SimTime::MAX;
         for (i, e) in self.entities.iter_mut().enumerate() {
-            expire_queue(i, &mut e.queue, 0, (now, lifetime), cx);
+            next = next.min(expire_queue(i, &mut e.queue, 0, (now, lifetime), cx));
         }
+        next
     }
 
     /// A BlockAckReq owed to a peer first, else an A-MPDU to the next peer round-robin.

@@ -3,7 +3,7 @@
 //! or EIFS, collisions and airtime. What an entity does once it has the medium is its
 //! frame exchange ([`exchange::FrameExchange`]): Data/Ack for the DCF PHYs ([`dcf`]),
 //! A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The parameters are in
-//! [`config`], what the BSS reports in [`records`].
+//! [`config`], what the BSS reports in [`outcome`].
 //!
 //! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
 //! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
@@ -47,14 +47,14 @@ mod dcf;
 mod exchange;
 mod ht;
 mod ht_rx;
-mod records;
+mod outcome;
 
 pub use config::{Config, DcfRate, Phy};
 use dcf::{DcfExchange, DcfRates};
 use exchange::{Cx, Errors, Exchange, FrameExchange, Tx};
 use ht::HtExchange;
 pub use ht::HtPhy;
-pub use records::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
+pub use outcome::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
 
 /// A packet waiting in, or carried by, a MAC.
 #[derive(Clone, Copy, Debug)]
@@ -110,6 +110,17 @@ pub struct Bss {
     exchange: Exchange,
     /// Transmissions on the air (more than one: a collision).
     on_air: Vec<Tx>,
+    /// Scratch space of [`Bss::wake`], kept so that a wake-up allocates nothing: the
+    /// entities whose backoff ends now, the transmissions that just ended, and their
+    /// senders left without a response.
+    winners: Vec<usize>,
+    ended: Vec<Tx>,
+    unanswered: Vec<usize>,
+    /// No queued frame reaches its MSDU lifetime before this time: the frame exchange's
+    /// [`FrameExchange::expire`] is not called before it. A frame queued at `t` lowers it
+    /// to `t + lifetime` at most; a station that joins or leaves (its frames queued again,
+    /// a retried frame's attempts started over) sets it back to zero.
+    expire_from: SimTime,
     backoff_rng: RngStream,
     errors: Errors,
     /// Positions and path loss of the members (entity order), for the SNR of each frame.
@@ -204,6 +215,10 @@ impl Bss {
             access,
             exchange,
             on_air: Vec::new(),
+            winners: Vec::new(),
+            ended: Vec::new(),
+            unanswered: Vec::new(),
+            expire_from: SimTime::ZERO,
             backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
             errors: Errors::new(
                 RngStream::new(seed, &format!("wifi/{name}/errors")),
@@ -237,6 +252,9 @@ impl Bss {
         }
         if !self.exchange.has_traffic(from) {
             self.access[from].ready_at = now;
+        }
+        if let Some(lifetime) = self.cfg.lifetime {
+            self.expire_from = self.expire_from.min(now + lifetime);
         }
         self.exchange.queue(from).push_back(Frame {
             peer: to,
@@ -295,6 +313,7 @@ impl Bss {
         let mut out = Outcome::default();
         self.exchange.leave(k, &mut out);
         self.access[k].associated = false;
+        self.expire_from = SimTime::ZERO;
         out
     }
 
@@ -329,6 +348,7 @@ impl Bss {
     pub fn associate(&mut self, now: SimTime, k: usize, frames: Vec<Frame>) -> Vec<Frame> {
         let limit = self.cfg.queue_limit;
         self.access[k].associated = true;
+        self.expire_from = SimTime::ZERO;
         let mut overflow = Vec::new();
         for mut f in frames {
             f.peer = 0;
@@ -373,18 +393,35 @@ impl Bss {
     pub fn next_wake(&self) -> Option<SimTime> {
         let medium = match self.on_air.iter().map(|t| t.end).max() {
             Some(end) => Some(end),
-            None => (0..self.access.len())
-                .filter_map(|i| self.access_time(i))
-                .min(),
+            None => match &self.exchange {
+                Exchange::Dcf(x) => self.first_access(x),
+                Exchange::Ht(x) => self.first_access(x),
+            },
         };
-        medium.into_iter().chain(self.exchange.next_timeout()).min()
+        match (medium, self.exchange.next_timeout()) {
+            (Some(m), Some(t)) => Some(m.min(t)),
+            (m, t) => m.or(t),
+        }
     }
 
-    /// When entity `i`'s backoff lets it transmit, if it has a frame and may send.
+    /// The earliest time an entity's backoff lets it transmit ([`Bss::access_time_of`]), the
+    /// exchange's kind known once rather than per entity.
     #[inline]
-    fn access_time(&self, i: usize) -> Option<SimTime> {
-        let e = &self.access[i];
-        if !self.exchange.has_traffic(i) || !e.associated {
+    fn first_access(&self, x: &impl FrameExchange) -> Option<SimTime> {
+        let mut first: Option<SimTime> = None;
+        for (i, e) in self.access.iter().enumerate() {
+            if let Some(t) = self.access_time_of(e, x.has_traffic(i)) {
+                first = Some(first.map_or(t, |f| f.min(t)));
+            }
+        }
+        first
+    }
+
+    /// When entity `e`'s backoff lets it transmit, if it has a frame (`has_traffic`) and
+    /// may send.
+    #[inline(always)]
+    fn access_time_of(&self, e: &Access, has_traffic: bool) -> Option<SimTime> {
+        if !has_traffic || !e.associated {
             return None;
         }
         let counted =
@@ -392,52 +429,79 @@ impl Bss {
         Some(counted.max(e.ready_at))
     }
 
+    /// The entities whose backoff lets them transmit at `now`, into `winners`.
+    #[inline]
+    fn winners_at(&self, now: SimTime, x: &impl FrameExchange, winners: &mut Vec<usize>) {
+        for (i, e) in self.access.iter().enumerate() {
+            if self.access_time_of(e, x.has_traffic(i)) == Some(now) {
+                winners.push(i);
+            }
+        }
+    }
+
     /// Runs the BSS at `now` (a time [`Bss::next_wake`] gave): ends the exchange on the air,
     /// or starts the transmissions whose backoff ends now.
     pub fn wake(&mut self, now: SimTime) -> Outcome {
         let mut out = Outcome::default();
-        self.exchange.run_timeouts(now, &mut out);
+        self.wake_into(now, &mut out);
+        out
+    }
+
+    /// [`Bss::wake`], adding what the BSS did to `out` (whose buffers a caller can keep
+    /// from one wake-up to the next).
+    pub fn wake_into(&mut self, now: SimTime, out: &mut Outcome) {
+        self.exchange.run_timeouts(now, out);
         if !self.on_air.is_empty() {
             if self.on_air.iter().map(|t| t.end).max() == Some(now) {
-                self.finish(now, &mut out);
+                self.finish(now, out);
             }
-            return out;
+            return;
         }
         if let Some(lifetime) = self.cfg.lifetime {
-            self.exchange
-                .expire(now, lifetime, &mut cx!(self, &mut out));
-        }
-        let winners: Vec<usize> = (0..self.access.len())
-            .filter(|&i| self.access_time(i) == Some(now))
-            .collect();
-        if winners.is_empty() {
-            return out;
-        }
-        for (i, e) in self.access.iter_mut().enumerate() {
-            if let Some(from) = e.count_from.take() {
-                if !winners.contains(&i) && now > from {
-                    let elapsed = (now - from).as_nanos() / self.timing.slot.as_nanos();
-                    e.slots -= e.slots.min(elapsed as u32);
-                }
+            if now >= self.expire_from {
+                self.expire_from = self.exchange.expire(now, lifetime, &mut cx!(self, out));
             }
         }
-        for i in winners {
-            self.access[i].slots = 0;
-            let ppdu = self.exchange.start(now, i, &mut cx!(self, &mut out));
-            self.on_air.push(Tx {
-                entity: i,
-                peer: ppdu.peer,
-                start: now,
-                end: now + ppdu.airtime,
-                snr_db: ppdu.snr_db,
-            });
+        let mut winners = std::mem::take(&mut self.winners);
+        winners.clear();
+        match &self.exchange {
+            Exchange::Dcf(x) => self.winners_at(now, x, &mut winners),
+            Exchange::Ht(x) => self.winners_at(now, x, &mut winners),
         }
-        out
+        if !winners.is_empty() {
+            // `winners` is in entity order: one pass over both.
+            let mut won = winners.iter().copied().peekable();
+            for (i, e) in self.access.iter_mut().enumerate() {
+                let winner = won.next_if_eq(&i).is_some();
+                if let Some(from) = e.count_from.take() {
+                    if !winner && now > from {
+                        let elapsed = (now - from).as_nanos() / self.timing.slot.as_nanos();
+                        e.slots -= e.slots.min(elapsed as u32);
+                    }
+                }
+            }
+            for &i in &winners {
+                self.access[i].slots = 0;
+                let ppdu = self.exchange.start(now, i, &mut cx!(self, out));
+                self.on_air.push(Tx {
+                    entity: i,
+                    peer: ppdu.peer,
+                    start: now,
+                    end: now + ppdu.airtime,
+                    snr_db: ppdu.snr_db,
+                });
+            }
+        }
+        self.winners = winners;
     }
 
     /// The transmissions on the air end at `now`.
     fn finish(&mut self, now: SimTime, out: &mut Outcome) {
-        let txs = std::mem::take(&mut self.on_air);
+        // The transmissions leave the air; `on_air` takes the spare buffer.
+        let spare = std::mem::take(&mut self.ended);
+        let mut txs = std::mem::replace(&mut self.on_air, spare);
+        let mut unanswered = std::mem::take(&mut self.unanswered);
+        unanswered.clear();
         let collision = txs.len() > 1;
         self.counters.ppdus += txs.len() as u64;
         if collision {
@@ -447,13 +511,12 @@ impl Bss {
         // (EIFS applies to them), and the senders left without a response.
         let mut idle_from = now;
         let mut heard_error = collision;
-        let mut unanswered: Vec<usize> = Vec::new();
-        for tx in txs {
+        for tx in &txs {
             self.counters.busy += tx.end - tx.start;
             let response = if collision {
                 None
             } else {
-                self.exchange.receive(&tx, &mut cx!(self, out))
+                self.exchange.receive(tx, &mut cx!(self, out))
             };
             match response {
                 Some(air) => {
@@ -465,10 +528,12 @@ impl Bss {
                     unanswered.push(tx.entity);
                 }
             }
-            self.after_exchange(now, &tx, response.is_some(), collision, out);
+            self.after_exchange(now, tx, response.is_some(), collision, out);
         }
+        // `unanswered` is in entity order, as the transmissions are: one pass over both.
+        let mut left = unanswered.iter().copied().peekable();
         for (i, e) in self.access.iter_mut().enumerate() {
-            e.count_from = Some(if unanswered.contains(&i) {
+            e.count_from = Some(if left.next_if_eq(&i).is_some() {
                 // §10.3.2.11: backoff is invoked when AckTimeout expires (by then the medium
                 // has been idle for more than DIFS/AIFS).
                 (now + self.ack_timeout).max(idle_from + self.aifs)
@@ -478,6 +543,9 @@ impl Bss {
                 idle_from + self.aifs
             });
         }
+        txs.clear();
+        self.ended = txs;
+        self.unanswered = unanswered;
     }
 
     /// The sender's side of an exchange: its frame exchange concludes, then CW is updated

@@ -26,7 +26,7 @@ impl WifiDevice {
             return;
         }
         let rssi = self.bsses[from.bss].radio.rssi_dbm(0, from.entity, now);
-        let out = self.bsses[from.bss].disassociate(from.entity);
+        let mut out = self.bsses[from.bss].disassociate(from.entity);
         let target = r.memberships[roam.to].bss;
         let node = r.node;
         self.roamers[roam.roamer].joining = Some(roam.to);
@@ -37,7 +37,7 @@ impl WifiDevice {
         });
         let current = self.roamers[roam.roamer].current;
         self.trace_roam(now, roam.roamer, "left", (current, roam.to), rssi, cx);
-        self.outcome(now, from.bss, out, cx);
+        self.outcome(now, from.bss, &mut out, cx);
         // The station has the BSS Load of the AP it joins from its beacons (it hears them:
         // it measures their RSSI, [`WifiDevice::beacon`]).
         if let Some(load) = self.bsses[target].bss_load() {

@@ -74,3 +74,16 @@ pub struct Outcome {
     /// Every transmission, when [`Bss::observe_tx`] is set.
     pub transmissions: Vec<TxRecord>,
 }
+
+impl Outcome {
+    /// Empties every list, keeping their buffers.
+    pub fn clear(&mut self) {
+        self.delivered.clear();
+        self.acked.clear();
+        self.dropped.clear();
+        self.expired.clear();
+        self.disassociated.clear();
+        self.received.clear();
+        self.transmissions.clear();
+    }
+}
