@@ -70,25 +70,17 @@ struct Peer {
     stats: InteropSummary,
 }
 
-/// What becomes of a packet that crossed the boundary, at its destination.
-#[derive(Debug)]
-pub(crate) enum Delivery {
-    /// Bytes for the real node it reached: the world's outbox has them written to its TUN
-    /// device.
-    Out(Vec<u8>),
-    /// A kernel's segment for the Tern endpoint of its flow at the node it reached.
-    In(Body),
-    /// Nothing (malformed, or not bytes): dropped and counted.
-    Gone,
-}
-
-/// The interop flows of an emulation, and which nodes are real. Empty in a simulation.
+/// The interop flows of an emulation, which nodes are real, and the bytes leaving the
+/// world for them.
 #[derive(Debug, Default)]
 pub(crate) struct Boundary {
     real: Vec<bool>,
     peers: Vec<Option<Peer>>,
     /// Per flow: its client's and its server's node is real (their endpoints stay silent).
     silent: Vec<[bool; 2]>,
+    /// Bytes delivered to real nodes ([`super::Port`]), waiting to be written to their TUN
+    /// devices.
+    pub delivered: Vec<(NodeId, Vec<u8>)>,
 }
 
 impl Boundary {
@@ -147,12 +139,10 @@ impl Boundary {
         self.real.get(node.0 as usize).copied().unwrap_or(false)
     }
 
-    /// Whether the endpoint of flow `f` at `side` is on a real node, where the kernel's
-    /// endpoint stands in for it: it must send nothing and need no wake-up.
-    pub fn silent(&self, f: FlowId, side: Side) -> bool {
-        self.silent
-            .get(f.0 as usize)
-            .is_some_and(|s| s[side.index()])
+    /// Per side (client, server), whether the endpoint of flow `f` is on a real node, where
+    /// the kernel's endpoint stands in for it: it must send nothing and need no wake-up.
+    pub fn silent(&self, f: FlowId) -> [bool; 2] {
+        self.silent.get(f.0 as usize).copied().unwrap_or_default()
     }
 
     /// The interop flow of a real host's packet from `src` to the Tern node `dst`, if it is
@@ -229,13 +219,6 @@ impl Boundary {
         Some(seg)
     }
 
-    /// Whether packet `pkt`, at its destination, crosses the boundary: it comes from a real
-    /// node (a kernel's bytes) or goes to one. Never in a simulation.
-    #[inline]
-    pub fn crosses(&self, pkt: &Packet) -> bool {
-        !self.real.is_empty() && (self.is_real(pkt.src) || self.is_real(pkt.dst))
-    }
-
     /// A packet real node `src` wrote to its TUN device, as it enters the world there: its
     /// flow ([`EMULATED`] to another real node, else the interop flow joining `src` to the
     /// Tern node it is for), its destination node and its body, the bytes as they are.
@@ -248,31 +231,13 @@ impl Boundary {
             .flatten()
             .filter(|d| *d != src)?;
         // To a real node as it is; to a Tern node as a segment of the interop flow joining
-        // them (parsed when it arrives, [`Boundary::deliver`]).
+        // them (parsed when it arrives, [`super::Interop`]).
         let flow = if self.is_real(dst) {
             EMULATED
         } else {
             self.flow_of(src, dst, bytes)?
         };
         Some((flow, dst, Body::Raw(bytes.to_vec())))
-    }
-
-    /// Packet `pkt`, which [`Boundary::crosses`], reached its destination `at`: at a real
-    /// node its bytes leave the world (written to that node's TUN device); at a Tern node
-    /// they are a kernel's segment for the interop flow's Tern endpoint, parsed.
-    pub fn deliver(&mut self, at: NodeId, pkt: Packet) -> Delivery {
-        // A segment of Tern's that could not be encoded ([`Boundary::encode_sent`] counted
-        // it) is dropped here: a real host reads bytes.
-        let Body::Raw(bytes) = pkt.body else {
-            return Delivery::Gone;
-        };
-        if self.is_real(at) {
-            return Delivery::Out(bytes);
-        }
-        match self.parse_received(pkt.flow, &bytes) {
-            Some(seg) => Delivery::In(Body::Tcp(seg)),
-            None => Delivery::Gone,
-        }
     }
 
     /// The body packet `packet` of flow `f`, sent to a real node, takes as it leaves its
@@ -340,8 +305,8 @@ mod tests {
     }
 
     /// A real host's packet enters by its IPv4 header (RFC 791 §3.1: version in the first
-    /// nibble, protocol at byte 9, destination at bytes 16–19) and leaves, or is parsed, at
-    /// its destination; packets between Tern nodes never cross.
+    /// nibble, protocol at byte 9, destination at bytes 16–19) and is parsed at its Tern
+    /// destination.
     #[test]
     fn what_enters_and_what_leaves() {
         let (tern, real, other) = (NodeId(0), NodeId(1), NodeId(2));
@@ -367,21 +332,10 @@ mod tests {
         assert!(b.enter(real, &v6).is_none());
         assert!(b.enter(real, &tcp[..19]).is_none());
 
-        let at = |to: NodeId, body: Body| Packet::new(1, FlowId(0), 0, real, to, body);
-        let raw = at(other, Body::Raw(tcp.clone()));
-        assert!(b.crosses(&raw));
-        assert!(!b.crosses(&Packet::new(1, FlowId(0), 0, tern, tern, Body::Raw(vec![]))));
-        assert!(matches!(b.deliver(other, raw), Delivery::Out(bytes) if bytes == tcp));
         // At the Tern node the bytes are parsed: these are no valid segment (zero total
         // length, no checksums), dropped and counted.
-        assert!(matches!(
-            b.deliver(tern, at(tern, Body::Raw(tcp))),
-            Delivery::Gone
-        ));
+        assert!(b.parse_received(FlowId(0), &tcp).is_none());
         assert_eq!(b.peers[0].as_ref().unwrap().stats.malformed, 1);
-        // In a simulation nothing crosses.
-        let sim = Boundary::default();
-        assert!(!sim.crosses(&at(other, Body::Raw(vec![]))));
     }
 
     #[test]
@@ -397,9 +351,9 @@ mod tests {
             ],
         )
         .unwrap();
-        assert!(ok.silent(FlowId(0), Side::Server) && !ok.silent(FlowId(0), Side::Client));
-        assert!(ok.silent(FlowId(1), Side::Client) && !ok.silent(FlowId(1), Side::Server));
-        assert!(!ok.silent(FlowId(2), Side::Client));
+        assert_eq!(ok.silent(FlowId(0)), [false, true]);
+        assert_eq!(ok.silent(FlowId(1)), [true, false]);
+        assert_eq!(ok.silent(FlowId(2)), [false, false]);
         let tcp = [0u8, 0, 0, 0, 0, 0, 0, 0, 0, 6];
         assert_eq!(ok.flow_of(b, a, &tcp), Some(FlowId(0)));
         assert_eq!(ok.flow_of(b, c, &tcp), Some(FlowId(1)));

@@ -5,7 +5,8 @@
 //! (Linux `Documentation/networking/tuntap.rst`) hands Tern every IPv4 packet the namespace
 //! sends: the packet enters the world at that node as a [`Body::Raw`](crate::net::packet::Body)
 //! carrying its bytes, crosses the scenario's devices like any other packet (its size is
-//! the real one), and is written to the destination node's TUN device when it arrives.
+//! the real one), and leaves the world at its destination node through the port to the
+//! real world, a device like a link's ([`Port`]), to be written to that node's TUN device.
 //! The engine runs paced to the monotonic clock ([`World::run_realtime`](crate::World)):
 //! simulated time is the wall time elapsed since the start, and each event's lateness
 //! (wall time at which it ran minus its due time) is measured ([`Lateness`]).
@@ -14,16 +15,25 @@
 //! benchmarking range 198.18.0.0/15 of RFC 2544 §C.2.2 (reserved by RFC 6890 §2.2.2), so
 //! no address of a real network is ever used. Tern's nodes have theirs too: a TCP flow
 //! between a Tern node and a real node has Tern's TCP speak to the kernel's in real bytes
-//! ([`wire`], the boundary in `boundary.rs`). An emulation is not deterministic: what the
+//! ([`wire`], the boundary in `boundary.rs`, the flow's transport wrapped by [`Interop`]).
+//! An emulation is not deterministic: what the
 //! kernels send, and when, varies from run to run.
 
 mod boundary;
+mod interop;
 mod lateness;
+mod port;
 #[cfg(target_os = "linux")]
 pub mod tun;
 pub mod wire;
 
-pub(crate) use boundary::{Boundary, Delivery};
+pub(crate) use boundary::Boundary;
+pub(crate) use interop::Interop;
+pub(crate) use port::Port;
+
+/// What the port device, the interop flows' transports and the real-time loop share of an
+/// emulation's boundary.
+pub(crate) type Shared = std::rc::Rc<std::cell::RefCell<Boundary>>;
 pub use lateness::Lateness;
 
 use crate::engine::SimTime;
@@ -78,14 +88,6 @@ pub enum Control {
 pub struct RealPort {
     pub node: NodeId,
     pub tun: std::fs::File,
-}
-
-/// Real packets delivered to real nodes, waiting to be written to their TUN devices, and
-/// those that could not be routed. Empty and untouched in a simulation.
-#[derive(Default)]
-pub(crate) struct Outbox {
-    pub delivered: Vec<(NodeId, Vec<u8>)>,
-    pub unroutable: u64,
 }
 
 #[cfg(test)]

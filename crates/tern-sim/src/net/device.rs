@@ -10,7 +10,7 @@
 
 use crate::engine::SimTime;
 pub use crate::net::packet::IfaceId;
-use crate::net::packet::{NodeId, Packet, PacketPool, PacketRef};
+use crate::net::packet::{Body, NodeId, Packet, PacketPool, PacketRef};
 use crate::scenario::units::DataRate;
 use crate::summary::{ChannelSummary, Summary};
 use crate::trace::{QueueRecord, Traces};
@@ -166,6 +166,9 @@ pub enum Action {
     },
     /// The queue of `iface` changed length (for the `queue` trace).
     QueueChanged { iface: IfaceId },
+    /// The packet left the world through a port to the real world (its bytes taken for a
+    /// real host): it is freed.
+    Left { p: PacketRef },
     /// A node lost its link (an 802.11 station left its AP).
     LinkDown(NodeId),
     /// A node about to change its point of attachment read the load of the one it joins
@@ -229,6 +232,10 @@ pub struct Outgoing<'a> {
 pub type Enqueued = Result<(), &'static str>;
 
 /// A link or MAC model behind one or more interfaces.
+///
+/// A device that wraps another and adds to it (an LTE cell around its point-to-point
+/// bearer) implements [`Forward`] instead and gets every method forwarded but those it
+/// overrides there.
 pub trait Device {
     /// Takes packet `out.p` to send out of interface `out.iface` (its `out.port` within this
     /// device) at `now`, or refuses it, saying why (a drop counted against the queue).
@@ -282,4 +289,84 @@ pub trait Device {
 
     /// Adds the device's own section to the summary.
     fn report(&self, _end: SimTime, _summary: &mut Summary) {}
+
+    /// The body packet `pkt`, bound for the node behind `port`, takes from its sender on, if
+    /// the device carries it as other bytes than Tern's (a port to the real world: the
+    /// bytes the real host will read, so that links and captures carry them); `None`
+    /// keeps it as it is. Asked only of ports, as the packet is sent.
+    fn frame(&mut self, _port: u32, _pkt: &Packet) -> Option<Body> {
+        None
+    }
+}
+
+/// A device that wraps another and adds to it: every [`Device`] method goes to
+/// [`Forward::inner`] but those the wrapper overrides here, so that a wrapper cannot forget
+/// one (the device counterpart of [`crate::transport::Forward`]).
+pub trait Forward {
+    /// The device wrapped.
+    type Inner: Device;
+
+    fn inner(&self) -> &Self::Inner;
+
+    fn inner_mut(&mut self) -> &mut Self::Inner;
+
+    /// The wrapper's [`Device::wake`]; the inner device's unless overridden.
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
+        self.inner_mut().wake(now, token, cx)
+    }
+}
+
+impl<W: Forward> Device for W {
+    #[inline]
+    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
+        self.inner_mut().enqueue(now, out, cx)
+    }
+
+    fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
+        Forward::wake(self, now, token, cx)
+    }
+
+    fn lost_on_arrival(&mut self, now: SimTime, port: u32) -> bool {
+        self.inner_mut().lost_on_arrival(now, port)
+    }
+
+    fn may_lose_on_arrival(&self, port: u32) -> bool {
+        self.inner().may_lose_on_arrival(port)
+    }
+
+    fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {
+        self.inner_mut().reconfigure(port, rate, delay)
+    }
+
+    fn queue_len(&self, port: u32) -> (usize, u64) {
+        self.inner().queue_len(port)
+    }
+
+    fn queue_stats(&self, port: u32) -> QueueStats {
+        self.inner().queue_stats(port)
+    }
+
+    fn close(&mut self, end: SimTime) {
+        self.inner_mut().close(end)
+    }
+
+    fn usable(&self, port: u32) -> bool {
+        self.inner().usable(port)
+    }
+
+    fn rssi_dbm(&mut self, node: NodeId, now: SimTime) -> Option<f64> {
+        self.inner_mut().rssi_dbm(node, now)
+    }
+
+    fn report_port(&self, port: u32, row: &mut ChannelSummary) {
+        self.inner().report_port(port, row)
+    }
+
+    fn report(&self, end: SimTime, summary: &mut Summary) {
+        self.inner().report(end, summary)
+    }
+
+    fn frame(&mut self, port: u32, pkt: &Packet) -> Option<Body> {
+        self.inner_mut().frame(port, pkt)
+    }
 }

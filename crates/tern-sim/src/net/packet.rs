@@ -142,6 +142,7 @@ impl PacketPool {
 
     /// Stores a new packet sent by endpoint `key` of the flow, giving it the next uid;
     /// `None` if there is no memory left for it (see [`PacketPool::exhausted`]).
+    #[inline]
     pub fn insert_keyed(
         &mut self,
         flow: FlowId,

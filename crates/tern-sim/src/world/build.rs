@@ -252,8 +252,8 @@ impl World {
             actions: Vec::new(),
             cmds: Vec::new(),
             small_queues,
-            outbox: Default::default(),
-            boundary: Default::default(),
+            outside: Vec::new(),
+            unroutable: 0,
         };
         // The transports' first commands (their first messages, their connections opening)
         // and the 802.11 device's first wake-ups, carried out as the run's would be.
@@ -264,6 +264,46 @@ impl World {
         world.actions.extend(wifi_actions);
         world.act(SimTime::ZERO, wifi, 0);
         world
+    }
+}
+
+#[cfg(target_os = "linux")]
+use crate::emu::Shared;
+
+#[cfg(target_os = "linux")]
+impl World {
+    /// Makes the world an emulation whose real nodes are `real` (by node index): adds the
+    /// port to the real world to the devices, as the way out of every real node
+    /// ([`crate::emu::Port`]), and wraps each flow with an endpoint on a real node in
+    /// [`crate::emu::Interop`]. Returns what the port, the interop flows and the real-time
+    /// loop share; an error if a flow joins a real and a Tern node and cannot (see
+    /// [`crate::emu::Boundary`]).
+    pub(super) fn open_port(&mut self, real: Vec<bool>) -> Result<Shared, String> {
+        use crate::emu::{Boundary, Interop, Port};
+        use crate::net::packet::NodeId;
+        use std::{cell::RefCell, rc::Rc};
+
+        let flows: Vec<_> = self
+            .flows
+            .iter()
+            .map(|f| (&*f.name, f.src, f.dst, f.transport.speaks_tcp()))
+            .collect();
+        let boundary = Rc::new(RefCell::new(Boundary::new(real, &flows)?));
+        let port = DevId(self.devices.len() as u32);
+        self.devices.push(Box::new(Port::new(Rc::clone(&boundary))));
+        self.outside = (0..self.node_names.len())
+            .map(|n| boundary.borrow().is_real(NodeId(n as u32)).then_some(port))
+            .collect();
+        for (f, mut flow) in std::mem::take(&mut self.flows).into_iter().enumerate() {
+            let f = FlowId(f as u32);
+            let silent = boundary.borrow().silent(f);
+            if silent.contains(&true) {
+                let inner = flow.transport;
+                flow.transport = Box::new(Interop::new(inner, f, silent, Rc::clone(&boundary)));
+            }
+            self.flows.push(flow);
+        }
+        Ok(boundary)
     }
 }
 

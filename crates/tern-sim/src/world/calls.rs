@@ -85,6 +85,7 @@ impl World {
                 }
                 self.drop_packet(now, iface, p, reason);
             }
+            Action::Left { p } => self.pool.release(p),
             Action::LinkDown(node) => self.link_event(now, node, false),
             Action::BssLoad(node, load) => self.bss_load(now, node, load),
             Action::LinkUp(node) => self.link_back(now, node),
@@ -147,9 +148,6 @@ impl World {
         for i in start..self.cmds.len() {
             let c = std::mem::replace(&mut self.cmds[i], Cmd::Tick(SimTime::ZERO));
             match c {
-                // An endpoint on a real node: the kernel's stands in for it (emulation).
-                Cmd::Send { side, .. } | Cmd::Arm { side, .. } | Cmd::WakeAt { side, .. }
-                    if self.boundary.silent(f, side) => {}
                 Cmd::Send { side, key, body } => {
                     let flow = &mut self.flows[f.0 as usize];
                     let (from, to) = match side {
@@ -166,9 +164,10 @@ impl World {
                     let Some(p) = self.pool.insert_keyed(f, key, from, to, body) else {
                         continue;
                     };
-                    if self.boundary.is_real(to) {
-                        // Tern's TCP to a kernel's: real bytes from here on (emulation).
-                        if let Some(body) = self.boundary.encode(f, self.pool.get(p)) {
+                    if let Some(&Some(d)) = self.outside.get(to.0 as usize) {
+                        // For a node outside the world: framed by its port from here on.
+                        let port = &mut self.devices[d.0 as usize];
+                        if let Some(body) = port.frame(to.0, self.pool.get(p)) {
                             self.pool.set_body(p, body);
                         }
                     }

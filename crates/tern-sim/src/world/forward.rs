@@ -2,22 +2,29 @@
 //! interface its route names; arrivals, drops, captures and queue records.
 
 use super::World;
-use crate::emu::Delivery;
 use crate::engine::SimTime;
-use crate::net::device::{DeviceCx, IfaceId, Outgoing};
+use crate::net::device::{DevId, DeviceCx, IfaceId, Outgoing};
 use crate::net::packet::{NodeId, PacketRef, Pin};
 use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::trace::{DropRecord, QueueRecord};
 use crate::transport::{Arrival, Side};
 
+/// The interface of a packet enqueued on a port to the real world: none of the scenario's
+/// (a port never refuses a packet nor names an interface in its actions).
+const OUTSIDE: IfaceId = IfaceId(u32::MAX);
+
 impl World {
     /// Hands packet `p` to node `at`: delivers it there or sends it on by the interface its
     /// route names. Returns whether the packet was accepted (not refused at a full queue).
+    ///
+    /// A packet for a node outside the world (a real node of an emulation) is enqueued at
+    /// its destination on the node's port ([`crate::emu::Port`]), as on the device of a
+    /// link; one for any other node goes to its flow's transport there.
     pub(super) fn forward(&mut self, now: SimTime, at: NodeId, p: PacketRef) -> bool {
         let pkt = self.pool.get(p);
         if pkt.dst == at {
-            if self.boundary.crosses(pkt) {
-                self.deliver_across(now, at, p);
+            if let Some(&Some(d)) = self.outside.get(at.0 as usize) {
+                self.leave(now, d, at, p);
                 return true;
             }
             let flow = &self.flows[pkt.flow.0 as usize];
@@ -40,10 +47,8 @@ impl World {
             _ => self.routes.next_hop(at, pkt.dst),
         };
         let Some(i) = i else {
-            // Flows' routes are checked before the run; a real host may send anywhere.
-            assert!(self.boundary.crosses(pkt), "routes checked before the run");
             self.pool.take(p);
-            self.outbox.unroutable += 1;
+            self.unroutable += 1;
             return false;
         };
         let (d, port) = {
@@ -80,25 +85,22 @@ impl World {
         }
     }
 
-    /// Delivers packet `p`, which crosses the boundary of an emulation, at its destination
-    /// `at`: the boundary says whether its bytes leave the world there or what the flow's
-    /// transport gets.
-    fn deliver_across(&mut self, now: SimTime, at: NodeId, p: PacketRef) {
-        let pkt = self.pool.take(p);
-        let f = pkt.flow;
-        match self.boundary.deliver(at, pkt) {
-            Delivery::Out(bytes) => self.outbox.delivered.push((at, bytes)),
-            Delivery::In(body) => {
-                let side = if at == self.flows[f.0 as usize].dst {
-                    Side::Server
-                } else {
-                    Side::Client
-                };
-                let packet = Arrival::owned(body);
-                self.transport_call(now, f, |t, io| t.handle_packet(now, side, packet, io));
-            }
-            Delivery::Gone => {}
-        }
+    /// Packet `p` reached node `at`, which is outside the world: it is enqueued on the node's
+    /// port `d`, as on any device, the node's index naming the port (a port never refuses a
+    /// packet).
+    #[inline(never)]
+    fn leave(&mut self, now: SimTime, d: DevId, at: NodeId, p: PacketRef) {
+        self.device_call(now, d, |port, cx| {
+            let pool = cx.pool;
+            let out = Outgoing {
+                iface: OUTSIDE,
+                port: at.0,
+                p,
+                pkt: pool.get(p),
+            };
+            let taken = port.enqueue(now, out, cx);
+            debug_assert!(taken.is_ok(), "a port never refuses a packet");
+        });
     }
 
     /// TCP Small Queues: a packet left its sender's first-hop device (serialized,

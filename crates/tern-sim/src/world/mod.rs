@@ -15,7 +15,6 @@ pub mod registry;
 pub mod report;
 pub mod topology;
 
-use crate::emu::{Boundary, Outbox};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::device::{Action, DevId, Device, Iface, IfaceId};
 use crate::net::packet::{FlowId, NodeId, PacketPool, PacketRef};
@@ -191,11 +190,12 @@ pub struct World {
     /// a packet leaving its first hop ([`Action::LeftFirstHop`]) has no account to give
     /// room back to.
     small_queues: bool,
-    /// Real hosts' packets for real nodes (emulation; untouched in a simulation).
-    outbox: Outbox,
-    /// Which nodes are real, and the TCP flows between Tern and real nodes (emulation;
-    /// empty in a simulation).
-    boundary: Boundary,
+    /// Per node, the device through which packets for it leave the world, if it is outside
+    /// (a real node of an emulation, [`crate::emu::Port`]); empty in a simulation.
+    outside: Vec<Option<DevId>>,
+    /// Packets with no route: only a real host's can have none (flows' routes are checked
+    /// before the run).
+    unroutable: u64,
 }
 
 impl World {

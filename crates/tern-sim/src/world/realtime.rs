@@ -3,9 +3,10 @@
 //! nodes' TUN devices read in between.
 //!
 //! Simulated time is wall time elapsed since the start. The loop alternates: read every
-//! packet the real hosts have sent (each enters the world at the time it was read), run
-//! every event now due, write the packets delivered to real nodes to their TUN devices,
-//! then sleep in `ppoll(2)` until the next event is due or a TUN device has a packet.
+//! packet the real hosts have sent (each enters the world at the time it was read, at its
+//! node, `Boundary::enter`), run every event now due, write the packets the port device
+//! took for real nodes ([`crate::emu::Port`]) to their TUN devices, then sleep in
+//! `ppoll(2)` until the next event is due or a TUN device has a packet.
 
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsFd;
@@ -16,7 +17,7 @@ use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 
 use super::{Event, RunError, RunOutput, World};
-use crate::emu::{Boundary, Bounds, Control, Lateness, RealPort};
+use crate::emu::{Bounds, Control, Lateness, RealPort, Shared};
 use crate::engine::SimTime;
 use crate::summary::{EmulationSummary, LatenessSummary};
 
@@ -28,6 +29,8 @@ const MAX_PACKET: usize = 65_535;
 /// The real hosts' side of an emulation: their TUN devices, by node, and what crossed them.
 struct Ports {
     ports: Vec<RealPort>,
+    /// What the port device and the interop flows share ([`World::open_port`]).
+    boundary: Shared,
     /// Index into `ports` of each node's TUN device, if it is real.
     at_node: Vec<Option<usize>>,
     buf: Vec<u8>,
@@ -62,18 +65,14 @@ impl World {
         for (k, p) in ports.iter().enumerate() {
             at_node[p.node.0 as usize] = Some(k);
         }
-        let flows: Vec<_> = self
-            .flows
-            .iter()
-            .map(|f| (&*f.name, f.src, f.dst, f.transport.speaks_tcp()))
-            .collect();
         let real = at_node.iter().map(Option::is_some).collect();
-        self.boundary = Boundary::new(real, &flows).map_err(|error| RunError::Tun {
+        let boundary = self.open_port(real).map_err(|error| RunError::Tun {
             at: SimTime::ZERO,
             error,
         })?;
         let mut real = Ports {
             ports,
+            boundary,
             at_node,
             buf: vec![0; MAX_PACKET],
             packets_in: 0,
@@ -166,9 +165,10 @@ impl World {
             packets_out: real.packets_out,
             bytes_out: real.bytes_out,
             ignored: real.ignored,
-            unroutable: self.outbox.unroutable,
-            interop: self
+            unroutable: self.unroutable,
+            interop: real
                 .boundary
+                .borrow()
                 .summary(self.flows.iter().map(|f| f.name.to_string())),
         };
         self.finish(Some(emulation))
@@ -192,7 +192,8 @@ impl World {
                     }
                 };
                 let at = wall();
-                let Some((flow, dst, body)) = self.boundary.enter(src, &real.buf[..n]) else {
+                let entered = real.boundary.borrow().enter(src, &real.buf[..n]);
+                let Some((flow, dst, body)) = entered else {
                     real.ignored += 1;
                     continue;
                 };
@@ -209,7 +210,8 @@ impl World {
 
     /// Writes the packets delivered to real nodes to their TUN devices.
     fn give_out(&mut self, real: &mut Ports, now: SimTime) -> Result<(), RunError> {
-        for (node, bytes) in self.outbox.delivered.drain(..) {
+        let delivered = std::mem::take(&mut real.boundary.borrow_mut().delivered);
+        for (node, bytes) in delivered {
             let k = real.at_node[node.0 as usize].expect("only real nodes get real packets");
             match real.ports[k].tun.write(&bytes) {
                 Ok(_) => {

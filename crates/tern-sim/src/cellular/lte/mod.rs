@@ -18,10 +18,9 @@ pub mod spec;
 pub use spec::{BearerSpec, CellSpec, HandoverSpec, Lte, TrainSpec};
 
 use crate::engine::SimTime;
-use crate::net::device::{Action, Device, DeviceCx, Enqueued, Outgoing, QueueStats};
+use crate::net::device::{Action, Device, DeviceCx, Forward};
 use crate::net::p2p::{LossAt, PointToPoint};
 use crate::net::packet::NodeId;
-use crate::scenario::units::DataRate;
 use records::HandoverRecord;
 
 /// The first wake-up token of a handover completion; below it, the link's own.
@@ -69,9 +68,17 @@ impl LteCell {
     }
 }
 
-impl Device for LteCell {
-    fn enqueue(&mut self, now: SimTime, out: Outgoing<'_>, cx: &mut DeviceCx<'_>) -> Enqueued {
-        self.link.enqueue(now, out, cx)
+/// The cell is its point-to-point link plus the handovers' completions: every other call
+/// goes to the link.
+impl Forward for LteCell {
+    type Inner = PointToPoint;
+
+    fn inner(&self) -> &PointToPoint {
+        &self.link
+    }
+
+    fn inner_mut(&mut self) -> &mut PointToPoint {
+        &mut self.link
     }
 
     fn wake(&mut self, now: SimTime, token: u32, cx: &mut DeviceCx<'_>) {
@@ -87,21 +94,5 @@ impl Device for LteCell {
             cell: h.cell,
             loss_start: h.loss_start,
         });
-    }
-
-    fn reconfigure(&mut self, port: u32, rate: Option<DataRate>, delay: Option<SimTime>) {
-        self.link.reconfigure(port, rate, delay);
-    }
-
-    fn queue_len(&self, port: u32) -> (usize, u64) {
-        self.link.queue_len(port)
-    }
-
-    fn queue_stats(&self, port: u32) -> QueueStats {
-        self.link.queue_stats(port)
-    }
-
-    fn close(&mut self, end: SimTime) {
-        self.link.close(end);
     }
 }
