@@ -1,11 +1,9 @@
 //! Retransmission queue and SACK scoreboard (RFC 6675 §3, §4).
 //!
-//! Sequence positions are 64-bit offsets from the ISS, so the queue never
-//! deals with wrap-around. Segments are kept at the boundaries they were
-//! first sent with; a retransmission resends the same range.
-//!
-//! Per-packet work does not grow with the window (as Linux keeps
-//! `packets_out`, `sacked_out`, `lost_out` and `retrans_out`):
+//! Sequence positions are 64-bit offsets from the ISS, so the queue never deals with
+//! wrap-around. Segments are kept at the boundaries they were first sent with; a
+//! retransmission resends the same range. Per-packet work does not grow with the window (as
+//! Linux keeps `packets_out`, `sacked_out`, `lost_out` and `retrans_out`):
 //!
 //! * `pipe` (RFC 6675 §4) and the SACKed segment and byte totals are
 //!   counts, updated whenever a segment changes state ([`Counts`]);
