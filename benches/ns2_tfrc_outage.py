@@ -54,7 +54,8 @@ CASES = [
 NS2_OPTIONS = (
     'wire = "udp", segment = "992B", history_discounting = true, '
     'oscillation_prevention = true, ndupack = 1, min_rto = "300ms", nofeedback_rtts = 2, '
-    'receive_rate = "since-last-feedback-or-last-rtt", loss_grouping = "round", additive_increase = true, '
+    'receive_rate = "since-last-feedback-or-last-rtt", loss_grouping = "round", '
+    "additive_increase = true, "
     "rtt_filter = 0.95"
 )
 CONFIGS = {
