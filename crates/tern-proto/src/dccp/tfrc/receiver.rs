@@ -345,7 +345,8 @@ impl TfrcReceiver {
     /// loss event by the rule of [`ReceiveRate`]. Since the last feedback (DCCP's CCID 3,
     /// RFC 4342 §8.3 as Linux implements it, ccid3.c `ccid3_first_li`): the bytes received
     /// since the last feedback over the time since then, and only when that is zero the
-    /// X_recv the last feedback reported. Over the last R_m (RFC 5348 §6.3.1, "the receive
+    /// X_recv the last feedback reported (here also when no time has passed since the
+    /// feedback, where Linux divides by at least 1 µs). Over the last R_m (RFC 5348 §6.3.1, "the receive
     /// rate over the most recent round-trip time") and by ns-2's `est_thput` (tfrc-sink.cc,
     /// `adjust_history`), [`TfrcReceiver::receive_rate`] itself. Without an RTT or any
     /// rate, one packet.

@@ -176,11 +176,11 @@ fn first_interval_from_the_bytes_since_the_last_feedback() {
     assert!((x - 1_500_000.0).abs() < 1e-6, "{x}");
 }
 
-/// Linux's CCID 3 falls back on the X_recv the last feedback reported only when the
-/// rate since it is zero. 97 is lost; the timer feedback at 150 ms reports the 98
-/// packets of (50, 150] ms: 98 000 B / 0.1 s = 980 000 B/s; the loss is found at the
-/// same instant (100 arrives at 150 ms), no time has passed since the feedback, so the
-/// stored 980 000 B/s is used.
+/// Linux's CCID 3 falls back on the X_recv the last feedback reported when the rate
+/// since it is zero. 97 is lost; the timer feedback at 150 ms reports the 98 packets of
+/// (50, 150] ms: 98 000 B / 0.1 s = 980 000 B/s; the loss is found at the same instant
+/// (100 arrives at 150 ms), no time has passed since the feedback and there is no rate,
+/// so the stored 980 000 B/s is used (Linux would divide by 1 µs there).
 #[test]
 fn first_interval_from_the_reported_rate_when_none_since() {
     let x = first_interval_x_recv(ReceiveRate::SinceFeedback, 97);
