@@ -7,7 +7,8 @@ for `outage` seconds in both directions. ns-2 runs `../shared/bench/ns2/tfrc.tcl
 second. Tern runs the same link in process (`tern.run`), 992-byte payloads over UDP so that a
 packet is 1032 B on the link as ns-2's (`packetSize_` 1000 + `headersize_` 32), in several
 configurations: ns-2's options (history discounting, oscillation prevention, NDUPACK 1, t_RTO
-300 ms, a no-feedback timeout of 2 RTTs, the receive rate since the last report, loss events
+300 ms, a no-feedback timeout of 2 RTTs, the receive rate since the last report once an RTT has
+passed and else over the RTT before the newest arrival (tfrc-sink.cc, `est_thput`), loss events
 grouped by the sender's round as its TFRCSink's `PreciseLoss_ 1` does, and its additive rate
 increase of at most s/R per RTT once a loss is reported, tfrc.cc `increase_rate`, and its RTT
 average with `df_ 0.95`, tfrc.cc `update_rtt`) with each no-feedback rule; the same with RFC
@@ -53,7 +54,8 @@ CASES = [
 NS2_OPTIONS = (
     'wire = "udp", segment = "992B", history_discounting = true, '
     'oscillation_prevention = true, ndupack = 1, min_rto = "300ms", nofeedback_rtts = 2, '
-    'receive_rate = "since-last-feedback", loss_grouping = "round", additive_increase = true, '
+    'receive_rate = "since-last-feedback-or-last-rtt", loss_grouping = "round", '
+    "additive_increase = true, "
     "rtt_filter = 0.95"
 )
 CONFIGS = {
@@ -63,7 +65,9 @@ CONFIGS = {
     "ns-2 options, RFC's immediate increase": NS2_OPTIONS.replace(
         "additive_increase = true", "additive_increase = false"
     ),
-    "ns-2 options, X_recv of the last RTT": NS2_OPTIONS.replace("since-last-feedback", "last-rtt"),
+    "ns-2 options, X_recv of the last RTT": NS2_OPTIONS.replace(
+        "since-last-feedback-or-last-rtt", "last-rtt"
+    ),
     "ns-2 options, interpolated loss events": NS2_OPTIONS.replace(
         'loss_grouping = "round"', 'loss_grouping = "interpolated"'
     ),

@@ -53,8 +53,9 @@ fn scenario(l: &Link, duration: f64, transport: &str, extra_flows: &str) -> Stri
 /// ns-2's `Agent/TFRC` and `Agent/TFRCSink` defaults where they differ from RFC 5348
 /// (ns-default.tcl; ../shared/bench/ns2/README.md): history discounting (`discount_ 1`),
 /// oscillation prevention (`ca_ 1`), a loss counted after one later packet (`numPkts_ 1`),
-/// the receive rate since the last report (tfrc-sink.cc, `est_thput`: the packets since
-/// the last report over the time since it, once an RTT has passed), and t_RTO: ns-2 takes
+/// the receive rate as its receiver measures it (tfrc-sink.cc, `est_thput`: the packets
+/// since the last report over the time since it once an RTT has passed, else those of the
+/// RTT before the newest arrival), and t_RTO: ns-2 takes
 /// TCP's coarse RTO, srtt + 4·rttvar in `tcp_tick_` = 100 ms ticks (tfrc.cc, `update_rtt`). For any RTT below 150 ms the sample rounds to 1 tick, srtt = 8
 /// and rttvar = 2 in its fixed-point units and never move, so t_rtxcur_ = ((2 << 3) + 8)
 /// >> 3 = 3 ticks: t_RTO = 300 ms, against RFC 5348 §3.1's 4R.
@@ -63,7 +64,7 @@ fn scenario(l: &Link, duration: f64, transport: &str, extra_flows: &str) -> Stri
 /// q = 0.9.
 const NS2: &str = ", wire = \"udp\", segment = \"992B\", history_discounting = true, \
                    oscillation_prevention = true, ndupack = 1, min_rto = \"300ms\", \
-                   receive_rate = \"since-last-feedback\", rtt_filter = 0.95";
+                   receive_rate = \"since-last-feedback-or-last-rtt\", rtt_filter = 0.95";
 
 /// All of ns-2.35's rules that decide recovery after an outage, on top of [`NS2`]: its
 /// no-feedback timeout of 2 RTTs (tfrc.cc, `t = 2*rtt_`), loss events grouped by the
@@ -419,7 +420,7 @@ fn bad_tfrc_settings() {
         (
             ", receive_rate = \"last-feedback\"",
             "flows[0].transport.receive_rate",
-            "`since-last-feedback` or `last-rtt`",
+            "`since-last-feedback`, `last-rtt`, `since-last-feedback-or-last-rtt`",
         ),
         (
             ", nofeedback_rtts = 0",

@@ -88,6 +88,10 @@ pub enum ReceiveRate {
     /// sender's RTT carried by the newest packet: TFRC's X_recv (RFC 5348 §6.2 step 2,
     /// RFC 3448 §6.2 alike).
     LastRtt,
+    /// ns-2.35's TFRCSink (tfrc-sink.cc, `est_thput`): the packets received since the last
+    /// report over the time since then once at least one RTT has passed, else those that
+    /// arrived within one RTT before the newest arrival, over that RTT.
+    SinceFeedbackOrLastRtt,
 }
 
 /// Receiver settings.
@@ -250,7 +254,7 @@ impl TfrcReceiver {
             return None;
         }
         self.bytes_since_feedback += d.size as u64;
-        if self.cfg.receive_rate == ReceiveRate::LastRtt {
+        if self.cfg.receive_rate != ReceiveRate::SinceFeedback {
             self.window.push_back((now, d.size));
             self.trim_window(now);
         }
@@ -337,21 +341,21 @@ impl TfrcReceiver {
     }
 
     /// §6.3.1: the first loss interval is the one whose loss event rate gives, by the
-    /// equation with t_RTO = 4R, the receive rate of the most recent round-trip time:
-    /// with [`ReceiveRate::LastRtt`] that of the last R_m; measured since the last
-    /// feedback, that rate once it spans half an RTT (or when the last feedback, the
-    /// first, had no rate), else the rate the last feedback reported.
+    /// equation with t_RTO = 4R and b = 1, the receive rate X_recv measured at the first
+    /// loss event by the rule of [`ReceiveRate`]. Since the last feedback (DCCP's CCID 3,
+    /// RFC 4342 §8.3 as Linux implements it, ccid3.c `ccid3_first_li`): the bytes received
+    /// since the last feedback over the time since then, and only when that is zero the
+    /// X_recv the last feedback reported (here also when no time has passed since the
+    /// feedback, where Linux divides by at least 1 µs). Over the last R_m (RFC 5348 §6.3.1, "the receive
+    /// rate over the most recent round-trip time") and by ns-2's `est_thput` (tfrc-sink.cc,
+    /// `adjust_history`), [`TfrcReceiver::receive_rate`] itself. Without an RTT or any
+    /// rate, one packet.
     fn synthetic_interval(&self, now: SimTime) -> f64 {
         let r = self.rtt.map_or(0.0, SimTime::as_secs_f64);
-        let since = self
-            .last_feedback
-            .map_or(0.0, |t| now.saturating_sub(t).as_secs_f64());
-        let x_recv = match self.cfg.receive_rate {
-            ReceiveRate::LastRtt => self.receive_rate(now),
-            ReceiveRate::SinceFeedback if since >= r / 2.0 || self.last_x_recv == 0.0 => {
-                self.receive_rate(now)
-            }
-            ReceiveRate::SinceFeedback => self.last_x_recv,
+        let x_recv = match self.receive_rate(now) {
+            x if x > 0.0 => x,
+            _ if self.cfg.receive_rate == ReceiveRate::SinceFeedback => self.last_x_recv,
+            _ => 0.0,
         };
         if r <= 0.0 || x_recv <= 0.0 {
             return 1.0;
@@ -366,16 +370,23 @@ impl TfrcReceiver {
         let Some(t) = self.last_feedback else {
             return 0.0;
         };
+        let last_rtt = |r: SimTime, end: SimTime| {
+            let from = end.saturating_sub(r);
+            let bytes: u64 = self
+                .window
+                .iter()
+                .filter(|&&(at, _)| at > from && at <= end)
+                .map(|&(_, size)| u64::from(size))
+                .sum();
+            bytes as f64 / r.as_secs_f64()
+        };
         match (self.cfg.receive_rate, self.rtt) {
-            (ReceiveRate::LastRtt, Some(r)) if r > SimTime::ZERO => {
-                let from = now.saturating_sub(r);
-                let bytes: u64 = self
-                    .window
-                    .iter()
-                    .filter(|&&(at, _)| at > from && at <= now)
-                    .map(|&(_, size)| u64::from(size))
-                    .sum();
-                bytes as f64 / r.as_secs_f64()
+            (ReceiveRate::LastRtt, Some(r)) if r > SimTime::ZERO => last_rtt(r, now),
+            (ReceiveRate::SinceFeedbackOrLastRtt, Some(r))
+                if r > SimTime::ZERO && now.saturating_sub(t) < r =>
+            {
+                let newest = self.window.back().map_or(now, |&(at, _)| at);
+                last_rtt(r, newest)
             }
             _ if now > t => self.bytes_since_feedback as f64 / (now - t).as_secs_f64(),
             _ => 0.0,

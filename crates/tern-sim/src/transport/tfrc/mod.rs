@@ -110,6 +110,9 @@ impl TfrcTransport {
             receive_rate: match spec.receive_rate() {
                 TfrcReceiveRateSpec::SinceLastFeedback => ReceiveRate::SinceFeedback,
                 TfrcReceiveRateSpec::LastRtt => ReceiveRate::LastRtt,
+                TfrcReceiveRateSpec::SinceLastFeedbackOrLastRtt => {
+                    ReceiveRate::SinceFeedbackOrLastRtt
+                }
             },
             s: f64::from(s),
             discounting: spec.history_discounting,

@@ -33,6 +33,11 @@ pub struct TfrcSpec {
     /// DCCP's Receive Rate option (RFC 4342 §8.3; Linux's CCID 3; ns-2.35's TFRCSink once
     /// an RTT has passed), so the first report after a silence averages over the silence.
     /// "last-rtt": the bytes received within the most recent R_m, over R_m (RFC 5348 §6.2).
+    /// "since-last-feedback-or-last-rtt": ns-2.35's TFRCSink (tfrc-sink.cc, `est_thput`),
+    /// since the last feedback once an RTT has passed, else over the RTT before the newest
+    /// arrival. The synthesized first loss interval (RFC 5348 §6.3.1) uses the same rate;
+    /// with "since-last-feedback" the last reported X_recv only when no byte arrived since
+    /// the last feedback (Linux's CCID 3, ccid3.c `ccid3_first_li`).
     /// Default: the wire's specification, "since-last-feedback" with "dccp", "last-rtt"
     /// with "udp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,6 +161,7 @@ pub enum TfrcNofeedbackRuleSpec {
 pub enum TfrcReceiveRateSpec {
     SinceLastFeedback,
     LastRtt,
+    SinceLastFeedbackOrLastRtt,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -144,14 +144,18 @@ fn losses_within_an_rtt_are_one_event() {
     assert!((mean - expect).abs() < 1e-6, "{mean} vs {expect}");
 }
 
-/// §6.3.1: the first interval is the one whose p gives, by the equation at
-/// R = 100 ms and t_RTO = 0.4 s, the receive rate of the last RTT: the feedback at
-/// 151 ms (first after the timer, 100 being lost) reported the 99 packets since the
-/// one at 50 ms, 99 000 B / 0.101 s, and the loss is found 2 ms later.
-#[test]
-fn synthetic_first_interval() {
-    let mut r = rx();
-    for seq in (0..=103).filter(|&s| s != 100) {
+/// §6.3.1: the first interval is 1/p for the p at which the equation (R = 100 ms,
+/// t_RTO = 4R = 0.4 s, b = 1, s = 1000 B) gives the X_recv measured when the first loss
+/// event is found; checked by putting X_recv back through the equation. Packets arrive
+/// every ms from 50 ms, `lost` is missing, the timer feedback comes at 150 ms or 151 ms
+/// (the first arrival at or after the timer), and the third later arrival reveals the
+/// loss at `found`.
+fn first_interval_x_recv(rule: ReceiveRate, lost: u64) -> f64 {
+    let mut r = TfrcReceiver::new(ReceiverConfig {
+        receive_rate: rule,
+        ..rx().cfg
+    });
+    for seq in (0..=lost + 3).filter(|&s| s != lost) {
         let (t, d) = data(seq);
         if let Some(fb) = r.handle_timeout(t) {
             assert!(fb.p == 0.0);
@@ -159,9 +163,43 @@ fn synthetic_first_interval() {
         r.handle_data(t, d);
     }
     assert_eq!(r.loss_events, 1);
-    let p = r.loss_event_rate();
-    let x = equation::throughput(1000.0, 0.1, p, 0.4, 1.0);
-    assert!((x - 99_000.0 / 0.101).abs() < 1e-6, "{x} at p = {p}");
+    equation::throughput(1000.0, 0.1, r.loss_event_rate(), 0.4, 1.0)
+}
+
+/// Linux's CCID 3 (ccid3.c, `ccid3_first_li`): the bytes received since the last
+/// feedback over the time since then. 100 is lost; the timer feedback at 151 ms (at
+/// the arrival of 101) is followed by 101, 102 and 103 (153 ms, the loss found):
+/// 3000 B over 2 ms = 1 500 000 B/s (Linux: 3000 B · 10⁶ / 2000 µs).
+#[test]
+fn first_interval_from_the_bytes_since_the_last_feedback() {
+    let x = first_interval_x_recv(ReceiveRate::SinceFeedback, 100);
+    assert!((x - 1_500_000.0).abs() < 1e-6, "{x}");
+}
+
+/// Linux's CCID 3 falls back on the X_recv the last feedback reported when the rate
+/// since it is zero. 97 is lost; the timer feedback at 150 ms reports the 98 packets of
+/// (50, 150] ms: 98 000 B / 0.1 s = 980 000 B/s; the loss is found at the same instant
+/// (100 arrives at 150 ms), no time has passed since the feedback and there is no rate,
+/// so the stored 980 000 B/s is used (Linux would divide by 1 µs there).
+#[test]
+fn first_interval_from_the_reported_rate_when_none_since() {
+    let x = first_interval_x_recv(ReceiveRate::SinceFeedback, 97);
+    assert!((x - 980_000.0).abs() < 1e-6, "{x}");
+}
+
+/// ns-2.35's `est_thput` (tfrc-sink.cc), less than an RTT after the last report, and
+/// RFC 5348 §6.3.1's "most recent round-trip time": the packets that arrived within
+/// 100 ms of the newest arrival. Lost 100, found at 153 ms: (53, 153] ms holds 4-103
+/// less 100, 99 packets, 99 000 B / 0.1 s; lost 97, found at 150 ms: (50, 150] ms
+/// holds 1-100 less 97, again 99 packets.
+#[test]
+fn first_interval_from_the_last_rtt() {
+    for rule in [ReceiveRate::SinceFeedbackOrLastRtt, ReceiveRate::LastRtt] {
+        for lost in [100, 97] {
+            let x = first_interval_x_recv(rule, lost);
+            assert!((x - 990_000.0).abs() < 1e-6, "{rule:?}, {lost}: {x}");
+        }
+    }
 }
 
 /// Countermeasure B, as a story. Packets 0-99 arrive with one lost (50): one loss
