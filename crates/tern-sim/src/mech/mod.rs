@@ -15,8 +15,9 @@ use crate::transport::build_cx::BuildCx;
 use crate::transport::{Cmd, Transport, TransportSpec};
 
 /// The transport of a flow (its slice's, `transport::build`), with the mechanism its
-/// settings put above it, if any: a TCP flow's connection switcher or a QUIC flow's enabled
-/// RSSI-threshold scheduler, which the mechanism builds from its transport's parts.
+/// settings put above it, if any: a TCP flow's connection switcher, a QUIC flow's enabled
+/// RSSI-threshold scheduler or a TFRC flow's handover countermeasures, which the mechanism
+/// builds from its transport's parts.
 pub fn build(spec: &TransportSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
     let flow = cx.flow;
     match spec {
@@ -28,6 +29,7 @@ pub fn build(spec: &TransportSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<
             Some(r) => rssi_quic::build(s, r, cx),
             None => crate::transport::build(spec, cx),
         },
+        TransportSpec::Tfrc(s) => tfrc_handover::build(s, cx),
         _ => crate::transport::build(spec, cx),
     }
 }

@@ -20,13 +20,15 @@
 //! D (the MAC's play-out deadline for frames held through the disconnection) lives in the
 //! station's MAC (`wifi::roaming`).
 //!
-//! Call order: [`HandoverAid::on_bss_load`] whenever a BSS Load is read,
-//! [`HandoverAid::on_link`] on each change of the station's link (it returns whether it
-//! set the rate), [`HandoverAid::in_handover`] for each data packet sent.
+//! The flow calls it through the seam `transport::tfrc::Aid`, in the order documented
+//! there; [`build`] puts it above a flow whose settings turn a countermeasure on.
 
 use crate::engine::SimTime;
 use crate::net::packet::IPV4_HEADER;
+use crate::transport::build_cx::{boxed, BuildCx};
 use crate::transport::tfrc::spec::TfrcSpec;
+use crate::transport::tfrc::{transport, Aid};
+use crate::transport::{Cmd, Transport};
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::Client;
 
@@ -44,28 +46,41 @@ pub struct HandoverAid {
     recent_rtt: Option<(SimTime, f64)>,
 }
 
+/// The flow's TFRC transport, with the countermeasures its settings turn on above it.
+pub fn build(spec: &TfrcSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    let (t, first) = transport(spec, cx);
+    let t = match HandoverAid::new(spec) {
+        Some(aid) => t.with_aid(Box::new(aid)),
+        None => t,
+    };
+    boxed((t, first))
+}
+
 impl HandoverAid {
-    /// The countermeasures of a flow's settings.
-    pub fn new(spec: &TfrcSpec) -> HandoverAid {
+    /// The countermeasures of a flow's settings, if any is on.
+    pub fn new(spec: &TfrcSpec) -> Option<HandoverAid> {
         let recent = spec.recent_window.0 > SimTime::ZERO;
-        HandoverAid {
+        let aid = HandoverAid {
             notice: spec.handover_notice || recent,
             link_down: false,
             rate_from_bss_load: spec.rate_from_bss_load,
             estimate: None,
             recent_rtt: recent.then_some((spec.recent_window.0, spec.recent_rtt_gain)),
-        }
+        };
+        (aid.notice || aid.rate_from_bss_load).then_some(aid)
     }
+}
 
+impl Aid for HandoverAid {
     /// Whether a data packet sent now carries the handover notice (B, C).
-    pub fn in_handover(&self) -> bool {
+    fn in_handover(&self) -> bool {
         self.notice && self.link_down
     }
 
     /// A: the station read the BSS Load of the AP it is about to join; the fair share of
     /// its IP packets there is scaled to TFRC's payload rate (s of every IPv4 + transport
     /// header + s bytes).
-    pub fn on_bss_load(&mut self, load: &BssLoad, client: &Client) {
+    fn on_bss_load(&mut self, load: &BssLoad, client: &Client) {
         if !self.rate_from_bss_load {
             return;
         }
@@ -79,7 +94,7 @@ impl HandoverAid {
     /// The station's link went down or came back at `now`: A sets the estimated rate at
     /// both moments; C's RTT window starts when the link is back. Returns whether A set
     /// the rate.
-    pub fn on_link(&mut self, now: SimTime, up: bool, client: &mut Client) -> bool {
+    fn on_link(&mut self, now: SimTime, up: bool, client: &mut Client) -> bool {
         self.link_down = !up;
         if !client.is_open() {
             return false;

@@ -1,7 +1,7 @@
 //! TFRC flows: the DCCP/TFRC half-connection of `tern_proto::dccp` (RFC 4340 with CCID 3 of
 //! RFC 4342, or TFRC over UDP, RFC 5348 §3.2) carrying the application's messages as
-//! unreliable datagrams, with the tfrc-handover study's countermeasures
-//! ([`crate::mech::tfrc_handover`]) above it.
+//! unreliable datagrams. A mechanism above it may hear of the client's link through the
+//! [`Aid`] seam (the tfrc-handover study's countermeasures, `mech::tfrc_handover`).
 //!
 //! The sending application writes into a send buffer of a few packets in the transport
 //! (Linux DCCP's `tx_qlen`), which TFRC's rate drains; a message that finds it full is
@@ -24,7 +24,6 @@ use super::{
 };
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
-use crate::mech::tfrc_handover::HandoverAid;
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use spec::{
     TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
@@ -55,6 +54,19 @@ pub enum TfrcApp {
     Bulk { total: Option<u64>, segment: u32 },
 }
 
+/// What a mechanism above a TFRC flow's sending station does, called by the flow in this
+/// order: [`Aid::on_bss_load`] whenever the station reads a BSS Load, [`Aid::on_link`] on
+/// each change of the station's link, [`Aid::in_handover`] before each round of data sent.
+pub trait Aid {
+    /// Whether a data packet sent now carries the handover notice.
+    fn in_handover(&self) -> bool;
+    /// The station's link went down or came back at `now`; returns whether the aid set the
+    /// sender's rate.
+    fn on_link(&mut self, now: SimTime, up: bool, client: &mut Client) -> bool;
+    /// The station read the BSS Load of the AP it is about to join.
+    fn on_bss_load(&mut self, load: &BssLoad, client: &Client);
+}
+
 /// A TFRC flow: the client (sender) and the server (receiver) of one half-connection.
 pub struct TfrcTransport {
     app: TfrcApp,
@@ -63,7 +75,7 @@ pub struct TfrcTransport {
     buffer_drops: u64,
     client: Client,
     server: Server,
-    aid: HandoverAid,
+    aid: Option<Box<dyn Aid>>,
     sink: MessageSink,
     wakes: [Wake; 2],
     start: SimTime,
@@ -132,12 +144,18 @@ impl TfrcTransport {
             buffer_drops: 0,
             client: Client::new(wire, cfg, start),
             server: Server::new(wire, receiver),
-            aid: HandoverAid::new(spec),
+            aid: None,
             sink: MessageSink::default(),
             wakes: [Wake::default(); 2],
             start,
         };
         (t, first)
+    }
+
+    /// The flow with `aid` above its sending station.
+    pub fn with_aid(mut self, aid: Box<dyn Aid>) -> TfrcTransport {
+        self.aid = Some(aid);
+        self
     }
 
     fn send(side: Side, packet: Packet<UdpMessage>, io: &mut Io<'_>) {
@@ -158,7 +176,7 @@ impl TfrcTransport {
         while let Some(p) = self.client.poll_control() {
             Self::send(Side::Client, p, io);
         }
-        let in_handover = self.aid.in_handover();
+        let in_handover = self.aid.as_ref().is_some_and(|a| a.in_handover());
         loop {
             let (sent, bytes) = self.client.data_sent();
             let buffer = &mut self.buffer;
@@ -332,15 +350,17 @@ impl Transport for TfrcTransport {
     }
 }
 
-/// The tfrc-handover countermeasures hear of the client's link ([`HandoverAid`]).
+/// The aid above the flow, if any, hears of the client's link ([`Aid`]).
 impl LinkObserver for TfrcTransport {
-    /// The client's link went down or came back: the countermeasures act
-    /// ([`HandoverAid::on_link`]).
+    /// The client's link went down or came back: the aid acts ([`Aid::on_link`]).
     fn handle_link(&mut self, now: SimTime, side: Side, up: bool, io: &mut Io<'_>) {
         if side != Side::Client {
             return;
         }
-        let estimated = self.aid.on_link(now, up, &mut self.client);
+        let estimated = match self.aid.as_mut() {
+            Some(aid) => aid.on_link(now, up, &mut self.client),
+            None => false,
+        };
         if !self.client.is_open() {
             return;
         }
@@ -354,15 +374,15 @@ impl LinkObserver for TfrcTransport {
         });
     }
 
-    /// Countermeasure A reads the BSS Load of the AP the station is about to join.
+    /// The aid reads the BSS Load of the AP the station is about to join.
     fn handle_bss_load(&mut self, _now: SimTime, side: Side, load: &BssLoad, _io: &mut Io<'_>) {
-        if side == Side::Client {
-            self.aid.on_bss_load(load, &self.client);
+        if let (Side::Client, Some(aid)) = (side, self.aid.as_mut()) {
+            aid.on_bss_load(load, &self.client);
         }
     }
 }
 
-pub use setup::build;
+pub use setup::{build, transport};
 pub use spec::{check, Spec, STREAM};
 
 /// The TFRC settings of a flow, for a TFRC flow.

@@ -8,8 +8,14 @@ use crate::transport::{Cmd, Transport};
 use crate::transport::build_cx::{boxed, BuildCx};
 
 
-/// The flow's transport: bulk data or the application's messages.
+/// The flow's transport, boxed.
 pub fn build(spec: &TfrcSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>) {
+    boxed(transport(spec, cx))
+}
+
+/// The flow's TFRC transport itself (bulk data or the application's messages), and its
+/// first commands.
+pub fn transport(spec: &TfrcSpec, cx: BuildCx<'_>) -> (TfrcTransport, Vec<Cmd>) {
     let f = cx.flow;
     let app = match (&f.app, cx.source) {
         (AppSpec::Bulk { bytes }, _) => TfrcApp::Bulk {
@@ -23,5 +29,5 @@ pub fn build(spec: &TfrcSpec, cx: BuildCx<'_>) -> (Box<dyn Transport>, Vec<Cmd>)
         (_, Some(source)) => TfrcApp::Messages(source),
         (_, None) => unreachable!("validated: TFRC carries bulk or messages"),
     };
-    boxed(TfrcTransport::new(spec, app, f.start.0))
+    TfrcTransport::new(spec, app, f.start.0)
 }
