@@ -36,6 +36,17 @@ fn linux_receiver() -> Config {
     }
 }
 
+/// A client and a Linux receiver, `ONE_WAY_MS` apart, after the handshake.
+fn linux_pair() -> Pair {
+    let wire = Wire {
+        delay: ms(ONE_WAY_MS),
+        ..Wire::default()
+    };
+    let mut p = Pair::new(hand_config(false), linux_receiver(), wire, 1);
+    p.handshake();
+    p
+}
+
 /// The server's pure ACKs after `t0`, with their send times and the bytes they acknowledge
 /// beyond the first data byte.
 fn acks(p: &Pair, t0: SimTime, first: u32) -> Vec<(SimTime, u64)> {
@@ -48,12 +59,7 @@ fn acks(p: &Pair, t0: SimTime, first: u32) -> Vec<(SimTime, u64)> {
 
 #[test]
 fn linux_receiver_acks_every_second_message_of_a_100ms_stream() {
-    let wire = Wire {
-        delay: ms(ONE_WAY_MS),
-        ..Wire::default()
-    };
-    let mut p = Pair::new(hand_config(false), linux_receiver(), wire, 1);
-    p.handshake();
+    let mut p = linux_pair();
     let t0 = p.now;
     let first = util::seg_seq(0);
     let n = 120;
@@ -111,12 +117,7 @@ fn linux_receiver_acks_every_second_message_of_a_100ms_stream() {
 #[test]
 fn an_answered_request_makes_the_next_ack_wait_for_the_timer() {
     for answer in [false, true] {
-        let wire = Wire {
-            delay: ms(ONE_WAY_MS),
-            ..Wire::default()
-        };
-        let mut p = Pair::new(hand_config(false), linux_receiver(), wire, 1);
-        p.handshake();
+        let mut p = linux_pair();
         let t0 = p.now;
         let first = util::seg_seq(0);
         p.client.write(MESSAGE);

@@ -73,16 +73,9 @@ impl Packet {
     /// A packet of endpoint `key` of `flow`, from `src` to `dst`, pinned nowhere.
     #[inline]
     pub fn new(uid: u64, flow: FlowId, key: u8, src: NodeId, dst: NodeId, body: Body) -> Self {
-        Packet {
-            uid,
-            flow,
-            key,
-            src,
-            dst,
-            pin: Pin::default(),
-            size: IPV4_HEADER + body.transport_len(),
-            body,
-        }
+        let mut p = Self::new_unsized(uid, flow, key, src, dst, body);
+        p.size = IPV4_HEADER + p.body.transport_len();
+        p
     }
 
     /// [`Packet::new`] with its size not yet set (0): the pool sets it once the packet
