@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tern import emulation
+from emulation_support import nothing_left_behind  # noqa: F401 (an autouse fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = (
@@ -44,12 +44,6 @@ def _bench(monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(autouse=True)
-def nothing_left_behind():
-    yield
-    assert emulation.namespaces() == [], "an emulation left a namespace behind"
 
 
 def test_the_kernels_bbr_and_terns_agree_on_the_ns3_link(tmp_path, monkeypatch):
