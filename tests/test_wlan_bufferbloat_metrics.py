@@ -26,7 +26,8 @@ def _con() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute(
         """CREATE TABLE runs AS SELECT * FROM (VALUES ('none', 'droptail', '1GB'),
-           ('tsq', 'droptail', '128KiB')) v(key, "wifi.wlan.qdisc.kind", "flows.upload.transport.tsq")"""
+           ('tsq', 'droptail', '128KiB'))
+           v(key, "wifi.wlan.qdisc.kind", "flows.upload.transport.tsq")"""
     )
     return con
 
