@@ -25,9 +25,10 @@ def tables() -> dict[str, str]:
 def _con() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute(
-        """CREATE TABLE runs AS SELECT * FROM (VALUES ('none', 'droptail', '1GB'),
-           ('tsq', 'droptail', '128KiB'))
-           v(key, "wifi.wlan.qdisc.kind", "flows.upload.transport.tsq")"""
+        """CREATE TABLE runs AS SELECT * FROM (VALUES ('none', 'droptail', '1GB', 'false'),
+           ('tsq', 'droptail', '128KiB', 'false'), ('scheme', 'droptail', '1GB', 'true'))
+           v(key, "wifi.wlan.qdisc.kind", "flows.upload.transport.tsq",
+             "wifi.wlan.retry_out.enabled")"""
     )
     return con
 
@@ -50,14 +51,18 @@ def test_tcp_rtt_pairs_as_tcptrace_and_by_the_first_covering_ack(tables):
         ("server", 0.25, 1, 0, 201, 0),
         ("server", 0.70, 1, 0, 401, 0),
     ]
-    for key in ("none", "tsq"):
+    for key in ("none", "tsq", "scheme"):
         con.executemany(
             """INSERT INTO segments (key, endpoint, time, seq, len, ack, retransmission, flow)
                VALUES (?, ?, ?, ?, ?, ?, ?, 'upload')""",
             [(key, *r) for r in rows],
         )
+    # Only linux-none's runs are paired, without the scheme where the grid has it.
+    assert sorted(k for k, _, _ in con.sql(tables["tcp_rtt_no_scheme"]).fetchall()) == [
+        "none",
+        "scheme",
+    ]
     got = con.sql(tables["tcp_rtt"]).fetchall()
-    # Only linux-none's runs are paired.
     assert [k for k, _, _ in got] == ["none"]
     _, tcptrace, covering = got[0]
     # tcptrace: ACK 201 ends at segment 2 (sent 0.01 s), ACK 401 at segment 4 (0.03 s);
@@ -86,7 +91,10 @@ def test_qdisc_backlog_is_the_queue_above_the_driver_s_123_frames_time_averaged(
             (1.5, "reverse", 900),
         ],
     )
-    ((key, packets),) = con.sql(tables["qdisc_backlog"]).fetchall()
-    assert key == "none"
-    # The qdisc holds max(0, n - 123): 0, 100 and 200 packets for a second each.
-    assert packets == pytest.approx((0 + 100 + 200) / 3)
+    con.execute("INSERT INTO queue VALUES ('tsq', 0.0, 'wlan-sta', 'forward', 500, 0)")
+    con.execute("INSERT INTO queue VALUES ('tsq', 1.0, 'wlan-sta', 'forward', 0, 0)")
+    for table in ("qdisc_backlog", "qdisc_backlog_no_scheme"):
+        ((key, packets),) = con.sql(tables[table]).fetchall()
+        assert key == "none"
+        # The qdisc holds max(0, n - 123): 0, 100 and 200 packets for a second each.
+        assert packets == pytest.approx((0 + 100 + 200) / 3)
