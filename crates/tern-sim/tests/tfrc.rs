@@ -420,7 +420,7 @@ fn bad_tfrc_settings() {
         (
             ", receive_rate = \"last-feedback\"",
             "flows[0].transport.receive_rate",
-            "`since-last-feedback`, `last-rtt`, `since-last-feedback-or-last-rtt`",
+            "`since-last-feedback`, `last-rtt`, `since-last-feedback-or-last-rtt`, `linux-ccid3`",
         ),
         (
             ", nofeedback_rtts = 0",
