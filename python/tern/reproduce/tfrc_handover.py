@@ -106,6 +106,17 @@ def _gaps(frame: pl.DataFrame) -> list[str]:
     return sorted(frame["gap"].unique().to_list(), key=gap_seconds)
 
 
+def _margins(fig: Figure, wspace: float = 0.2, left: float = 0.75) -> None:
+    """Fixed margins in inches (`left`: room for the widest y tick labels and the axis label;
+    the others for the tick labels, axis labels and titles these figures have), not
+    `tight_layout`, which lays every text out once more before the figure is drawn (a fifth
+    of the figures' CPU time)."""
+    w, h = fig.get_size_inches()
+    fig.subplots_adjust(
+        left=left / w, right=1 - 0.15 / w, bottom=0.6 / h, top=1 - 0.35 / h, wspace=wspace
+    )
+
+
 def rate_figure(r: pl.DataFrame) -> Figure:
     """Fig. 3: the mobile's rate and the residents' mean after the reconnection, per gap."""
     gaps = [g for g in FIG3_GAPS if g in set(r["gap"].to_list())] or _gaps(r)[:4]
@@ -120,7 +131,7 @@ def rate_figure(r: pl.DataFrame) -> Figure:
         ax.set_xlabel("time after the reconnection (s)")
     axes[0][0].set_ylabel("sending rate (kbit/s)")
     axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
+    _margins(fig, wspace=0.08)
     return fig
 
 
@@ -150,7 +161,7 @@ def recovery_figure(rec: pl.DataFrame) -> Figure:
     ax.axvline(3.0, color="0.6", lw=0.8, ls=":")
     ax.set_xlabel("disconnection period (s)")
     ax.set_ylabel("rate recovery time (s)")
-    fig.tight_layout()
+    _margins(fig)
     return fig
 
 
@@ -168,7 +179,7 @@ def after_figure(obs: pl.DataFrame, ylabel: str, scale: float) -> Figure:
     ax.set_xlabel("time after the reconnection (s)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7, ncol=2, title="disconnection")
-    fig.tight_layout()
+    _margins(fig, left=0.95)
     return fig
 
 
@@ -252,7 +263,7 @@ def countermeasure_figure(t: pl.DataFrame) -> Figure:
         ax.set_xlabel("disconnection period (s)")
         ax.set_ylabel(label)
     axes[2].legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    _margins(fig, wspace=0.3)
     return fig
 
 
