@@ -331,7 +331,10 @@ def connect(
     root = Path(folder)
     if not (root / "runs").is_dir():
         raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
-    con = duckdb.connect()
+    # A sandboxed connection (a claim's) runs on one thread from the start, loading included:
+    # it reads one seed's or one sweep's runs, where DuckDB's worker threads cost more CPU in
+    # handing work around than they save.
+    con = duckdb.connect(config={"threads": 1}) if sandbox else duckdb.connect()
     tables = (
         ("runs", summaries(root, keys), "flow VARCHAR"),
         (
@@ -387,9 +390,6 @@ def connect(
                 message = f"{root}: its '{name}' traces cannot be read ({first})"
                 raise ResultsError(message) from None
     if sandbox:
-        # One thread: a claim reads one seed's runs, where DuckDB's worker threads cost more
-        # CPU in handing work around than they save.
-        con.execute("SET threads = 1")
         con.execute("SET python_enable_replacements = false")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")

@@ -12,9 +12,10 @@ const OPT_CONFIRM_L: u8 = 33;
 const OPT_CHANGE_R: u8 = 34;
 const OPT_CONFIRM_R: u8 = 35;
 const OPT_ELAPSED_TIME: u8 = 43;
-/// The handover notice ([`super::wire::HANDOVER_NOTICE`]): the first CCID-specific option number
-/// the HC-Sender may send (RFC 4340 §10.3).
-const OPT_HANDOVER_NOTICE: u8 = 128;
+/// The handover notice ([`super::wire::HANDOVER_NOTICE`]): the first of CCID 3's option numbers
+/// reserved for experimental and testing use (184-190, RFC 4342 §8 and IANA's CCID 3 registry;
+/// 128 is RFC 6323's RTT Estimate).
+const OPT_HANDOVER_NOTICE: u8 = 184;
 const OPT_LOSS_EVENT_RATE: u8 = 192;
 const OPT_LOSS_INTERVALS: u8 = 193;
 const OPT_RECEIVE_RATE: u8 = 194;

@@ -34,8 +34,8 @@ pub const TFRC_FEEDBACK: u32 = 16;
 /// DCCP generic header with 48-bit sequence numbers (X = 1), RFC 4340 §5.1.
 pub const DCCP_GENERIC: u32 = 16;
 /// The handover notice of the tfrc-handover study's countermeasure B on a data packet: over
-/// DCCP a two-byte option (type and length) from the CCID-specific numbers the sender may
-/// send (RFC 4340 §10.3: 128-191; CCID 3 defines none of them, RFC 4342 §8), padded to a
+/// DCCP a two-byte option (type and length) numbered 184, the first of CCID 3's option
+/// numbers reserved for experimental and testing use (RFC 4342 §8), padded to a
 /// word (§5.8); over UDP one more 32-bit word after RFC 5348 §3.2.1's three.
 pub const HANDOVER_NOTICE: u32 = 4;
 /// Acknowledgement Number subheader with X = 1, RFC 4340 §5.3.

@@ -46,11 +46,16 @@ impl LossIntervals {
         self.closed.is_empty()
     }
 
-    /// A loss event closes the open interval I_0 of `closed` packets: it becomes I_1, and with discounting every older interval keeps the discount in
-    /// force at that moment (§5.5: "the discount factors … are retained").
-    pub fn close(&mut self, closed: f64) {
+    /// A loss event closes the open interval of `closed` packets: it becomes I_1, and with
+    /// discounting every older interval takes on the general discount factor DF in force
+    /// (§5.5: "DF_i = DF * DF_i" for i = 1 … n, then the shift, DF_0 = 1). DF is the one
+    /// of the last packet arrival before the loss event (§5.5: DF "is updated on every
+    /// packet arrival", with I_0 then the packets since the last loss event), so `i0` is
+    /// the open interval I_0 at that arrival: the closed interval and the packets after
+    /// its end that revealed the loss (NDUPACK of them or more, §5.1).
+    pub fn close(&mut self, closed: f64, i0: f64) {
         if self.discounting {
-            let df = self.discount(closed, N);
+            let df = self.discount(i0, N);
             for (_, d) in self.closed.iter_mut() {
                 *d *= df;
             }
@@ -145,9 +150,9 @@ mod tests {
     fn a_shorter_history_follows_the_newest_intervals() {
         let mut h = LossIntervals::new(false);
         for _ in 0..7 {
-            h.close(100.0);
+            h.close(100.0, 100.0);
         }
-        h.close(10.0);
+        h.close(10.0, 10.0);
         assert!((h.mean(0.0).unwrap() - 85.0).abs() < 1e-12);
         assert!((h.mean_of(30.0, 2).unwrap() - 40.0).abs() < 1e-12);
         assert_eq!(
@@ -162,7 +167,7 @@ mod tests {
     fn mean_takes_the_open_interval_only_when_it_raises_it() {
         let mut h = LossIntervals::new(false);
         for _ in 0..8 {
-            h.close(100.0);
+            h.close(100.0, 100.0);
         }
         assert_eq!(h.mean(10.0), Some(100.0));
         assert_eq!(h.mean(1000.0), Some(250.0));
@@ -176,7 +181,7 @@ mod tests {
     fn weighted_by_age() {
         let mut h = LossIntervals::new(false);
         for len in [80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 20.0, 10.0] {
-            h.close(len);
+            h.close(len, len);
         }
         let m = h.mean(0.0).unwrap();
         assert!((m - 220.0 / 6.0).abs() < 1e-12, "{m}");
@@ -186,9 +191,9 @@ mod tests {
     #[test]
     fn keeps_n_intervals() {
         let mut h = LossIntervals::new(false);
-        h.close(1e6);
+        h.close(1e6, 1e6);
         for _ in 0..8 {
-            h.close(100.0);
+            h.close(100.0, 100.0);
         }
         assert_eq!(h.len(), 8);
         assert_eq!(h.mean(0.0), Some(100.0));
@@ -201,7 +206,7 @@ mod tests {
     fn history_discounting_halves_old_intervals() {
         let mut h = LossIntervals::new(true);
         for _ in 0..8 {
-            h.close(100.0);
+            h.close(100.0, 100.0);
         }
         let m = h.mean(1000.0).unwrap();
         assert!((m - 1250.0 / 3.5).abs() < 1e-9, "{m}");
@@ -216,10 +221,27 @@ mod tests {
     fn discount_is_retained() {
         let mut h = LossIntervals::new(true);
         for _ in 0..8 {
-            h.close(100.0);
+            h.close(100.0, 100.0);
         }
-        h.close(1000.0);
+        h.close(1000.0, 1000.0);
         let m = h.mean(0.0).unwrap();
         assert!((m - 1250.0 / 3.5).abs() < 1e-9, "{m}");
+    }
+
+    /// A loss event retains the DF of the open interval I_0 at the last arrival before
+    /// it (§5.5), not the closed interval's length: with eight intervals of 100
+    /// (I_mean = 100), an interval of 300 closed when I_0 had reached 303 gets DF = 2·100/303
+    /// on the older ones, and then I_mean (without I_0) = (300 + 100·DF·(1+1+1+0.8+0.6+
+    /// 0.4+0.2)) / (1 + DF·5) = (300·303 + 100 000) / (303 + 1000) = 190 900/1303; with DF
+    /// of the closed length 300 it would be (300 + 500·2/3) / (1 + 10/3) = 146.15.
+    #[test]
+    fn the_retained_discount_is_that_of_the_open_interval() {
+        let mut h = LossIntervals::new(true);
+        for _ in 0..8 {
+            h.close(100.0, 100.0);
+        }
+        h.close(300.0, 303.0);
+        let m = h.mean(0.0).unwrap();
+        assert!((m - 190_900.0 / 1303.0).abs() < 1e-9, "{m}");
     }
 }

@@ -92,6 +92,18 @@ pub enum ReceiveRate {
     /// report over the time since then once at least one RTT has passed, else those that
     /// arrived within one RTT before the newest arrival, over that RTT.
     SinceFeedbackOrLastRtt,
+    /// Linux's CCID 3 (net/dccp/ccids/ccid3.c, `ccid3_hc_rx_send_feedback`, from its
+    /// rfc3448bis rewrite to its removal): as [`ReceiveRate::SinceFeedback`], except that a
+    /// feedback sent because a new loss event was found (`CCID3_FBACK_PARAM_CHANGE`, which
+    /// `ccid3_hc_rx_packet_recv` raises when `tfrc_rx_handle_loss` adds a loss interval)
+    /// reports the X_recv stored at the previous feedback unchanged ("we do not have a
+    /// reliable estimate for R_m … and so need to reuse the previous value"); only when
+    /// that is 0 does it measure the bytes since the last feedback. Either way the
+    /// measurement restarts there: the bytes and the time since the last feedback are
+    /// dropped. (Linux raises the same feedback when I_mean falls without a new loss event,
+    /// `tfrc_lh_update_i_mean`; with §5.4's larger-of-two mean a growing I_0 never lowers
+    /// it, so only a new loss event does.)
+    LinuxCcid3,
 }
 
 /// Receiver settings.
@@ -254,7 +266,7 @@ impl TfrcReceiver {
             return None;
         }
         self.bytes_since_feedback += d.size as u64;
-        if self.cfg.receive_rate != ReceiveRate::SinceFeedback {
+        if !self.since_feedback() {
             self.window.push_back((now, d.size));
             self.trim_window(now);
         }
@@ -262,6 +274,7 @@ impl TfrcReceiver {
             self.last = Some((d.sent, now));
         }
         self.arrivals.insert(d.seq, (now, d.ccval));
+        let before = self.highest;
         match self.highest {
             Some(h) if d.seq > h => {
                 self.gaps.extend(h + 1..d.seq);
@@ -272,10 +285,10 @@ impl TfrcReceiver {
             }
             None => self.highest = Some(d.seq),
         }
-        let new_event = self.detect_losses(now, d.round);
+        let new_event = self.detect_losses(now, d.round, before);
         self.prune();
         if first || new_event || self.feedback_at.is_none() {
-            Some(self.feedback(now))
+            Some(self.feedback(now, new_event && !first))
         } else {
             None
         }
@@ -285,8 +298,10 @@ impl TfrcReceiver {
     /// interpolated from its neighbours' arrivals (§5.2), and it opens a new loss event
     /// unless it falls within one RTT of the current event's first loss (or, grouped by
     /// round, the arrival at `round` revealing it is no later than the current event's).
+    /// `before`: the highest sequence number received before this arrival, which bounds
+    /// the open interval I_0 whose discount factor a new loss event retains (§5.5).
     /// Whether a new loss event began.
-    fn detect_losses(&mut self, now: SimTime, round: u64) -> bool {
+    fn detect_losses(&mut self, now: SimTime, round: u64, before: Option<u64>) -> bool {
         let mut new_event = false;
         while let Some(&gap) = self.gaps.first() {
             if self.arrivals.range(gap + 1..).count() < self.cfg.ndupack as usize {
@@ -311,9 +326,15 @@ impl TfrcReceiver {
             }
             new_event = true;
             self.loss_events += 1;
+            // §5.5: "the previous discount factor DF", the one of the last arrival before
+            // this one, whose I_0 ran from the event's first loss to `before`.
+            let i0 = match (self.event, before) {
+                (Some(e), Some(b)) if b >= e.seq => (b - e.seq + 1) as f64,
+                _ => 0.0,
+            };
             match self.event {
-                Some(e) => self.intervals.close((gap - e.seq) as f64),
-                None => self.intervals.close(self.synthetic_interval(now)),
+                Some(e) => self.intervals.close((gap - e.seq) as f64, i0),
+                None => self.intervals.close(self.synthetic_interval(now), i0),
             }
             self.event = Some(Event {
                 seq: gap,
@@ -354,7 +375,7 @@ impl TfrcReceiver {
         let r = self.rtt.map_or(0.0, SimTime::as_secs_f64);
         let x_recv = match self.receive_rate(now) {
             x if x > 0.0 => x,
-            _ if self.cfg.receive_rate == ReceiveRate::SinceFeedback => self.last_x_recv,
+            _ if self.since_feedback() => self.last_x_recv,
             _ => 0.0,
         };
         if r <= 0.0 || x_recv <= 0.0 {
@@ -391,6 +412,15 @@ impl TfrcReceiver {
             _ if now > t => self.bytes_since_feedback as f64 / (now - t).as_secs_f64(),
             _ => 0.0,
         }
+    }
+
+    /// X_recv is measured since the last feedback alone ([`ReceiveRate::SinceFeedback`] and
+    /// [`ReceiveRate::LinuxCcid3`]).
+    fn since_feedback(&self) -> bool {
+        matches!(
+            self.cfg.receive_rate,
+            ReceiveRate::SinceFeedback | ReceiveRate::LinuxCcid3
+        )
     }
 
     /// Drops from the receive-rate window the arrivals older than R_m.
@@ -442,13 +472,20 @@ impl TfrcReceiver {
         self.intervals.mean(self.open_interval())
     }
 
-    /// Builds a feedback packet and restarts the feedback timer (§6.2).
-    fn feedback(&mut self, now: SimTime) -> Feedback {
+    /// Builds a feedback packet and restarts the feedback timer (§6.2); `new_loss`: it is
+    /// sent because a new loss event was found (§6.1), which [`ReceiveRate::LinuxCcid3`]
+    /// answers with the stored X_recv.
+    fn feedback(&mut self, now: SimTime, new_loss: bool) -> Feedback {
         let (sent, arrived) = self.last.expect("feedback follows data");
+        let keep = new_loss && self.cfg.receive_rate == ReceiveRate::LinuxCcid3;
+        let x_recv = match self.last_x_recv {
+            x if keep && x > 0.0 => x,
+            _ => self.receive_rate(now),
+        };
         let fb = Feedback {
             t_recvdata: sent,
             t_delay: now.saturating_sub(arrived),
-            x_recv: self.receive_rate(now),
+            x_recv,
             p: self.loss_event_rate_at(now),
             intervals: self.intervals.len(),
         };
@@ -475,7 +512,7 @@ impl TfrcReceiver {
             .is_some_and(|(_, at)| Some(at) > self.last_feedback)
             && self.bytes_since_feedback > 0;
         if fresh {
-            Some(self.feedback(now))
+            Some(self.feedback(now, false))
         } else {
             self.feedback_at = self.rtt.map(|r| now + r);
             None

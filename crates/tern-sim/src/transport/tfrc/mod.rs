@@ -125,6 +125,7 @@ impl TfrcTransport {
                 TfrcReceiveRateSpec::SinceLastFeedbackOrLastRtt => {
                     ReceiveRate::SinceFeedbackOrLastRtt
                 }
+                TfrcReceiveRateSpec::LinuxCcid3 => ReceiveRate::LinuxCcid3,
             },
             s: f64::from(s),
             discounting: spec.history_discounting,

@@ -38,6 +38,10 @@ pub struct TfrcSpec {
     /// arrival. The synthesized first loss interval (RFC 5348 §6.3.1) uses the same rate;
     /// with "since-last-feedback" the last reported X_recv only when no byte arrived since
     /// the last feedback (Linux's CCID 3, ccid3.c `ccid3_first_li`).
+    /// "linux-ccid3": Linux's CCID 3 (ccid3.c, `ccid3_hc_rx_send_feedback`): as
+    /// "since-last-feedback", but a feedback sent for a new loss event reports the X_recv
+    /// of the previous feedback again (a fresh measurement only if that was 0), and the
+    /// next one measures from it.
     /// Default: the wire's specification, "since-last-feedback" with "dccp", "last-rtt"
     /// with "udp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +166,8 @@ pub enum TfrcReceiveRateSpec {
     SinceLastFeedback,
     LastRtt,
     SinceLastFeedbackOrLastRtt,
+    #[serde(rename = "linux-ccid3")]
+    LinuxCcid3,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

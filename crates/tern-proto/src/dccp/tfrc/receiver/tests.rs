@@ -351,3 +351,51 @@ fn window_counter_groups_losses_within_one_rtt() {
     // 225 carries 9 > 3 + 4: a new event.
     assert_eq!(run(226, 300), 2);
 }
+
+/// Linux's CCID 3 (ccid3.c, `ccid3_hc_rx_send_feedback`, `CCID3_FBACK_PARAM_CHANGE`): a
+/// feedback for a new loss event repeats the stored X_recv, unless that is 0. Packets
+/// 0-99 arrive every ms from 50 ms: feedback at 50 ms (X_recv 0) and at 150 ms (99
+/// packets over 0.1 s, 990 000 B/s). Packets 100-159 arrive at 150-209 ms, 160 is lost,
+/// and 163 at 213 ms is the third later arrival (§5.1): a new loss event, reported at
+/// once. Since the last feedback that is 63 packets over 63 ms, 1 000 000 B/s, what
+/// RFC 4342 §8.3 reports; Linux reports the stored 990 000 B/s. Both restart there:
+/// the timer's feedback at 313 ms counts packets 164-262 (214-312 ms), 990 000 B/s.
+/// Had the loss come before any periodic feedback (packet 3 lost, 6 at 56 ms the third
+/// later arrival), the stored X_recv is the first feedback's 0, and Linux too measures:
+/// packets 1, 2, 4, 5, 6 over the 6 ms since 50 ms, 833 333 B/s.
+#[test]
+fn linux_repeats_the_stored_receive_rate_on_a_new_loss_event() {
+    let story = |rule: ReceiveRate, lost: u64, until: u64| {
+        let mut r = TfrcReceiver::new(ReceiverConfig {
+            receive_rate: rule,
+            ..rx().cfg
+        });
+        let mut reports = vec![];
+        for (t, d) in (0..until).filter(|&s| s != lost).map(data) {
+            while r.poll_timeout().is_some_and(|at| at <= t) {
+                let at = r.poll_timeout().unwrap();
+                reports.extend(r.handle_timeout(at).map(|fb| (at, fb.x_recv)));
+            }
+            reports.extend(r.handle_data(t, d).map(|fb| (t, fb.x_recv)));
+        }
+        reports
+    };
+    let ms = |t: u64| SimTime(t * MS);
+    let linux = story(ReceiveRate::LinuxCcid3, 160, 264);
+    let dccp = story(ReceiveRate::SinceFeedback, 160, 264);
+    assert_eq!(
+        linux,
+        [
+            (ms(50), 0.0),
+            (ms(150), 990_000.0),
+            (ms(213), 990_000.0),
+            (ms(313), 990_000.0)
+        ]
+    );
+    assert_eq!(dccp[2], (ms(213), 1_000_000.0));
+    assert_eq!(dccp[3], (ms(313), 990_000.0));
+    let early = story(ReceiveRate::LinuxCcid3, 3, 7);
+    assert_eq!(early.len(), 2, "{early:?}");
+    assert_eq!(early[1].0, ms(56));
+    assert!((early[1].1 - 5000.0 / 0.006).abs() < 1e-6, "{early:?}");
+}
