@@ -137,10 +137,7 @@ def test_an_asof_join_over_a_scanned_trace_is_planned_as_one(sweep_folder):
     # estimates each at one row and, below asof_loop_join_threshold, would plan the ASOF join
     # as a nested loop, quadratic in the trace's real rows.
     con = tern.connect(sweep_folder, sandbox=True)
-    sql = (
-        "SELECT count(*) FROM delay a ASOF JOIN delay b "
-        "ON a.key = b.key AND a.time <= b.time"
-    )
+    sql = "SELECT count(*) FROM delay a ASOF JOIN delay b ON a.key = b.key AND a.time <= b.time"
     plan = "".join(row[1] for row in con.execute(f"EXPLAIN {sql}").fetchall())
     assert "ASOF_JOIN" in plan.replace(" ", "_").upper()
     assert "NESTED_LOOP" not in plan.replace(" ", "_").upper()
