@@ -132,6 +132,18 @@ def test_claim_sql_reads_the_results_store_and_nothing_else(sweep_folder, tmp_pa
     assert tern.connect(sweep_folder).sql("SELECT count(*) FROM delay").fetchall()[0][0] > 0
 
 
+def test_an_asof_join_over_a_scanned_trace_is_planned_as_one(sweep_folder):
+    # A sandboxed connection scans its traces through Arrow (no materialize): DuckDB then
+    # estimates each at one row and, below asof_loop_join_threshold, would plan the ASOF join
+    # as a nested loop, quadratic in the trace's real rows.
+    con = tern.connect(sweep_folder, sandbox=True)
+    sql = "SELECT count(*) FROM delay a ASOF JOIN delay b ON a.key = b.key AND a.time <= b.time"
+    plan = "".join(row[1] for row in con.execute(f"EXPLAIN {sql}").fetchall())
+    assert "ASOF_JOIN" in plan.replace(" ", "_").upper()
+    assert "NESTED_LOOP" not in plan.replace(" ", "_").upper()
+    assert query_value(sql, con)[1] is None
+
+
 def test_a_study_without_its_python_module_says_what_is_missing(tmp_path, monkeypatch):
     path = _study(tmp_path, "no-module")
     with pytest.raises(StudyError) as e:

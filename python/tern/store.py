@@ -15,6 +15,7 @@ connection returned by `connect` has
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -390,6 +391,13 @@ def connect(
                 message = f"{root}: its '{name}' traces cannot be read ({first})"
                 raise ResultsError(message) from None
     if sandbox:
+        # A trace scanned through Arrow (`register_trace`) reaches DuckDB's planner with no row
+        # count, estimated at one row; under `asof_loop_join_threshold` (64 rows) the planner
+        # turns an ASOF join into a nested-loop join, quadratic in the rows it really has.
+        # Threshold 0 keeps the ASOF operator (same result). DuckDB before 1.3 has no such
+        # rewrite and no such setting.
+        with contextlib.suppress(duckdb.CatalogException):
+            con.execute("SET asof_loop_join_threshold = 0")
         con.execute("SET python_enable_replacements = false")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
