@@ -49,6 +49,8 @@ def test_ping_through_a_p2p_link_reads_two_delays_plus_serialisation(tmp_path):
         text=TWO_HOSTS.format(duration="20s"),
         out=tmp_path,
         commands={"a": ["ping -n -c 20 -i 0.2 {b}"]},
+        # The median is measured: one late event on a shared machine does not move it.
+        fail_us=100_000,
     )
     rtts = _ping_rtts_ms((tmp_path / "commands" / "a.0.log").read_text())
     assert len(rtts) == 20
@@ -166,10 +168,14 @@ def test_linux_tcp_fills_a_10_mbit_link_as_terns_tcp_does(tmp_path):
     the kernel's profile gets the same in simulation."""
     text = 'record = ["pcap"]\n' + TWO_HOSTS.format(duration="20s")
     text += 'queue = { kind = "droptail", limit = "100pkt" }\n'
+    # What is measured is the goodput over 5 s: an event a few tens of ms late on a shared
+    # machine delays a few packets, not the rate, so the stopping bound is raised as for the
+    # interop tests.
     r = tern.emulate(
         text=text,
         out=tmp_path,
         commands={"a": ["sleep 0.5; iperf3 -c {b} -t 5 -J -C cubic"], "b": ["iperf3 -s -1"]},
+        fail_us=100_000,
     )
     report = json.loads((tmp_path / "commands" / "a.0.log").read_text())
     mss = report["start"]["tcp_mss_default"]
@@ -293,6 +299,7 @@ def test_ping_behind_an_lte_handover_loses_the_burst_loss_period(tmp_path):
             "nodes.ue.commands": '["ping -n -c 40 -i 0.2 {server}"]',
             "nodes.server.commands": "[]",
         },
+        fail_us=100_000,
     )
     rtts = _ping_rtts_ms((tmp_path / "commands" / "ue.0.log").read_text())
     assert 40 - 11 <= len(rtts) <= 40 - 9, rtts

@@ -249,6 +249,7 @@ def test_a_command_that_detaches_does_not_outlive_the_run(tmp_path):
         text=TWO_HOSTS.format(duration="1s"),
         out=tmp_path,
         commands={"a": ["setsid sleep 777.123 & sleep 0.2"]},
+        fail_us=100_000,
     )
     time.sleep(0.2)
     left = _processes_with("sleep 777.123")
@@ -343,6 +344,7 @@ def test_no_garbage_collection_pauses_the_paced_engine(tmp_path, monkeypatch):
             text=TWO_HOSTS.format(duration="2s"),
             out=tmp_path,
             commands={"a": ["ping -n -c 3 -i 0.2 {b}"]},
+            fail_us=100_000,
         )
     finally:
         gc.callbacks.remove(seen)
