@@ -128,8 +128,8 @@ fn bad_qdiscs_are_refused_by_key() {
 /// truesize, 4352 B) ends only at the frame's transmit status, so the driver's frames count
 /// against tcp_limit_output_bytes as the qdisc's do. In Linux 3.13 the skb keeps its owner
 /// from `tcp_transmit_skb` (`skb_set_owner_w`, destructor `tcp_wfree`) through the qdisc,
-/// `dev_hard_start_xmit` (net/core/dev.c: no early orphaning since `skb_orphan_try` went in
-/// 3.5), `ieee80211_subif_start_xmit` (net/mac80211/tx.c: a cloned skb is re-headed in place
+/// `dev_hard_start_xmit` (net/core/dev.c: no early orphaning, `skb_orphan_try` went after
+/// 3.4), `ieee80211_subif_start_xmit` (net/mac80211/tx.c: a cloned skb is re-headed in place
 /// by `pskb_expand_head`, owner kept) and ath9k's `ath_tx_start` (the TID's software queue)
 /// until `ath_txq_unlock_complete` hands it to `ieee80211_tx_status` (net/mac80211/status.c),
 /// which orphans or frees it after the Block Ack. So at most 131072 / 4352 + 1 = 31 of the
