@@ -33,7 +33,7 @@ impl Naive {
             karn_sample_from: karn.flatten(),
             retransmitted,
             first_sent: timed().next().map(|s| s.sent_at),
-            last_sent: timed().last().map(|s| s.sent_at),
+            last_sent: timed().next_back().map(|s| s.sent_at),
         }
     }
 
