@@ -22,12 +22,14 @@ use super::rate::TxState;
 use super::RetransmitKind;
 use crate::time::SimTime;
 
+mod acked;
 #[cfg(test)]
 mod prop;
 mod sampled;
 #[cfg(test)]
 mod tests;
 
+pub use acked::{Acked, Sacked};
 use sampled::{record_lost, Sampled};
 pub use sampled::{Delivered, LostTx};
 
@@ -63,33 +65,6 @@ impl SentSeg {
     fn size(&self) -> u64 {
         self.end() - self.start
     }
-}
-
-/// What a cumulative ACK removed from the queue.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Acked {
-    pub bytes: u64,
-    /// `sent_at` of the newest fully acknowledged segment, when none of the
-    /// acknowledged segments was ever retransmitted (Karn).
-    pub karn_sample_from: Option<SimTime>,
-    /// Some fully acknowledged segment was ever retransmitted (Linux's
-    /// `FLAG_RETRANS_DATA_ACKED`).
-    pub retransmitted: bool,
-    /// `sent_at` of the oldest and of the newest fully acknowledged segments that were
-    /// neither retransmitted nor SACKed before (Linux's `first_ackt` and `last_ackt` in
-    /// `tcp_clean_rtx_queue`).
-    pub first_sent: Option<SimTime>,
-    pub last_sent: Option<SimTime>,
-}
-
-/// What [`Scoreboard::apply_sack_timed`] newly SACKed: bytes, and the send times of the
-/// lowest and of the highest newly SACKed segments never retransmitted (Linux's
-/// `first_sackt` and `last_sackt` in `tcp_sacktag_one`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Sacked {
-    pub bytes: u64,
-    pub first_sent: Option<SimTime>,
-    pub last_sent: Option<SimTime>,
 }
 
 /// A segment taken for retransmission by [`Scoreboard::retransmit_next`].
