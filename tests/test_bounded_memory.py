@@ -4,6 +4,7 @@ limit of billions of packets, traces of every kind kept in memory, a vast idle t
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -107,3 +108,27 @@ def test_a_vast_idle_topology_leaves_its_idle_links_out_of_the_summary(tmp_path)
     small = tern.run(text=_tree(11))
     assert len(small.summary["links"]) == 10 and "idle_directions" not in small.summary
     assert len(json.dumps(run.summary)) < 2 * len(json.dumps(small.summary))
+
+
+@pytest.mark.parametrize(
+    "argv0, chosen, backend",
+    [("tern", None, "system"), ("tern", "mimalloc", "mimalloc"), ("python", None, None)],
+)
+def test_the_tern_command_starts_arrow_on_the_system_allocator(argv0, chosen, backend):
+    # The command's process (argv[0] "tern") gives finished scans' pages back; a user's own
+    # choice of pool stands, and a program that imports tern keeps Arrow's default.
+    code = (
+        f"import sys; sys.argv[0] = {argv0!r}; import tern, pyarrow as pa; "
+        "print(pa.default_memory_pool().backend_name)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    got = out.stdout.strip()
+    if backend is None:
+        assert got != "system", got
+    else:
+        assert got == backend, got

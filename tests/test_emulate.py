@@ -217,7 +217,8 @@ def test_linux_tcp_fills_a_10_mbit_link_as_terns_tcp_does(tmp_path):
 @needs_iperf3
 def test_rto_instants_through_an_outage_match_the_kernels(tmp_path):
     """The kernel's CUBIC and Tern's TCP with the kernel's profile (its RTO rule,
-    `rto_rule = "linux"`: `tcp_rtt_estimator` / `__tcp_set_rto`) through the same 3 s outage
+    `rto_rule = "linux"`: `tcp_rtt_estimator` / `__tcp_set_rto`; its RTT samples,
+    `rtt_source = "packet_timing_first"`: `tcp_ack_update_rtt`) through the same 3 s outage
     of the forward direction resend the first lost segment at the same instants, within one
     round trip (the smoothed RTT Tern measured just before the outage: both fill the 100-packet
     queue, so the path's round trip is about 150 ms, not the 40 ms base). That holds for the
@@ -248,7 +249,8 @@ def test_rto_instants_through_an_outage_match_the_kernels(tmp_path):
         + (
             '[[flows]]\nname = "bulk"\nfrom = "a"\nto = "b"\napp = { kind = "bulk" }\n'
             'start = "0.5s"\nstop = "10.5s"\ntransport = { kind = "tcp", cc = "cubic", '
-            'initial_window = 10, min_rto = "200ms", frto = true, rto_rule = "linux" }\n'
+            'initial_window = 10, min_rto = "200ms", frto = true, rto_rule = "linux", '
+            'rtt_source = "packet_timing_first" }\n'
         )
     )
     run = tern.run(text=sim)

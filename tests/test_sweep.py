@@ -45,6 +45,13 @@ def test_python_sweep_returns_one_row_per_run_and_flow_and_resumes(tmp_path):
     assert len(links) == 4
     assert con.execute("SELECT count(*) FROM links").fetchone()[0] == 4 * 2
     assert all(delivered == messages > 0 for delivered, messages in links)
+    # Threads: one for a sandboxed connection unless told otherwise; never fewer than one.
+    threads = "SELECT current_setting('threads')"
+    assert tern.connect(tmp_path / "s", threads=1).execute(threads).fetchone()[0] == 1
+    assert tern.connect(tmp_path / "s", sandbox=True).execute(threads).fetchone()[0] == 1
+    assert tern.connect(tmp_path / "s", sandbox=True, threads=2).execute(threads).fetchone()[0] == 2
+    with pytest.raises(ValueError, match="threads = 0"):
+        tern.connect(tmp_path / "s", threads=0)
 
 
 def test_linked_keys_change_together_crossed_with_the_grid(tmp_path):

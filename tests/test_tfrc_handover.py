@@ -296,3 +296,29 @@ def test_held_packets_delay_the_report_of_the_gap_s_loss(quick):
         h = held[seed]
         assert h["n0"] > d["n0"], (seed, h, d)
         assert h["first"] > d["first"], (seed, h, d)
+
+
+def test_fig6_held_frames_runs_short_gaps_at_the_primary_condition(quick):
+    # The cause experiment fig6-held-frames switches D on from 4.5 s only: at 1.5-3.5 s its
+    # deadline is the run's whole duration, which no queued frame can reach, so those runs
+    # are the primary condition's, every station's `tfrc` records equal to those of `gaps`
+    # at the same period and seed; from 4.5 s the held frames are discarded, so the mobile's
+    # records differ (its RTT after the reconnection no longer spans the gap).
+    def records(exp):
+        con = store.connect(quick.out / exp)
+        rows = con.sql(
+            """SELECT r.seed, r."roaming.handover.disconnect" AS gap, x.flow,
+                      list((x.time, x.event, x.x_bps, x.p, x.rtt) ORDER BY x.time, x.event)
+               FROM tfrc x JOIN runs r ON r.key = x.key AND r.flow = x.flow
+               GROUP BY ALL"""
+        ).fetchall()
+        return {(seed, gap, flow): recs for seed, gap, flow, recs in rows}
+
+    held, fig6 = records("gaps"), records("fig6-held-frames")
+    short = [k for k in fig6 if tfrc_handover.gap_seconds(k[1]) <= 3.5]
+    long = [k for k in fig6 if tfrc_handover.gap_seconds(k[1]) >= 4.5 and k[2] == "mobile"]
+    assert len(short) == 4 * 10 and len(long) == 6
+    for k in short:
+        assert fig6[k] == held[k], k
+    for k in long:
+        assert fig6[k] != held[k], k

@@ -55,6 +55,11 @@ def test_wlan_bufferbloat_quick_checks_every_claim(wlan_quick):
     # packets with the short queue, less than behind 800 + 123 (no-link-loss-windows).
     short = by_id["no-link-loss-windows-128pkt-rtt-below-20mbps"].value
     assert short < by_id["no-link-loss-windows-800pkt-rtt-below-20mbps"].value
+    # A third receive chain (three-chains) makes the far end's fades shallower: the station's
+    # TCP loses fewer segments and linux-none keeps more of its queue, while CoDel's RTT stays
+    # set by its 5 ms target and the 123-frame driver queue, so CoDel's ratio falls.
+    chains = by_id["three-chains-codel-lowers-rtt-below-20mbps"].value
+    assert chains < by_id["codel-lowers-rtt-below-20mbps"].value
     # The calibration claim and the findings stay out of the count.
     roles = {r.claim.id: r.claim.role for r in rep.results}
     assert roles["windows-rtt-below-20mbps"] == "calibration"

@@ -21,6 +21,11 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 # of SIGINT, not a traceback from inside an import; `tern.cli.main` restores Python's handler.
 if _os.path.basename(_sys.argv[0]) == "tern" or _sys.orig_argv[1:3] == ["-m", "tern"]:
     _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+    # Arrow's default pool (jemalloc or mimalloc in the wheels) keeps the pages of finished
+    # scans; the system allocator gives them back, which lowers a study's peak memory by about
+    # a fifth at the same CPU. Arrow reads the variable once, when it starts, so it is set
+    # here, before anything imports pyarrow, and only if the user has not chosen a pool.
+    _os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 from tern._core import EmulationError, ScenarioError, TernBug, TraceError, __version__  # noqa: E402
 from tern.emulation import emulate  # noqa: E402

@@ -318,12 +318,15 @@ def connect(
     materialize: bool = False,
     prefix: str = "",
     links: bool = True,
+    threads: int | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection over a sweep folder (see the module docs); with
     `keys`, over those runs only (a reproduction's claims see one seed's runs at a time);
     `materialize` reads small traces into memory once (many queries over few runs);
     `prefix` goes before the name of every table and trace (for views of one's own over them);
-    `links=False` leaves the `links` table empty (for queries that do not read it).
+    `links=False` leaves the `links` table empty (for queries that do not read it);
+    `threads` caps DuckDB's threads from the start, loading included (default: DuckDB's own
+    choice, one core each; a sandboxed connection: 1).
 
     `sandbox=True` gives a connection for SQL that is not yours (a study's claims): it sees
     the folder's runs and traces, read-only, and no file: reading or writing any file
@@ -332,10 +335,14 @@ def connect(
     root = Path(folder)
     if not (root / "runs").is_dir():
         raise FileNotFoundError(f"{root}: not a sweep folder (no runs/ inside)")
-    # A sandboxed connection (a claim's) runs on one thread from the start, loading included:
-    # it reads one seed's or one sweep's runs, where DuckDB's worker threads cost more CPU in
-    # handing work around than they save.
-    con = duckdb.connect(config={"threads": 1}) if sandbox else duckdb.connect()
+    # A sandboxed connection (a claim's) runs on one thread unless told otherwise: it reads
+    # one seed's or one sweep's runs, where DuckDB's worker threads cost more CPU in handing
+    # work around than they save.
+    if threads is None and sandbox:
+        threads = 1
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads = {threads}: DuckDB needs at least one thread")
+    con = duckdb.connect(config={"threads": threads}) if threads else duckdb.connect()
     tables = (
         ("runs", summaries(root, keys), "flow VARCHAR"),
         (

@@ -123,3 +123,31 @@ fn bad_qdiscs_are_refused_by_key() {
     let e = error_of(&upload(r#"qdisc = { kind = "fifo" }"#));
     assert!(e.contains("qdisc"), "{e}");
 }
+
+/// TCP Small Queues of `linux-3.13` on an 802.11 station: the charge of a segment (its skb's
+/// truesize, 4352 B) ends only at the frame's transmit status, so the driver's frames count
+/// against tcp_limit_output_bytes as the qdisc's do. In Linux 3.13 the skb keeps its owner
+/// from `tcp_transmit_skb` (`skb_set_owner_w`, destructor `tcp_wfree`) through the qdisc,
+/// `dev_hard_start_xmit` (net/core/dev.c: no early orphaning, `skb_orphan_try` went after
+/// 3.4), `ieee80211_subif_start_xmit` (net/mac80211/tx.c: a cloned skb is re-headed in place
+/// by `pskb_expand_head`, owner kept) and ath9k's `ath_tx_start` (the TID's software queue)
+/// until `ath_txq_unlock_complete` hands it to `ieee80211_tx_status` (net/mac80211/status.c),
+/// which orphans or frees it after the Block Ack. So at most 131072 / 4352 + 1 = 31 of the
+/// upload's segments wait in the station's qdisc and 123-frame MAC queue together (the
+/// pacing term, 2 · cwnd / srtt / 1024, stays below 128 KiB at 13 Mbit/s), plus at most one
+/// ping (one every 100 ms, each gone within a few ms of airtime). Were the charge given back
+/// when the MAC queue took a frame, TSQ would bound the qdisc alone and the MAC queue would
+/// fill to its 123 frames.
+#[test]
+fn linux_small_queues_count_the_mac_queue_until_tx_status() {
+    let text = upload(r#"qdisc = { kind = "droptail", limit = "1000pkt" }"#)
+        .replace("tsq = \"1GB\"\n", "profile = \"linux-3.13\"\n");
+    let out = run(&text);
+    let most = max_uplink_queue(&out);
+    let segments = 131_072 / 4352 + 1;
+    assert!(
+        (segments..=segments + 1).contains(&most),
+        "the station held at most {most} packets, expected {segments} segments (+ 1 ping)"
+    );
+    assert_eq!(drops(&out, "queue"), 0);
+}

@@ -107,10 +107,9 @@ class Results(Mapping[str, duckdb.DuckDBPyConnection]):
     def __getitem__(self, name: str) -> duckdb.DuckDBPyConnection:
         if name not in self._open:
             folder, runs = self._folders[name]
-            con = store.connect(folder, keys=set(runs))
             # One thread, as for the claims: the figures read a few hundred runs, where
             # DuckDB's worker threads cost more CPU than they save (the budget counts CPU).
-            con.execute("SET threads = 1")
+            con = store.connect(folder, keys=set(runs), threads=1)
             self._open[name] = con
         return self._open[name]
 

@@ -95,6 +95,9 @@ pub struct Config {
     pub min_rto: SimTime,
     /// How the RTO follows the RTT samples: RFC 6298 (the default) or Linux's rule.
     pub rto_rule: RtoRule,
+    /// Where an ACK's RTT sample comes from: the timestamp echo first (RFC 7323, the
+    /// default) or the acknowledged segments' send times first (Linux 3.13 on).
+    pub rtt_source: RttSource,
     /// Upper bound on the RTO including back-off (RFC 6298 §2.5 allows >= 60 s).
     pub max_rto: SimTime,
     /// RTO before any RTT sample (1 s, RFC 6298 §2.1).
@@ -224,6 +227,41 @@ pub enum RtoRule {
     Linux,
 }
 
+/// Where an ACK's RTT sample (for the RTO estimator, [`super::rtt`]) comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RttSource {
+    /// The timestamp echo of every ACK that acknowledges new data (RFC 7323 §4.1, RTTM),
+    /// else, without timestamps, the send time of the newest acknowledged segment when
+    /// none of them was retransmitted (Karn, RFC 6298 §3); no sample from SACK. What
+    /// Linux did before 3.13 (net/ipv4/tcp_input.c `tcp_ack_update_rtt` →
+    /// `tcp_ack_saw_tstamp` / `tcp_ack_no_tstamp`), and what 4.4BSD-Lite and XNU do
+    /// (tcp_input.c: `tcp_xmit_timer` with `tcp_now - ts_ecr` when the ACK has a
+    /// timestamp, the timed segment's `t_rtt` otherwise; XNU `tcp_compute_rtt`).
+    #[default]
+    TsEcrFirst,
+    /// Linux 3.13 and every later kernel (net/ipv4/tcp_input.c `tcp_ack_update_rtt`,
+    /// after "tcp: prefer packet timing to TS-ECR for RTT" and "tcp: measure RTT from new
+    /// SACK", 3.13), in order:
+    /// 1. the send time of the oldest cumulatively acknowledged segment never
+    ///    retransmitted (`tcp_clean_rtx_queue`: `first_ackt`; 3.13 `seq_rtt`), none if any
+    ///    segment the ACK covers was retransmitted (`FLAG_RETRANS_DATA_ACKED`, Karn);
+    /// 2. else the send time of the lowest newly SACKed segment never retransmitted
+    ///    (`tcp_sacktag_one`: "Pick the earliest sequence sacked for RTT"; `first_sackt`);
+    ///    taken also from an ACK that acknowledges nothing new, which then restarts the
+    ///    retransmission timer if that segment was sent before the first unacknowledged
+    ///    one was last (re)sent (`tcp_clean_rtx_queue`'s `sack_rtt > now - head->when`);
+    /// 3. else, only on an ACK of new data (`FLAG_ACKED`), the timestamp echo.
+    ///
+    /// The congestion controller and the delivery-rate sample get the newest such
+    /// segment's time (`ca_rtt_us`: `last_ackt`, else `last_sackt`, else the echo; later
+    /// kernels' `rs->rtt_us`), on ACKs of new data. Linux 3.13 times in jiffies
+    /// (`tcp_time_stamp`), 3.15 on in microseconds (`skb_mstamp`); Tern in nanoseconds.
+    /// 3.13 also counted an already SACKed segment in `last_ackt` and gave its controller
+    /// no sample past a retransmitted one (`pkts_acked` with -1); Tern follows the later
+    /// kernels there.
+    PacketTimingFirst,
+}
+
 /// Segments by which the flight may fall short of cwnd and the sender still
 /// count as cwnd-limited (Linux `tcp_max_tso_deferred_mss()`, which returns 3).
 pub const CWND_LIMITED_SLACK_SEGMENTS: u64 = 3;
@@ -243,6 +281,7 @@ impl Default for Config {
             delayed_ack: Some(DelayedAck::default()),
             min_rto: SimTime::from_secs(1),
             rto_rule: RtoRule::Rfc6298,
+            rtt_source: RttSource::TsEcrFirst,
             max_rto: SimTime::from_secs(60),
             initial_rto: SimTime::from_secs(1),
             clock_granularity: SimTime::from_millis(1),

@@ -5,6 +5,7 @@ use super::delack::RecvCtx;
 use super::frto::{AckInfo, AckKind};
 use super::rate::AckFacts;
 use super::recovery::{PartialAck, Recovery};
+use super::scoreboard::Sacked;
 use super::{pacing, unwrap_offset, Connection, Event, Segment, State};
 use crate::cc::{AckEvent, LossEvent, LostPacket, RttSample};
 use crate::time::SimTime;
@@ -92,24 +93,18 @@ impl Connection {
         self.ack.ack_now = true;
     }
 
-    /// RTT sample from the handshake: TS echo, or the SYN's send time when
-    /// it was not retransmitted (Karn).
+    /// RTT sample from the handshake ([`Self::handshake_rtt`]).
     fn handshake_rtt_sample(&mut self, now: SimTime, seg: &Segment) {
-        let sample = match (self.ts_ok, seg.options.timestamps) {
-            (true, Some((_, tsecr))) => Some(self.ts_sample(now, tsecr)),
-            _ if self.syn_retries == 0 => self.syn_sent_at.map(|t| now.saturating_sub(t)),
-            _ => None,
-        };
-        if let Some(r) = sample {
+        if let Some(r) = self.handshake_rtt(now, seg) {
             self.take_rtt_sample(r);
         }
     }
 
-    fn ts_sample(&self, now: SimTime, tsecr: u32) -> SimTime {
+    pub(super) fn ts_sample(&self, now: SimTime, tsecr: u32) -> SimTime {
         SimTime::from_millis(u64::from(self.ts_now(now).wrapping_sub(tsecr)))
     }
 
-    fn take_rtt_sample(&mut self, r: SimTime) {
+    pub(super) fn take_rtt_sample(&mut self, r: SimTime) {
         self.rtt
             .on_sample_at(r, self.send.snd_una, self.send.snd_nxt);
         self.report_rtt(r);
@@ -216,7 +211,7 @@ impl Connection {
         }
         // A segment without SACK blocks (most: every in-order ACK) leaves the scoreboard as
         // it is.
-        let (newly_sacked, sack_high) = if self.sack_ok && !seg.options.sack_blocks.is_empty() {
+        let (sacked, sack_high) = if self.sack_ok && !seg.options.sack_blocks.is_empty() {
             let (una, una_seq) = (self.send.snd_una, self.local_seq(self.send.snd_una));
             let nxt = self.send.snd_nxt as i64;
             let mut high = 0;
@@ -231,18 +226,19 @@ impl Connection {
                 }
                 valid.then_some((l as u64, r as u64))
             });
-            let newly = self.sb.apply_sack(blocks);
-            (newly, high)
+            let sacked = self.sb.apply_sack_timed(blocks);
+            (sacked, high)
         } else {
-            (0, 0)
+            (Sacked::default(), 0)
         };
+        let newly_sacked = sacked.bytes;
         let prev_una = self.send.snd_una;
         let (sacked_before, lost_before) = (
             self.sb.sacked_bytes() - newly_sacked,
             self.sb.lost_segments(),
         );
         let kind = if ack > self.send.snd_una {
-            self.on_new_ack(now, seg, ack, in_flight);
+            self.on_new_ack(now, seg, ack, in_flight, &sacked);
             AckKind::New
         } else if !self.sb.is_empty()
             && seg.payload_len == 0
@@ -260,6 +256,9 @@ impl Connection {
         } else {
             AckKind::Other
         };
+        if kind != AckKind::New {
+            self.sack_only_rtt(now, &sacked);
+        }
         // F-RTO steps 2 and 3 (RFC 5682).
         self.frto_on_ack(
             now,
@@ -365,7 +364,14 @@ impl Connection {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, in_flight: u64) {
+    fn on_new_ack(
+        &mut self,
+        now: SimTime,
+        seg: &Segment,
+        ack: u64,
+        in_flight: u64,
+        sacked: &Sacked,
+    ) {
         let acked = self.sb.ack_to(ack);
         let bytes = ack - self.send.snd_una;
         self.send.snd_una = ack;
@@ -375,19 +381,11 @@ impl Connection {
         if self.rto_recovery && ack >= self.recover {
             self.rto_recovery = false;
         }
-        // RTT: timestamps give an unambiguous echo (RFC 7323 §4.1);
-        // otherwise Karn's algorithm (RFC 6298 §3).
-        let sample = match (self.ts_ok, seg.options.timestamps) {
-            (true, Some((_, tsecr))) => Some(self.ts_sample(now, tsecr)),
-            _ => acked.karn_sample_from.map(|t| now.saturating_sub(t)),
-        };
-        // The delivery-rate sample's RTT is the newest acknowledged segment's, timed to the
-        // nanosecond as Linux's `ca_rtt_us` (timestamps tick in milliseconds).
+        // RTT samples by the configured source (`rtt_sample`).
+        let rtts = self.new_ack_rtt(now, seg, &acked, sacked);
+        let sample = rtts.estimator;
         if let Some(s) = self.sampling.as_deref_mut() {
-            s.ack_rtt = acked
-                .karn_sample_from
-                .map(|t| now.saturating_sub(t))
-                .or(sample);
+            s.ack_rtt = rtts.rate;
             if let Some(r) = s.ack_rtt {
                 s.min_rtt = Some(s.min_rtt.map_or(r, |m| m.min(r)));
             }
@@ -398,6 +396,8 @@ impl Connection {
             if !self.eifel_rtt_sample(ack, r) {
                 self.take_rtt_sample(r);
             }
+        }
+        if let Some(r) = rtts.controller {
             self.cc.on_rtt_sample(&RttSample {
                 now,
                 rtt: r,
@@ -423,7 +423,7 @@ impl Connection {
             self.cc.on_ack(&AckEvent {
                 now,
                 bytes_acked: bytes,
-                rtt: sample,
+                rtt: rtts.controller,
                 srtt: self.rtt.srtt(),
                 in_flight,
             });

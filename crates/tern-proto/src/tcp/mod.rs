@@ -33,6 +33,7 @@ mod recv;
 mod report;
 mod rlci;
 pub mod rtt;
+mod rtt_sample;
 mod scoreboard;
 mod send;
 mod timers;
@@ -42,7 +43,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use config::{
-    CcKind, Config, DelayedAck, DelayedAckRule, InitialWindow, LossFlight, RtoRule,
+    CcKind, Config, DelayedAck, DelayedAckRule, InitialWindow, LossFlight, RtoRule, RttSource,
     SpuriousRtoResponse,
 };
 pub use recovery::RecoveryKind;

@@ -22,12 +22,14 @@ use super::rate::TxState;
 use super::RetransmitKind;
 use crate::time::SimTime;
 
+mod acked;
 #[cfg(test)]
 mod prop;
 mod sampled;
 #[cfg(test)]
 mod tests;
 
+pub use acked::{Acked, Sacked};
 use sampled::{record_lost, Sampled};
 pub use sampled::{Delivered, LostTx};
 
@@ -63,15 +65,6 @@ impl SentSeg {
     fn size(&self) -> u64 {
         self.end() - self.start
     }
-}
-
-/// What a cumulative ACK removed from the queue.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Acked {
-    pub bytes: u64,
-    /// `sent_at` of the newest fully acknowledged segment, when none of the
-    /// acknowledged segments was ever retransmitted (Karn).
-    pub karn_sample_from: Option<SimTime>,
 }
 
 /// A segment taken for retransmission by [`Scoreboard::retransmit_next`].
@@ -239,6 +232,10 @@ impl Scoreboard {
                 }
                 any_retx |= front.retransmitted;
                 out.karn_sample_from = Some(front.sent_at);
+                if !front.retransmitted && !front.sacked {
+                    out.first_sent.get_or_insert(front.sent_at);
+                    out.last_sent = Some(front.sent_at);
+                }
                 self.counts.remove(front);
                 if marked {
                     self.mark.next -= 1;
@@ -272,14 +269,25 @@ impl Scoreboard {
         }
         if any_retx {
             out.karn_sample_from = None;
+            out.retransmitted = true;
         }
         out
     }
 
     /// Marks segments entirely inside one of `blocks` as SACKed; returns
     /// the number of newly SACKed bytes (RFC 6675 Update()).
+    #[cfg(test)]
     pub fn apply_sack(&mut self, blocks: impl IntoIterator<Item = (u64, u64)>) -> u64 {
+        self.apply_sack_timed(blocks).bytes
+    }
+
+    /// [`Self::apply_sack`], with the send times of what it newly SACKed.
+    pub fn apply_sack_timed(&mut self, blocks: impl IntoIterator<Item = (u64, u64)>) -> Sacked {
         let mut newly = 0;
+        // The (start, sent_at) of the lowest and highest newly SACKed segments never
+        // retransmitted: blocks come in any order.
+        let mut lowest: Option<(u64, SimTime)> = None;
+        let mut highest: Option<(u64, SimTime)> = None;
         let top = self.segs.back().map_or(0, SentSeg::end);
         for (l, r) in blocks {
             // What a known block holding `l` already covers.
@@ -302,6 +310,11 @@ impl Scoreboard {
             while let Some(s) = self.segs.get_mut(i).filter(|s| s.end() <= r) {
                 if !s.sacked {
                     newly += s.size();
+                    if !s.retransmitted {
+                        let at = (s.start, s.sent_at);
+                        lowest = Some(lowest.map_or(at, |l| l.min(at)));
+                        highest = Some(highest.map_or(at, |h| h.max(at)));
+                    }
                     if let Some(sampled) = self.sampled.as_deref_mut() {
                         let tx = &mut sampled.txs[i];
                         sampled.delivered.add(s.sent_at, tx.as_ref(), s.size());
@@ -322,7 +335,11 @@ impl Scoreboard {
             }
             self.remember(l, r.min(top));
         }
-        newly
+        Sacked {
+            bytes: newly,
+            first_sent: lowest.map(|(_, at)| at),
+            last_sent: highest.map(|(_, at)| at),
+        }
     }
 
     /// Adds SACK block `[l, r)`, just applied, to the known ones: in place of one it

@@ -79,6 +79,16 @@ impl SmallQueues {
 /// `skb_set_owner_w` and `tcp_wfree`). The world only says when those happen; the
 /// arithmetic, and whether the transport must hear of new room, is here.
 ///
+/// On an 802.11 station the packet leaves its device at its transmit status, not when the
+/// MAC queue takes it, so the driver's frames count as the qdisc's do. Linux 3.13 keeps the
+/// skb's owner through the qdisc, `dev_hard_start_xmit` (net/core/dev.c, which no longer
+/// orphans early: `skb_orphan_try` went after 3.4), `ieee80211_subif_start_xmit`
+/// (net/mac80211/tx.c: TCP's cloned skb gets its 802.11 header room from
+/// `pskb_expand_head`, which keeps the owner) and ath9k's software and hardware queues
+/// (`ath_tx_start`, drivers/net/wireless/ath/ath9k/xmit.c), until `ath_txq_unlock_complete`
+/// hands the completed frame to `ieee80211_tx_status` (net/mac80211/status.c), which
+/// orphans or frees it, running `tcp_wfree`.
+///
 /// Endpoint `key` at `side` counts when `key` is below the flow's keys
 /// ([`super::Transport::small_queues`]); its room is `rooms()[2 * key + side.index()]`.
 #[derive(Clone, Copy, Debug)]

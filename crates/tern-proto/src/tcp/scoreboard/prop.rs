@@ -25,15 +25,20 @@ impl Naive {
             f.len -= (ack - f.start) as u32;
             f.start = ack;
         }
-        let karn = (!gone.iter().any(|s| s.retransmitted)).then(|| gone.last().map(|s| s.sent_at));
+        let retransmitted = gone.iter().any(|s| s.retransmitted);
+        let karn = (!retransmitted).then(|| gone.last().map(|s| s.sent_at));
+        let timed = || gone.iter().filter(|s| !s.retransmitted && !s.sacked);
         Acked {
             bytes,
             karn_sample_from: karn.flatten(),
+            retransmitted,
+            first_sent: timed().next().map(|s| s.sent_at),
+            last_sent: timed().next_back().map(|s| s.sent_at),
         }
     }
 
-    fn apply_sack(&mut self, blocks: &[(u64, u64)]) -> u64 {
-        let mut newly = 0;
+    fn apply_sack(&mut self, blocks: &[(u64, u64)]) -> Sacked {
+        let mut out = Sacked::default();
         for seg in self.segs.iter_mut().filter(|s| !s.sacked) {
             if blocks
                 .iter()
@@ -41,10 +46,14 @@ impl Naive {
             {
                 seg.sacked = true;
                 seg.lost = None;
-                newly += seg.size();
+                out.bytes += seg.size();
+                if !seg.retransmitted {
+                    out.first_sent.get_or_insert(seg.sent_at);
+                    out.last_sent = Some(seg.sent_at);
+                }
             }
         }
-        newly
+        out
     }
 
     fn pipe(&self) -> u64 {
@@ -222,7 +231,7 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     })
                     .collect();
                 prop_assert_eq!(
-                    sb.apply_sack(blocks.iter().copied()),
+                    sb.apply_sack_timed(blocks.iter().copied()),
                     naive.apply_sack(&blocks)
                 );
                 last_blocks = blocks;
@@ -233,7 +242,7 @@ fn run(ops: Vec<Op>, smss: u32) -> Result<(), TestCaseError> {
                     first.1 = boundary(&naive.segs, snd_nxt, to, nudge).max(first.0);
                 }
                 prop_assert_eq!(
-                    sb.apply_sack(blocks.iter().copied()),
+                    sb.apply_sack_timed(blocks.iter().copied()),
                     naive.apply_sack(&blocks)
                 );
                 last_blocks = blocks;

@@ -31,6 +31,11 @@ pub(super) const RFC: Profile = Profile {
         key("initial_rto", "\"1s\"", "RFC 6298 §2.1"),
         key("rto_rule", "\"rfc6298\"", "RFC 6298 §2"),
         key(
+            "rtt_source",
+            "\"ts_ecr_first\"",
+            "RFC 7323 §4.1 (RTTM: the echo of every ACK of new data), RFC 6298 §3 (Karn) without timestamps",
+        ),
+        key(
             "frto",
             "false",
             "RFC 5681 §3.1 / RFC 6298 §5 conventional timeout recovery",
@@ -70,6 +75,7 @@ pub(super) const LINUX_3_13: Profile = Profile {
         key("max_rto", "\"120s\"", "include/net/tcp.h TCP_RTO_MAX = 120*HZ"),
         key("initial_rto", "\"1s\"", "include/net/tcp.h TCP_TIMEOUT_INIT = 1*HZ (since 3.1, RFC 6298)"),
         key("rto_rule", "\"linux\"", "net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto/__tcp_set_rto"),
+        key("rtt_source", "\"packet_timing_first\"", "net/ipv4/tcp_input.c tcp_ack_update_rtt of 3.13 (\"tcp: prefer packet timing to TS-ECR for RTT\", \"tcp: measure RTT from new SACK\"): seq_rtt from the oldest acked skb never retransmitted (tcp_clean_rtx_queue, -1 on FLAG_RETRANS_DATA_ACKED), else sack_rtt (tcp_sacktag_one), else TS-ECR on FLAG_ACKED"),
         key("frto", "true", "net.ipv4.tcp_frto = 2 (sysctl_tcp_frto; SACK-enhanced F-RTO, RFC 5682)"),
         key("spurious_rto_response", "\"linux_undo\"", "net/ipv4/tcp_input.c tcp_process_loss → tcp_try_undo_loss(sk, true) (F-RTO of 3.10 on): cwnd = undo_cwnd(), ssthresh = prior_ssthresh"),
         key("cwnd_limited_growth", "true", "net/ipv4/tcp_cong.c tcp_is_cwnd_limited (2.6.18-3.19 rule)"),
@@ -107,7 +113,7 @@ pub(super) const ANDROID: Profile = Profile {
     name: "android",
     description: "Android 5.0 (Lollipop, 2014) on its Linux 3.10 kernel, on LTE: Linux's TCP \
         of 3.10-3.13 (every linux-3.13 key holds for 3.10: PRR 3.2, TSQ 3.6, the F-RTO \
-        rewrite 3.10) with Android's LTE socket buffers. Chosen for the lte-switch paper, \
+        rewrite 3.10; but RTT from the timestamp echo, as before 3.13) with Android's LTE socket buffers. Chosen for the lte-switch paper, \
         which names no release and dates from about 2014; Android 4.4 handsets of then ran \
         Linux 3.4, whose F-RTO responded to a spurious timeout differently (rate halving).",
     inherits: Some("linux-3.13"),
@@ -116,5 +122,6 @@ pub(super) const ANDROID: Profile = Profile {
         key("recv_buffer", "\"2MiB\"", "AOSP system/core rootdir/init.rc: net.tcp.buffersize.lte, tcp_rmem max 2097152"),
         key("tsq_truesize", "\"0B\"", "approximated: the handset's driver features (scatter-gather, GSO), which set the skbs' truesize, are not known; each packet counts its IP bytes"),
         key("tsq_pacing", "false", "net/ipv4/tcp_output.c tcp_write_xmit of 3.10: the limit is sysctl_tcp_limit_output_bytes alone (the pacing-rate term came in 3.12)"),
+        key("rtt_source", "\"ts_ecr_first\"", "net/ipv4/tcp_input.c tcp_ack_update_rtt of 3.10: tcp_ack_saw_tstamp (the echo) when the ACK has a timestamp, tcp_ack_no_tstamp (Karn) otherwise, only on FLAG_ACKED; packet timing first came in 3.13"),
     ],
 };

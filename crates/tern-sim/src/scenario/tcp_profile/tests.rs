@@ -46,3 +46,19 @@ fn inheritance_replaces_in_place() {
     assert_eq!(buf(&android), "\"2MiB\"");
     assert_eq!(buf(&linux), "\"6MiB\"");
 }
+
+/// Linux took RTT samples from packet timing first from 3.13 on (`tcp_ack_update_rtt`,
+/// "tcp: prefer packet timing to TS-ECR for RTT"): the Linux profiles of 3.13 and 6.18 do,
+/// Android's 3.10 and every other host take the timestamp echo first.
+#[test]
+fn linux_from_3_13_times_packets_first() {
+    for p in PROFILES {
+        let keys = p.resolved_keys();
+        let source = keys.iter().find(|k| k.key == "rtt_source").unwrap().value;
+        let want = match p.name {
+            "linux-3.13" | "linux-6" => "\"packet_timing_first\"",
+            _ => "\"ts_ecr_first\"",
+        };
+        assert_eq!(source, want, "{}", p.name);
+    }
+}

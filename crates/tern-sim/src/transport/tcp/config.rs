@@ -3,13 +3,13 @@
 
 use crate::scenario::{
     CaIncreaseSpec, CcSpec, DelayedAckRuleSpec, InitialWindowSpec, IwRule, LossFlightSpec,
-    RecoverySpec, RtoRuleSpec, SpuriousRtoResponseSpec, TcpSpec,
+    RecoverySpec, RtoRuleSpec, RttSourceSpec, SpuriousRtoResponseSpec, TcpSpec,
 };
 use std::sync::Arc;
 use tern_proto::cc::{CaIncrease, CubicOptions};
 use tern_proto::tcp::{
     CcKind, Config, DelayedAck, DelayedAckRule, InitialWindow, LossFlight, RecoveryKind, RtoRule,
-    SpuriousRtoResponse,
+    RttSource, SpuriousRtoResponse,
 };
 
 /// The protocol configuration of `spec` on a path of MTU `mtu`.
@@ -54,6 +54,10 @@ pub fn config(spec: &TcpSpec, mtu: u32) -> Config {
         rto_rule: match spec.rto_rule {
             RtoRuleSpec::Rfc6298 => RtoRule::Rfc6298,
             RtoRuleSpec::Linux => RtoRule::Linux,
+        },
+        rtt_source: match spec.rtt_source {
+            RttSourceSpec::TsEcrFirst => RttSource::TsEcrFirst,
+            RttSourceSpec::PacketTimingFirst => RttSource::PacketTimingFirst,
         },
         max_rto: spec.max_rto.0,
         initial_rto: spec.initial_rto.0,

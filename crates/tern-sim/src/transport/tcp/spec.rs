@@ -85,6 +85,14 @@ pub struct TcpSpec {
     /// but at least min_rto, tracked per round trip: the minimum adds to SRTT).
     #[serde(default, skip_serializing_if = "is_default")]
     pub rto_rule: RtoRuleSpec,
+    /// Where an ACK's RTT sample comes from: "ts_ecr_first" (RFC 7323 §4.1: the timestamp
+    /// echo of an ACK of new data, else Karn's rule on the newest acknowledged segment; no
+    /// sample from SACK) or "packet_timing_first" (Linux 3.13 on, net/ipv4/tcp_input.c
+    /// `tcp_ack_update_rtt`: the send time of the oldest cumulatively acknowledged
+    /// segment never retransmitted, none if retransmitted data is acknowledged; else of the
+    /// lowest newly SACKed one, from any ACK; else the echo).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub rtt_source: RttSourceSpec,
     /// Upper bound of the backed-off RTO (RFC 6298 §2.5 allows ≥ 60 s; Linux 120 s).
     #[serde(default = "s60")]
     pub max_rto: Duration,
@@ -203,6 +211,17 @@ pub enum RtoRuleSpec {
     Rfc6298,
     /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`).
     Linux,
+}
+
+/// Where TCP's RTT samples come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSourceSpec {
+    /// RFC 7323 §4.1: the timestamp echo first.
+    #[default]
+    TsEcrFirst,
+    /// Linux 3.13 on (`tcp_ack_update_rtt`): the segments' send times first.
+    PacketTimingFirst,
 }
 
 /// The response to a timeout F-RTO found spurious.
