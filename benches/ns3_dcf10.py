@@ -8,7 +8,8 @@ DsssRate11Mbps (long preamble, ns-3's default; the Ack goes at 2 Mbit/s, the hig
 not above the data rate, as in Tern), stations 1 m from the AP so that no frame is lost to noise,
 each with a UDP CBR source of 2 Mbit/s (OnOff, always on) from 1 s (after association) to the
 end, no traffic-control qdiscs. Prints one JSON line: aggregate goodput over the traffic time,
-and the wall time inside `Simulator::Run()`.
+the wall time inside `Simulator::Run()`, that of the set-up before it and of `import ns`, and the
+peak RSS.
 
 `--standard g` runs 802.11g instead (WIFI_STANDARD_80211g, ErpOfdmRate54Mbps, the short slot
 of an ERP-only BSS, the Ack at 24 Mbit/s), the reference of Tern's 802.11g saturation test
@@ -17,6 +18,7 @@ of an ERP-only BSS, the Ack at 24 Mbit/s), the reference of Tern's 802.11g satur
 
 import argparse
 import json
+import resource
 import time
 
 p = argparse.ArgumentParser(
@@ -35,7 +37,11 @@ p.add_argument(
 p.add_argument("--rate", default="2Mbps", help="each station's offered load")
 args = p.parse_args()
 
+t_import = time.perf_counter()
 from ns import ns  # noqa: E402
+
+t_setup = time.perf_counter()
+import_s = t_setup - t_import
 
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(args.run)
@@ -95,6 +101,7 @@ apps.Stop(ns.Seconds(args.duration))
 
 ns.Simulator.Stop(ns.Seconds(args.duration))
 t0 = time.perf_counter()
+setup_s = t0 - t_setup
 ns.Simulator.Run()
 run_s = time.perf_counter() - t0
 rx = ns.DynamicCast[ns.PacketSink](sink.Get(0)).GetTotalRx()
@@ -104,7 +111,10 @@ print(
             "scenario": f"dcf_{args.standard}_{args.stations}",
             "stations": args.stations,
             "goodput_mbps": rx * 8 / (args.duration - args.start) / 1e6,
+            "import_s": import_s,
+            "setup_s": setup_s,
             "run_wall_s": run_s,
+            "maxrss_kb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
             "events": int(ns.Simulator.GetEventCount()),
         }
     )

@@ -5,7 +5,12 @@
 # World::run in the process, like Simulator::Run(); building the world, which ns-3's figure leaves
 # out too, is timed apart), interleaved so load on the machine hits all alike. Prints a Markdown
 # table of medians, one line per row and build; the raw lines go to OUT.
-# Usage: NS3_PYTHON=/path/to/venv/bin/python benches/vs_ns3.sh REPEATS OUT TERN_BIN...
+# With TERN_PYTHON (a python with this tree's `tern` installed), each round also runs
+# benches/tern_call.py once: the whole `tern.run(...)` call, first in its process and warm, for a
+# second table against ns-3's whole script (set-up plus Simulator::Run(), with and without
+# `import ns`, and the process's wall time).
+# Usage: NS3_PYTHON=/path/to/venv/bin/python [TERN_PYTHON=.venv/bin/python] \
+#        benches/vs_ns3.sh REPEATS OUT TERN_BIN...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-3}
@@ -42,7 +47,12 @@ for row in "${rows[@]}"; do
   for _ in $(seq "$reps"); do
     script=${ns_cmd[0]}
     [[ $script == */* ]] || script=$scripts/$script   # ours in benches/, else the shared ones
+    started=$EPOCHREALTIME
     "$ns3" "$script" "${ns_cmd[@]:1}" 2>/dev/null | tail -1 >> "$out/$n.ns3"
+    echo "$started $EPOCHREALTIME" >> "$out/$n.ns3wall"
+    if [ -n "${TERN_PYTHON:-}" ]; then
+      "$TERN_PYTHON" benches/tern_call.py "${tern_cmd[@]}" >> "$out/$n.call"
+    fi
     for _ in $(seq "$tern_reps"); do
       for k in "${!bins[@]}"; do
         "${bins[$k]}" "${tern_cmd[@]}" 2>&1 >/dev/null | tail -1 >> "$out/$n.tern$k"
@@ -71,5 +81,28 @@ for i in range(1, n + 1):
         print(f"| {name} | `{b}` | {nw:.3f} | {tw:.4f} | {nw / tw:.1f}× "
               f"| {med(float(m[3]) for m in te) / 1e6:.2f} M | {med(float(m[4]) for m in te) / 1e6:.2f} M "
               f"| {max(float(m[5]) for m in te):.1f} MiB | {ns[0]['events']} | {te[0][2]} |")
+PY
+[ -z "${TERN_PYTHON:-}" ] || python3 - "$out" "$n" <<'PY'
+import json, statistics, sys
+out, n = sys.argv[1], int(sys.argv[2])
+med = statistics.median
+print()
+print("| row | ns-3 set-up + Run() (s) | + import ns (s) | ns-3 process (s) | tern.run first (s) "
+      "| tern.run warm (s) | import tern + first (s) | ratio first | ratio warm | ratio with imports "
+      "| Tern events/s (warm) | Tern process peak RSS | ns-3 peak RSS |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for i in range(1, n + 1):
+    name = open(f"{out}/{i}.name").read().strip()
+    ns = [json.loads(line) for line in open(f"{out}/{i}.ns3")]
+    proc = [float(b) - float(a) for a, b in (line.split() for line in open(f"{out}/{i}.ns3wall"))]
+    te = [json.loads(line) for line in open(f"{out}/{i}.call")]
+    body = med(d["setup_s"] + d["run_wall_s"] for d in ns)
+    whole = med(d["import_s"] + d["setup_s"] + d["run_wall_s"] for d in ns)
+    first, warm = med(d["first_s"] for d in te), med(d["warm_s"] for d in te)
+    both = med(d["import_s"] + d["first_s"] for d in te)
+    print(f"| {name} | {body:.3f} | {whole:.3f} | {med(proc):.3f} | {first:.4f} | {warm:.4f} "
+          f"| {both:.3f} | {body / first:.1f}× | {body / warm:.1f}× | {whole / both:.1f}× "
+          f"| {te[0]['events'] / warm / 1e6:.2f} M | {max(d['maxrss_mib'] for d in te):.0f} MiB "
+          f"| {max(d['maxrss_kb_self'] for d in ns) / 1024:.0f} MiB |")
 PY
 echo "raw lines in $out"

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 import tern
-from conftest import P2P, tern_cli
+from conftest import EXAMPLES, P2P, tern_cli
 from tern.progress import RunBar, SweepBar, watched
 
 
@@ -71,6 +71,22 @@ def test_bars_show_where_someone_watches():
     assert not RunBar("x", enabled=False, con=notebook).enabled
     assert RunBar("x", con=log, always=True).enabled  # tern.run(progress=True)
     assert SweepBar("x", con=log).bar.disable
+
+
+def test_a_short_run_makes_no_bar(tmp_path):
+    """A run shorter than a bar's 2 s does not import rich: its import would be most of what
+    a first short `tern.run` costs beyond a warm one."""
+    script = (
+        "import sys, tern; tern.run(sys.argv[1], set={'sim.duration': '1s'}); print(*sys.modules)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script, str(EXAMPLES / "p2p-bulk.toml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "tern.progress" in res.stdout.split() and "rich" not in res.stdout.split()
 
 
 def test_no_bar_in_a_log(tmp_path):
