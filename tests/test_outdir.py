@@ -109,3 +109,24 @@ def test_a_scenario_that_cannot_run_leaves_the_earlier_run_whole(tmp_path):
     with pytest.raises(tern.ScenarioError, match=r"--set links\.access\.rate"):
         tern.run(scenario, set={"links.access.rate": "fast"}, out=out)
     assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_a_sweep_folder_moved_with_its_scenario_resumes_elsewhere(tmp_path):
+    # A folder sent from another machine or checkout: the same scenario file, by name and
+    # content, at another path resumes it; the same name with other content does not.
+    text = P2P.replace('"5s"', '"1s"')
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    grid = {"links.access.rate": ["5Mbps", "10Mbps"]}
+    tern.sweep(_scenario(first, "p2p.toml", text), grid, out=tmp_path / "sweep", jobs=1)
+    (tmp_path / "sweep").rename(tmp_path / "moved")
+    moved = _scenario(second, "p2p.toml", text)
+    done = tern.sweeps.run_sweep(moved, grid, out=tmp_path / "moved", jobs=1)
+    assert (done.skipped, done.done) == (2, 0)
+    assert json.loads((tmp_path / "moved" / "sweep.json").read_text())["source"] == str(
+        moved.resolve()
+    )
+    edited = _scenario(first, "p2p.toml", text.replace('"1s"', '"2s"'))
+    with pytest.raises(OutFolderError, match=r"a sweep of .*b/p2p\.toml, not of .*a/p2p\.toml"):
+        tern.sweep(edited, grid, out=tmp_path / "moved", jobs=1)

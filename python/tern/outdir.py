@@ -15,6 +15,7 @@ folder of the same study, likewise.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -115,8 +116,17 @@ def mark_run(folder: str | os.PathLike[str], name: str) -> None:
     (Path(folder) / RUN_MARKER).write_text(json.dumps(marker, indent=2) + "\n")
 
 
-def claim_sweep(folder: str | os.PathLike[str], name: str, *, force: bool = False) -> None:
-    """Readies `folder` for a sweep of scenario `name`: an earlier sweep of it resumes there;
+def digest(text: str) -> str:
+    """What a sweep folder records of its scenario's content: the SHA-256 of its text."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def claim_sweep(
+    folder: str | os.PathLike[str], name: str, *, text: str | None = None, force: bool = False
+) -> None:
+    """Readies `folder` for a sweep of scenario `name` (whose TOML is `text`): an earlier
+    sweep of it resumes there, also when the folder or the scenario has moved (a folder
+    copied to another machine or checkout: the same file name with the same content);
     any other non-empty folder is refused, or emptied with `force`."""
     root = Path(folder)
     if not _entries(root):
@@ -138,6 +148,9 @@ def claim_sweep(folder: str | os.PathLike[str], name: str, *, force: bool = Fals
         if source is not None
         else given is not None and Path(given).name == Path(name).name
     )
+    recorded = _recorded(marker, "digest")
+    if not same and recorded is not None and text is not None:
+        same = recorded == digest(text) and Path(source or given or "").name == Path(name).name
     if not same:
         raise OutFolderError(
             f"{root}: a sweep of {source or given}, not of {identity(name)}; its runs would "

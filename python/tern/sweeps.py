@@ -280,7 +280,7 @@ def run_sweep(
     grid = _lists(grid)
     specs = plan(name, text, grid, seeds, base, linked)
     root = Path(out)
-    outdir.claim_sweep(root, name, force=force)
+    outdir.claim_sweep(root, name, text=text, force=force)
     for sub in ("runs", "failed", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     (root / "sweep.json").write_text(
@@ -288,6 +288,7 @@ def run_sweep(
             {
                 "scenario": name,
                 "source": outdir.identity(name),
+                "digest": outdir.digest(text),
                 "grid": {k: list(map(str, v)) for k, v in grid.items()},
                 "linked": {k: list(map(str, v)) for k, v in (linked or {}).items()},
                 "seeds": seeds,
