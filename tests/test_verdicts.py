@@ -16,6 +16,8 @@ import pytest
 
 from conftest import P2P, assert_within_budget
 from tern.reproduce import StudyError, load_study, reproduce
+from tern.reproduce._evaluate import ClaimResult, check_causes
+from tern.reproduce._study import Claim
 from tern.reproduce._verdict import (
     CAUSE_SHOWN,
     OPEN,
@@ -102,6 +104,32 @@ def test_a_value_needs_most_seeds_to_give_one():
     assert judge("value", "verdict", 2.0, 0.1, eight).verdict == REPRODUCED
     inf = judge("at_least", "verdict", 4000.0, 0.0, {1: float("inf"), 2: 5000.0, 3: 4500.0})
     assert (inf.value, inf.verdict) == (5000.0, REPRODUCED)
+
+
+def test_a_cause_is_shown_only_while_the_findings_named_for_it_hold():
+    def result(cid, role, experiment, values, **named):
+        claim = Claim(cid, experiment, cid, 2.0, "", 0.1, "SELECT 1", role=role, **named)
+        cause = named.get("cause", "")
+        return ClaimResult(claim, judge("value", role, 2.0, 0.1, values, cause=cause))
+
+    far, near = {1: 5.0, 2: 5.0, 3: 5.0}, {1: 2.0, 2: 2.05, 3: 1.95}
+    rows = [
+        result("shown", "verdict", "main", far, cause="fix", shown_by=("fix-holds",)),
+        result("not-shown", "verdict", "main", far, cause="fix", shown_by=("fix-holds", "fix-x")),
+        result("unnamed", "verdict", "main", far, cause="fix"),
+        result("fix-holds", "finding", "fix", near),
+        result("fix-x", "finding", "fix", far),
+    ]
+    check_causes(rows)
+    verdicts = {r.claim.id: r.verdict for r in rows}
+    assert verdicts["shown"] == CAUSE_SHOWN
+    assert verdicts["not-shown"] == OPEN
+    assert rows[1].error == "cause 'fix' not shown: fix-x does not hold"
+    # Without `shown_by` the study names no finding, and its README carries the argument.
+    assert verdicts["unnamed"] == CAUSE_SHOWN
+    assert summary_line([r.verdict for r in rows], [r.claim.role for r in rows]).startswith(
+        "3 claims: 0 reproduced, 2 not reproduced — cause shown, 1 open"
+    )
 
 
 def test_calibration_inputs_and_findings_stay_out_of_the_count():
@@ -294,6 +322,14 @@ def test_a_changed_condition_does_not_mix_with_earlier_runs(study_root, tmp_path
         ),
         (('kind = "at_least"', 'kind = "above"'), "claims[3].kind: expected one of value, at_most"),
         (('cause = "rate"', 'cause = "nowhere"'), "claims[3].cause: no experiment or sensitivity"),
+        (
+            ('cause = "rate"', 'cause = "rate"\nshown_by = ["goodput"]'),
+            "claims[3].shown_by: 'goodput' is not a finding of the cause experiment 'rate'",
+        ),
+        (
+            ("pooled = true", 'pooled = true\nshown_by = ["goodput"]'),
+            "claims[4].shown_by: names findings without a cause",
+        ),
         (('claims = ["goodput"]', 'claims = ["nope"]'), "sensitivity[0].claims: no claim 'nope'"),
     ],
 )

@@ -44,6 +44,7 @@ from tern import store, sweeps
 from tern.reproduce._evaluate import (
     ClaimResult,
     SensitivityResult,
+    check_causes,
     judge_claims,
     query_value,
     sensitivity_values,
@@ -242,6 +243,7 @@ def reproduce(
     for e in study.experiments:
         chosen = [c for c in study.claims if c.experiment == e.name]
         rep.results += judge_claims(chosen, *done[e.name], study.tables)
+    check_causes(rep.results)
     order = {c.id: i for i, c in enumerate(study.claims)}
     rep.results.sort(key=lambda r: order[r.claim.id])
     claims = {c.id: c for c in study.claims}

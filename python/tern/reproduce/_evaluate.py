@@ -12,7 +12,7 @@ import duckdb
 
 from tern import store
 from tern.reproduce._study import Claim, Sensitivity
-from tern.reproduce._verdict import Outcome, judge, median
+from tern.reproduce._verdict import CAUSE_SHOWN, OPEN, Outcome, judge, median
 
 
 @dataclass
@@ -222,6 +222,22 @@ def judge_claims(
             outcome.error = "; ".join(errors + ([outcome.error] if outcome.error else []))
         results.append(ClaimResult(c, outcome))
     return results
+
+
+def check_causes(results: list[ClaimResult]) -> None:
+    """A claim not reproduced keeps "cause shown" only if every finding its study names in
+    `shown_by` holds in this reproduction; otherwise it is open, and its error says which
+    finding does not show the cause (a cause experiment whose findings fail demonstrates
+    nothing)."""
+    holds = {r.claim.id: r.outcome.holds for r in results}
+    for r in results:
+        if r.verdict != CAUSE_SHOWN:
+            continue
+        failing = [f for f in r.claim.shown_by if holds.get(f) is not True]
+        if failing:
+            r.outcome.verdict = OPEN
+            said = f"cause {r.claim.cause!r} not shown: {', '.join(failing)} does not hold"
+            r.outcome.error = f"{r.outcome.error}; {said}" if r.outcome.error else said
 
 
 def sensitivity_values(

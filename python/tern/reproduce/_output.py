@@ -113,6 +113,7 @@ def _json(rep: Reproduction) -> dict[str, Any]:
                 "experiment": c.experiment,
                 "condition": {k: p.value for k, p in e.primary.items()},
                 "cause": c.cause or None,
+                "shown_by": list(c.shown_by),
                 "source": c.source,
                 "error": o.error,
             }

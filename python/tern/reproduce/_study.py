@@ -29,6 +29,7 @@ The format (every key is checked; errors name the file and the key)::
     role = "verdict"        # verdict | calibration | input | finding
     pooled = false          # true: one query over all seeds instead of one per seed
     cause = "name"          # the experiment (or sensitivity) that shows why it fails
+    shown_by = ["id", ...]  # its finding claims that show it: "cause shown" only if all hold
     value = "SELECT ..."    # one query; sees one seed's runs (all of them when pooled)
 
     # Tables the claims may read besides the runs and traces: one query each, built from
@@ -132,6 +133,9 @@ class Claim:
     role: str = "verdict"
     pooled: bool = False
     cause: str = ""
+    #: The cause experiment's findings that demonstrate the cause; the verdict is "cause
+    #: shown" only when every one of them holds in this reproduction.
+    shown_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -385,6 +389,7 @@ _CLAIM_KEYS = {
     "role",
     "pooled",
     "cause",
+    "shown_by",
 }
 
 
@@ -404,7 +409,12 @@ def _claim(c: dict[str, Any], where: str) -> Claim:
         role=_take(c, "role", str, where, "verdict"),
         pooled=_take(c, "pooled", bool, where, False),
         cause=_take(c, "cause", str, where, ""),
+        shown_by=tuple(_take(c, "shown_by", list, where, [])),
     )
+    if not all(isinstance(f, str) for f in claim.shown_by):
+        raise StudyError(f"{where}.shown_by: expected a list of claim ids, got {claim.shown_by!r}")
+    if claim.shown_by and not claim.cause:
+        raise StudyError(f"{where}.shown_by: names findings without a cause")
     if claim.kind not in KINDS:
         raise StudyError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {claim.kind!r}")
     if claim.role not in ROLES:
@@ -519,6 +529,12 @@ def load_study(study_id: str, root: Path | None = None) -> Study:
             )
         if c.cause and c.cause not in places:
             raise StudyError(f"{where}.cause: no experiment or sensitivity named {c.cause!r}")
+        for f in c.shown_by:
+            finding = next((d for d in claims if d.id == f), None)
+            if finding is None or finding.role != "finding" or finding.experiment != c.cause:
+                raise StudyError(
+                    f"{where}.shown_by: {f!r} is not a finding of the cause experiment {c.cause!r}"
+                )
     for e in experiments:
         for p in e.primary.values():
             if p.calibrated:

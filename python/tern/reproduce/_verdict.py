@@ -16,10 +16,12 @@ seed's runs), or once over all seeds for a `pooled` claim. From those values:
 
 A value needs at least `MIN_SHARE_WITH_VALUE` of the seeds to give one (a row resting on
 one run of ten is no row); else the claim has no value. A claim that is not reproduced is
-*cause shown* when the study names an experiment that demonstrates the cause (`cause`),
-else *open*. Claims whose role is `calibration` (a parameter was fitted on them), `input`
-(Tern's value is set by the scenario) or `finding` (evidence for a cause, no published
-value to meet) get no verdict and stay out of the count.
+*cause shown* when the study names an experiment that demonstrates the cause (`cause`)
+and every finding of it that the claim names as the demonstration (`shown_by`) holds in the
+same reproduction (`_evaluate.check_causes`), else *open*. Claims whose role is
+`calibration` (a parameter was fitted on them), `input` (Tern's value is set by the
+scenario) or `finding` (evidence for a cause, no published value to meet) get no verdict and
+stay out of the count.
 """
 
 from __future__ import annotations
