@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::RngAlgorithm;
 
+use super::loss::is_lost;
 use super::*;
 
 /// The from-scratch scoreboard: every answer is a scan of the whole queue.
