@@ -151,9 +151,9 @@ pub enum FirstInterval {
     #[default]
     Synthesized,
     /// Counted, as every later interval is (§5.3), from the flow's first packet: the
-    /// packets from the first one received through the first lost one, S_loss − S_first
-    /// + 1, as if a loss event had come just before the flow. ns-2.35's TFRCSink with
-    /// `AdjustHistoryAfterSS_ 0` (tfrc-sink.cc, `est_loss_WALI`: without
+    /// packets from the first one received through the first lost one,
+    /// S_loss − S_first + 1, as if a loss event had come just before the flow. ns-2.35's
+    /// TFRCSink with `AdjustHistoryAfterSS_ 0` (tfrc-sink.cc, `est_loss_WALI`: without
     /// `adjust_history` its first sample counts every sequence number from 0, its flows'
     /// first, through the first lost packet). A flow without loss before a long outage
     /// then brings its whole history as the first interval.
