@@ -12,6 +12,7 @@ pub mod receiver;
 pub mod sender;
 
 pub use receiver::{
-    DataInfo, Feedback, LossGrouping, ReceiveRate, ReceiverConfig, Recent, TfrcReceiver, NDUPACK,
+    DataInfo, Feedback, FirstInterval, LossGrouping, ReceiveRate, ReceiverConfig, Recent,
+    TfrcReceiver, NDUPACK,
 };
 pub use sender::{FeedbackIn, NofeedbackRule, Profile, SenderConfig, TfrcSender};

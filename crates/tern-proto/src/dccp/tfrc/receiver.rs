@@ -135,6 +135,29 @@ pub struct ReceiverConfig {
     pub recent: Option<Recent>,
     /// Which lost packets open a new loss event.
     pub grouping: LossGrouping,
+    /// How the first loss interval is made when the first loss event is found.
+    pub first_interval: FirstInterval,
+}
+
+/// The first loss interval, the one closed by the first loss event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FirstInterval {
+    /// RFC 5348 §6.3.1 (RFC 3448 §6.3.1 alike): synthesized, the interval whose loss
+    /// event rate gives by the equation the receive rate X_recv at the first loss event
+    /// ([`TfrcReceiver`]'s `synthetic_interval`). Linux's CCID 3 (ccid3.c,
+    /// `ccid3_first_li`), ns-2.35's TFRCSink by default (`AdjustHistoryAfterSS_ 1`,
+    /// tfrc-sink.cc `adjust_history`) and KAME's DCCP (dccp_tfrc.c,
+    /// `tfrc_recv_calcFirstLI`) do so.
+    #[default]
+    Synthesized,
+    /// Counted, as every later interval is (§5.3), from the flow's first packet: the
+    /// packets from the first one received through the first lost one,
+    /// S_loss − S_first + 1, as if a loss event had come just before the flow. ns-2.35's
+    /// TFRCSink with `AdjustHistoryAfterSS_ 0` (tfrc-sink.cc, `est_loss_WALI`: without
+    /// `adjust_history` its first sample counts every sequence number from 0, its flows'
+    /// first, through the first lost packet). A flow without loss before a long outage
+    /// then brings its whole history as the first interval.
+    Counted,
 }
 
 /// Countermeasure C's receiver settings ([`ReceiverConfig::recent`]).
@@ -192,6 +215,8 @@ pub struct TfrcReceiver {
     in_handover: bool,
     /// Until when countermeasure C's short history is used.
     recent_until: Option<SimTime>,
+    /// Sequence number of the first packet received ([`FirstInterval::Counted`]).
+    first_seq: Option<u64>,
 }
 
 impl TfrcReceiver {
@@ -214,6 +239,7 @@ impl TfrcReceiver {
             lost: 0,
             in_handover: false,
             recent_until: None,
+            first_seq: None,
         }
     }
 
@@ -258,6 +284,9 @@ impl TfrcReceiver {
             return None;
         }
         let first = self.highest.is_none();
+        if first {
+            self.first_seq = Some(d.seq);
+        }
         let duplicate = self.arrivals.contains_key(&d.seq)
             || self
                 .highest
@@ -334,7 +363,7 @@ impl TfrcReceiver {
             };
             match self.event {
                 Some(e) => self.intervals.close((gap - e.seq) as f64, i0),
-                None => self.intervals.close(self.synthetic_interval(now), i0),
+                None => self.intervals.close(self.first_interval(now, gap), i0),
             }
             self.event = Some(Event {
                 seq: gap,
@@ -358,6 +387,16 @@ impl TfrcReceiver {
             }
             (None, Some((_, &(ta, _)))) => ta,
             _ => unreachable!("a gap has later arrivals"),
+        }
+    }
+
+    /// The first loss interval, closed by the loss event whose first lost packet is `gap`
+    /// ([`FirstInterval`]).
+    fn first_interval(&self, now: SimTime, gap: u64) -> f64 {
+        match (self.cfg.first_interval, self.first_seq) {
+            // Every gap lies above the first packet received (gaps open above the highest).
+            (FirstInterval::Counted, Some(first)) => (gap.saturating_sub(first) + 1) as f64,
+            _ => self.synthetic_interval(now),
         }
     }
 

@@ -26,14 +26,14 @@ use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use spec::{
-    TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
+    TfrcFirstIntervalSpec, TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
     TfrcWireSpec,
 };
 pub use summary::{Summary, TfrcSummary};
 use records::TfrcRecord;
 use crate::wifi::bss_load::BssLoad;
 use tern_proto::dccp::tfrc::{
-    LossGrouping, NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent, SenderConfig,
+    FirstInterval, LossGrouping, NofeedbackRule, Profile, ReceiveRate, ReceiverConfig, Recent, SenderConfig,
 };
 use tern_proto::dccp::{Body as DccpBody, Client, ClientEvent, Packet, Server, Wire};
 
@@ -136,6 +136,10 @@ impl TfrcTransport {
                 TfrcLossGroupingSpec::Interpolated => LossGrouping::Interpolated,
                 TfrcLossGroupingSpec::Round => LossGrouping::Round,
                 TfrcLossGroupingSpec::WindowCounter => LossGrouping::WindowCounter,
+            },
+            first_interval: match spec.first_interval {
+                TfrcFirstIntervalSpec::Synthesized => FirstInterval::Synthesized,
+                TfrcFirstIntervalSpec::Counted => FirstInterval::Counted,
             },
         };
         let t = TfrcTransport {

@@ -97,6 +97,14 @@ pub struct TfrcSpec {
     /// with "dccp", "interpolated" with "udp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_grouping: Option<TfrcLossGroupingSpec>,
+    /// The receiver's first loss interval, closed by its first loss event.
+    /// "synthesized": RFC 5348 §6.3.1 (RFC 3448 alike), the interval whose loss event rate
+    /// gives by the equation the receive rate at that moment (Linux's CCID 3; ns-2.35's
+    /// TFRCSink by default). "counted": counted like every later interval (§5.3), from the
+    /// flow's first packet to the first lost one (ns-2.35's TFRCSink with
+    /// `AdjustHistoryAfterSS_ 0`). Default "synthesized".
+    #[serde(default)]
+    pub first_interval: TfrcFirstIntervalSpec,
     /// Packets the sending application may have queued in the transport before new
     /// messages are dropped; default 5, Linux DCCP's `net.dccp.default.tx_qlen`.
     #[serde(default = "five")]
@@ -177,6 +185,14 @@ pub enum TfrcLossGroupingSpec {
     Interpolated,
     Round,
     WindowCounter,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcFirstIntervalSpec {
+    #[default]
+    Synthesized,
+    Counted,
 }
 
 impl TfrcSpec {

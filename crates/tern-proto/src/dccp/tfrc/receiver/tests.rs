@@ -13,6 +13,7 @@ fn rx() -> TfrcReceiver {
         handover_notice: false,
         recent: None,
         grouping: LossGrouping::Interpolated,
+        first_interval: FirstInterval::Synthesized,
     })
 }
 
@@ -398,4 +399,40 @@ fn linux_repeats_the_stored_receive_rate_on_a_new_loss_event() {
     assert_eq!(early.len(), 2, "{early:?}");
     assert_eq!(early[1].0, ms(56));
     assert!((early[1].1 - 5000.0 / 0.006).abs() < 1e-6, "{early:?}");
+}
+
+/// [`FirstInterval::Counted`] (ns-2.35's TFRCSink with `AdjustHistoryAfterSS_ 0`): the
+/// first interval counts the flow's own packets. The first packet received is 5; packets
+/// 800-899 are lost (one event by the window counter: packet s carries s/25) and 902, the
+/// third arrival after the hole (§5.1), reveals it. I_1 = 800 − 5 + 1 = 796 and I_0 =
+/// 902 − 800 + 1 = 103, so with one closed interval I_mean = max(I_0, I_1) = 796 (§5.4:
+/// I_tot0 = I_0, I_tot1 = I_1) and the feedback sent at once (§6.1) reports p = 1/796.
+/// A second loss, 1100 (its predecessor 1099 carries 43 > 31 + 4), closes I_1 = 1100 −
+/// 800 = 300 (§5.3), so at 1199 (I_0 = 100) I_mean = max((100 + 300)/2, (300 + 796)/2)
+/// = 548. Synthesized from the same arrivals, the first interval is §6.3.1's, not 796.
+#[test]
+fn the_counted_first_interval_is_the_flow_s_packets_to_the_first_loss() {
+    let run = |first_interval: FirstInterval| {
+        let mut r = TfrcReceiver::new(ReceiverConfig {
+            grouping: LossGrouping::WindowCounter,
+            first_interval,
+            ..rx().cfg
+        });
+        let mut at_902 = None;
+        for seq in (5..1200).filter(|s| !(800..900).contains(s) && *s != 1100) {
+            let (t, mut d) = data(seq);
+            d.ccval = seq / 25;
+            let fb = r.handle_data(t, d);
+            if seq == 902 {
+                at_902 = fb.map(|fb| fb.p);
+            }
+        }
+        (at_902, r.loss_events, r.mean_loss_interval())
+    };
+    let (p, events, mean) = run(FirstInterval::Counted);
+    assert_eq!(p, Some(1.0 / 796.0));
+    assert_eq!(events, 2);
+    assert_eq!(mean, Some(548.0));
+    let (p, _, _) = run(FirstInterval::Synthesized);
+    assert!(p.is_some_and(|p| p != 1.0 / 796.0 && p > 0.0), "{p:?}");
 }
