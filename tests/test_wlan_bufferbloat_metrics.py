@@ -57,11 +57,7 @@ def test_tcp_rtt_pairs_as_tcptrace_and_by_the_first_covering_ack(tables):
                VALUES (?, ?, ?, ?, ?, ?, ?, 'upload')""",
             [(key, *r) for r in rows],
         )
-    # Only linux-none's runs are paired, without the scheme where the grid has it.
-    assert sorted(k for k, _, _ in con.sql(tables["tcp_rtt_no_scheme"]).fetchall()) == [
-        "none",
-        "scheme",
-    ]
+    # Only linux-none's runs without the scheme are paired.
     got = con.sql(tables["tcp_rtt"]).fetchall()
     assert [k for k, _, _ in got] == ["none"]
     _, tcptrace, covering = got[0]
@@ -93,8 +89,7 @@ def test_qdisc_backlog_is_the_queue_above_the_driver_s_123_frames_time_averaged(
     )
     con.execute("INSERT INTO queue VALUES ('tsq', 0.0, 'wlan-sta', 'forward', 500, 0)")
     con.execute("INSERT INTO queue VALUES ('tsq', 1.0, 'wlan-sta', 'forward', 0, 0)")
-    for table in ("qdisc_backlog", "qdisc_backlog_no_scheme"):
-        ((key, packets),) = con.sql(tables[table]).fetchall()
-        assert key == "none"
-        # The qdisc holds max(0, n - 123): 0, 100 and 200 packets for a second each.
-        assert packets == pytest.approx((0 + 100 + 200) / 3)
+    ((key, packets),) = con.sql(tables["qdisc_backlog"]).fetchall()
+    assert key == "none"
+    # The qdisc holds max(0, n - 123): 0, 100 and 200 packets for a second each.
+    assert packets == pytest.approx((0 + 100 + 200) / 3)

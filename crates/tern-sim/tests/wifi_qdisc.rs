@@ -137,7 +137,7 @@ fn bad_qdiscs_are_refused_by_key() {
 /// pacing term, 2 · cwnd / srtt / 1024, stays below 128 KiB at 13 Mbit/s), plus at most one
 /// ping (one every 100 ms, each gone within a few ms of airtime). Were the charge given back
 /// when the MAC queue took a frame, TSQ would bound the qdisc alone and the MAC queue would
-/// fill to its 123 frames.
+/// fill to its 123 frames (next test).
 #[test]
 fn linux_small_queues_count_the_mac_queue_until_tx_status() {
     let text = upload(r#"qdisc = { kind = "droptail", limit = "1000pkt" }"#)
@@ -150,4 +150,30 @@ fn linux_small_queues_count_the_mac_queue_until_tx_status() {
         "the station held at most {most} packets, expected {segments} segments (+ 1 ping)"
     );
     assert_eq!(drops(&out, "queue"), 0);
+}
+
+/// The same station with the charge ending where Linux up to 3.4 ended it
+/// (`tsq_charge_ends = "driver"`: `skb_orphan_try` in `dev_hard_start_xmit`, net/core/dev.c,
+/// orphaned the skb as the qdisc handed it to the driver): TSQ then bounds the qdisc alone,
+/// to the same 131072 / 4352 + 1 = 31 segments, while the frames of the 123-frame MAC queue
+/// wait uncharged below it. The qdisc holds packets only while the MAC queue is full, so the
+/// station holds at most 123 + 31 packets, plus at most one ping; and it reaches that, as
+/// each frame the MAC queue takes from the qdisc lets TCP hand one more segment down. Nothing
+/// overflows the 1000-packet qdisc.
+#[test]
+fn small_queues_charged_until_the_driver_bound_the_qdisc_alone() {
+    let text = upload(r#"qdisc = { kind = "droptail", limit = "1000pkt" }"#).replace(
+        "tsq = \"1GB\"\n",
+        "profile = \"linux-3.13\"\ntsq_charge_ends = \"driver\"\n",
+    );
+    let out = run(&text);
+    let most = max_uplink_queue(&out);
+    let segments = 131_072 / 4352 + 1;
+    assert!(
+        (MAC + segments..=MAC + segments + 1).contains(&most),
+        "the station held at most {most} packets, expected {MAC} frames + {segments} segments (+ 1 ping)"
+    );
+    assert_eq!(drops(&out, "queue"), 0);
+    let e = error_of(&text.replace("\"driver\"", "\"qdisc\""));
+    assert!(e.contains("tsq_charge_ends"), "{e}");
 }

@@ -157,6 +157,12 @@ pub enum Action {
     /// The packet left its sender's first-hop device (serialized, acknowledged or dropped
     /// there): TCP Small Queues may let its transport send more.
     LeftFirstHop { iface: IfaceId, p: PacketRef },
+    /// An 802.11 MAC (driver) queue took the packet from the qdisc, or from the host when
+    /// there is none: TCP Small Queues' charge ends here when it ends at the driver.
+    EnteredDriver { iface: IfaceId, p: PacketRef },
+    /// The packet left an 802.11 MAC (driver) queue (transmit status, dropped or moved
+    /// away): TCP Small Queues' charge ends here unless it ended when the queue took it.
+    LeftDriver { iface: IfaceId, p: PacketRef },
     /// The packet is gone.
     Drop {
         iface: IfaceId,

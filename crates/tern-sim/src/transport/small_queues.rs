@@ -47,6 +47,38 @@ pub struct SmallQueues {
     pub truesize: u32,
     /// Whether the limit is raised to `sk_pacing_rate >> 10` (Linux 3.12-3.x).
     pub pacing: bool,
+    /// Whether a packet's charge ends when an 802.11 MAC (driver) queue takes it, as Linux up
+    /// to 3.4 orphaned the skb in `dev_hard_start_xmit` (net/core/dev.c, `skb_orphan_try`),
+    /// rather than at its transmit status (`ieee80211_tx_status`, Linux 3.5 on).
+    pub at_driver: bool,
+}
+
+/// Where a packet below TCP is when its device tells the account of it ([`Action`]s
+/// `LeftFirstHop`, `EnteredDriver`, `LeftDriver`).
+///
+/// [`Action`]: crate::net::device::Action
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passage {
+    /// It left its first-hop device without a driver's queue holding it (serialized on a
+    /// link, dropped by the qdisc): its charge ends under either rule.
+    Left,
+    /// An 802.11 MAC (driver) queue took it: its charge ends if it ends at the driver.
+    EnteredDriver,
+    /// It left the MAC queue (transmit status, dropped there): its charge ends unless it
+    /// ended when the queue took it.
+    LeftDriver,
+}
+
+impl Passage {
+    /// Whether the charge ends at this passage under `rule`.
+    #[inline]
+    pub fn ends_charge(self, rule: &SmallQueues) -> bool {
+        match self {
+            Passage::Left => true,
+            Passage::EnteredDriver => rule.at_driver,
+            Passage::LeftDriver => !rule.at_driver,
+        }
+    }
 }
 
 impl SmallQueues {
@@ -79,15 +111,19 @@ impl SmallQueues {
 /// `skb_set_owner_w` and `tcp_wfree`). The world only says when those happen; the
 /// arithmetic, and whether the transport must hear of new room, is here.
 ///
-/// On an 802.11 station the packet leaves its device at its transmit status, not when the
-/// MAC queue takes it, so the driver's frames count as the qdisc's do. Linux 3.13 keeps the
+/// On an 802.11 station the charge ends at the frame's transmit status by default, not when
+/// the MAC queue takes it ([`Passage`]), so the driver's frames count as the qdisc's do. Linux 3.13 keeps the
 /// skb's owner through the qdisc, `dev_hard_start_xmit` (net/core/dev.c, which no longer
 /// orphans early: `skb_orphan_try` went after 3.4), `ieee80211_subif_start_xmit`
 /// (net/mac80211/tx.c: TCP's cloned skb gets its 802.11 header room from
 /// `pskb_expand_head`, which keeps the owner) and ath9k's software and hardware queues
 /// (`ath_tx_start`, drivers/net/wireless/ath/ath9k/xmit.c), until `ath_txq_unlock_complete`
 /// hands the completed frame to `ieee80211_tx_status` (net/mac80211/status.c), which
-/// orphans or frees it, running `tcp_wfree`.
+/// orphans or frees it, running `tcp_wfree`. A rule with `at_driver` ends it when the MAC
+/// queue takes the frame instead: Linux 3.x up to 3.4 orphaned the skb as the qdisc handed it
+/// to the driver (`dev_hard_start_xmit` → `skb_orphan_try`, net/core/dev.c, for skbs that
+/// asked for no transmit timestamp), so TSQ bounded the qdisc alone and the driver's frames
+/// waited uncharged below it.
 ///
 /// Endpoint `key` at `side` counts when `key` is below the flow's keys
 /// ([`super::Transport::small_queues`]); its room is `rooms()[2 * key + side.index()]`.
@@ -116,6 +152,7 @@ impl HostQueues {
                 limit: 0,
                 truesize: 0,
                 pacing: false,
+                at_driver: false,
             },
             0,
         ));
@@ -156,17 +193,20 @@ impl HostQueues {
         self.rooms[charged.slot] += charged.charge;
     }
 
-    /// A packet of `ip_bytes` of endpoint `key` at `side` left its first-hop device
-    /// (serialized, acknowledged or dropped there): its room grows by the packet's charge.
+    /// A packet of `ip_bytes` of endpoint `key` at `side` passed `passage` in its first-hop
+    /// device: if its charge ends there ([`Passage::ends_charge`]), its room grows by it.
     /// Returns whether the transport must hear of it ([`super::Transport::first_hop_room`]):
     /// the endpoint was held back (no room) and now has room, or, with a moving limit
     /// (pacing), on every packet freed while it was over its limit, as `tcp_wfree` schedules
     /// `tcp_tsq_handler` for a throttled socket.
     #[inline]
-    pub fn left_first_hop(&mut self, key: u8, side: Side, ip_bytes: u32) -> bool {
+    pub fn left_first_hop(&mut self, key: u8, side: Side, ip_bytes: u32, passage: Passage) -> bool {
         let Some(slot) = self.slot(key, side) else {
             return false;
         };
+        if !passage.ends_charge(&self.rule) {
+            return false;
+        }
         let room = &mut self.rooms[slot];
         let held_back = *room < 0;
         *room += self.rule.charge(ip_bytes);
@@ -205,6 +245,7 @@ mod tests {
             limit: 131_072,
             truesize: 4352,
             pacing: false,
+            at_driver: false,
         };
         let mut room = 131_072i64;
         let mut sent = 0;
@@ -236,6 +277,7 @@ mod tests {
             limit: 3000,
             truesize: 0,
             pacing: false,
+            at_driver: false,
         };
         let mut q = HostQueues::new(Some((rule, 1)));
         assert_eq!(q.rooms(), [3000, 3000]);
@@ -248,10 +290,10 @@ mod tests {
         assert_eq!(q.rooms()[0], 0);
         q.hand_down(0, Side::Client, 1500);
         // −1500 + 1500 = 0: held back, and within the limit again.
-        assert!(q.left_first_hop(0, Side::Client, 1500));
-        assert!(!q.left_first_hop(0, Side::Client, 1500));
+        assert!(q.left_first_hop(0, Side::Client, 1500, Passage::Left));
+        assert!(!q.left_first_hop(0, Side::Client, 1500, Passage::Left));
         assert!(q.hand_down(1, Side::Client, 1500).is_none());
-        assert!(!q.left_first_hop(1, Side::Client, 1500));
+        assert!(!q.left_first_hop(1, Side::Client, 1500, Passage::Left));
         // With pacing the limit moves: every packet freed while over it is heard of.
         let paced = SmallQueues {
             pacing: true,
@@ -262,7 +304,7 @@ mod tests {
             q.hand_down(0, Side::Client, 1500);
         }
         assert_eq!(q.rooms()[0], -3000);
-        assert!(q.left_first_hop(0, Side::Client, 1500));
+        assert!(q.left_first_hop(0, Side::Client, 1500, Passage::Left));
         assert_eq!(q.rooms()[0], -1500);
         assert!(HostQueues::new(None).rooms().is_empty());
     }
@@ -284,5 +326,37 @@ mod tests {
         // 2 · window / srtt > 131072 · 1024 B/s, at 20 ms a window over 1342 KB.
         assert!(pacing_rate(1_300_000, Some(20_000_000)) >> 10 < 131_072);
         assert!(pacing_rate(1_400_000, Some(20_000_000)) >> 10 > 131_072);
+    }
+
+    /// Where the charge ends: a packet leaving without a driver's queue (a qdisc drop, a
+    /// wired link) always gives it back; one an 802.11 MAC queue took gives it back once,
+    /// when the queue took it under Linux ≤ 3.4's early orphaning (`at_driver`), at its
+    /// transmit status otherwise (Linux 3.13). With a 3000 B limit two 1500 B packets fill
+    /// the room: under `at_driver` the MAC queue taking one frees 1500 B and its transmit
+    /// status nothing; under the transmit-status rule the reverse.
+    #[test]
+    fn the_charge_ends_once_where_the_rule_says() {
+        let status = SmallQueues {
+            limit: 3000,
+            truesize: 0,
+            pacing: false,
+            at_driver: false,
+        };
+        let driver = SmallQueues {
+            at_driver: true,
+            ..status
+        };
+        for (rule, at_entry, at_status) in [(status, 0, 1500), (driver, 1500, 0)] {
+            let mut q = HostQueues::new(Some((rule, 1)));
+            q.hand_down(0, Side::Client, 1500);
+            q.hand_down(0, Side::Client, 1500);
+            q.left_first_hop(0, Side::Client, 1500, Passage::EnteredDriver);
+            assert_eq!(q.rooms()[0], at_entry);
+            q.left_first_hop(0, Side::Client, 1500, Passage::LeftDriver);
+            assert_eq!(q.rooms()[0], at_entry + at_status);
+            assert_eq!(at_entry + at_status, 1500, "given back exactly once");
+            q.left_first_hop(0, Side::Client, 1500, Passage::Left);
+            assert_eq!(q.rooms()[0], 3000);
+        }
     }
 }

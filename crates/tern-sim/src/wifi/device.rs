@@ -183,7 +183,10 @@ impl WifiDevice {
             };
             let uid = cx.pool.get(q.packet).uid;
             match self.bsses[b].enqueue(now, from, to, q.packet, uid, q.size) {
-                Ok(()) => cx.push(Action::Transmit { iface, p: q.packet }),
+                Ok(()) => {
+                    cx.push(Action::EnteredDriver { iface, p: q.packet });
+                    cx.push(Action::Transmit { iface, p: q.packet });
+                }
                 // The peer left: the packet cannot be sent (as `enqueue` refuses it).
                 Err(_) => dropped_too.push(q),
             }
@@ -224,7 +227,7 @@ impl WifiDevice {
         if !changed.contains(&iface) {
             changed.push(iface);
         }
-        cx.push(Action::LeftFirstHop { iface, p });
+        cx.push(Action::LeftDriver { iface, p });
     }
 
     /// The AP's receive strategy of BSS `b` looks at the A-MPDUs its stations sent; each
@@ -399,6 +402,7 @@ impl Device for WifiDevice {
             })?;
         self.queues[port as usize].add(now, 1, u64::from(pkt.size()));
         cx.push(Action::QueueChanged { iface });
+        cx.push(Action::EnteredDriver { iface, p });
         cx.push(Action::Transmit { iface, p });
         self.arm(now, b, cx);
         Ok(())

@@ -5,6 +5,7 @@ use super::{topology, Event, World};
 use crate::engine::SimTime;
 use crate::net::device::{Action, DevId, Device, DeviceCx, DropKind};
 use crate::net::packet::{FlowId, NodeId, PacketPool, Pin};
+use crate::transport::small_queues::Passage;
 use crate::transport::{Cmd, Io, LinkObserver, Side, Transport};
 
 impl World {
@@ -57,7 +58,17 @@ impl World {
                 Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
                 Action::LeftFirstHop { iface, p } => {
                     if self.small_queues {
-                        self.left_first_hop(now, iface, p)
+                        self.left_first_hop(now, iface, p, Passage::Left)
+                    }
+                }
+                Action::EnteredDriver { iface, p } => {
+                    if self.small_queues {
+                        self.left_first_hop(now, iface, p, Passage::EnteredDriver)
+                    }
+                }
+                Action::LeftDriver { iface, p } => {
+                    if self.small_queues {
+                        self.left_first_hop(now, iface, p, Passage::LeftDriver)
                     }
                 }
                 Action::QueueChanged { iface } => self.trace_queue(now, iface),
@@ -96,6 +107,8 @@ impl World {
             | Action::Transmit { .. }
             | Action::Arrive { .. }
             | Action::LeftFirstHop { .. }
+            | Action::EnteredDriver { .. }
+            | Action::LeftDriver { .. }
             | Action::QueueChanged { .. } => unreachable!("carried out by World::act"),
         }
     }

@@ -7,6 +7,7 @@ use crate::net::device::{DevId, DeviceCx, IfaceId, Outgoing};
 use crate::net::packet::{NodeId, PacketRef, Pin};
 use crate::net::qdisc::OUT_OF_MEMORY;
 use crate::trace::{DropRecord, QueueRecord};
+use crate::transport::small_queues::Passage;
 use crate::transport::{Arrival, Side};
 
 /// The interface of a packet enqueued on a port to the real world: none of the scenario's
@@ -103,11 +104,18 @@ impl World {
         });
     }
 
-    /// TCP Small Queues: a packet left its sender's first-hop device (serialized,
-    /// acknowledged or dropped there). Its sender's account gives its room back and says
-    /// whether the transport may send more (Linux `tcp_wfree` scheduling `tcp_tsq_handler`
-    /// for a throttled socket).
-    pub(super) fn left_first_hop(&mut self, now: SimTime, i: IfaceId, p: PacketRef) {
+    /// TCP Small Queues: a packet passed `passage` in its sender's first-hop device (left it
+    /// serialized, acknowledged or dropped there, or entered or left its 802.11 MAC queue).
+    /// Its sender's account gives its room back if its charge ends there and says whether
+    /// the transport may send more (Linux `tcp_wfree` scheduling `tcp_tsq_handler` for a
+    /// throttled socket).
+    pub(super) fn left_first_hop(
+        &mut self,
+        now: SimTime,
+        i: IfaceId,
+        p: PacketRef,
+        passage: Passage,
+    ) {
         let pkt = self.pool.get(p);
         let (f, key) = (pkt.flow, pkt.key);
         // A real host's packet between real nodes is of no flow.
@@ -122,7 +130,7 @@ impl World {
         } else {
             Side::Server
         };
-        if flow.queues.left_first_hop(key, side, pkt.size()) {
+        if flow.queues.left_first_hop(key, side, pkt.size(), passage) {
             self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
         }
     }

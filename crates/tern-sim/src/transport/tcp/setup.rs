@@ -4,6 +4,7 @@
 use super::{config, TcpApp, TcpConn, TcpTransport};
 use crate::app::{MessageSource, MessageStream};
 use crate::scenario::{AppSpec, FlowSpec, TcpSpec};
+use crate::transport::tcp::spec::TsqChargeEndsSpec;
 use crate::transport::small_queues::SmallQueues;
 use crate::transport::{Cmd, Transport};
 use crate::transport::build_cx::{boxed, BuildCx};
@@ -28,6 +29,7 @@ pub fn connection(spec: &TcpSpec, cx: BuildCx<'_>) -> (TcpConn, Arc<Config>, Sma
         limit: spec.tsq.0,
         truesize: u32::try_from(spec.tsq_truesize.0).expect("validated: at most 128 KiB"),
         pacing: spec.tsq_pacing,
+        at_driver: spec.tsq_charge_ends == TsqChargeEndsSpec::Driver,
     };
     let mut conn = tcp_conn(f, index, seed, config.clone(), tsq, cx.source);
     conn.set_cwnd_rtt_events(cx.shared.tcp_events);

@@ -172,6 +172,26 @@ pub struct TcpSpec {
     /// limit is `tsq` alone.
     #[serde(default)]
     pub tsq_pacing: bool,
+    /// TCP Small Queues: where a packet's charge ends on an 802.11 station. "tx-status" (the
+    /// default): at the frame's transmit status, so the MAC (driver) queue's frames count as
+    /// the qdisc's do, as Linux 3.13 keeps the skb's owner until `ieee80211_tx_status`
+    /// (net/mac80211/status.c). "driver": when the MAC queue takes the frame from the qdisc,
+    /// as Linux up to 3.4 orphaned an skb in `dev_hard_start_xmit` (net/core/dev.c,
+    /// `skb_orphan_try`), so TSQ bounds the qdisc alone. Other links end it when the packet
+    /// leaves them either way.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub tsq_charge_ends: TsqChargeEndsSpec,
+}
+
+/// Where TCP Small Queues' charge of a packet ends on an 802.11 station (`tsq_charge_ends`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TsqChargeEndsSpec {
+    /// At the frame's transmit status (Linux 3.5 on: no early orphaning).
+    #[default]
+    TxStatus,
+    /// When the driver's MAC queue takes the frame (Linux up to 3.4, `skb_orphan_try`).
+    Driver,
 }
 
 impl Default for TcpSpec {

@@ -186,7 +186,7 @@ impl WifiDevice {
 fn drop_frames(frames: &[bss::Frame], iface: IfaceId, reason: &'static str, cx: &mut DeviceCx<'_>) {
     for f in frames {
         let p = f.packet();
-        cx.push(Action::LeftFirstHop { iface, p });
+        cx.push(Action::LeftDriver { iface, p });
         cx.push(Action::Drop {
             iface,
             p,
