@@ -62,7 +62,7 @@ impl Connection {
         let since = |t: SimTime| now.saturating_sub(t);
         match self.cfg.rtt_source {
             RttSource::TsEcrFirst => {
-                let karn = acked.karn_sample_from.map(since);
+                let karn = acked.karn_sample_from().map(since);
                 let estimator = self.ts_echo_rtt(now, seg).or(karn);
                 // The rate sample times the newest acknowledged segment to the nanosecond
                 // (timestamps tick in milliseconds).

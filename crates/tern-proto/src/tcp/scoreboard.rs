@@ -220,7 +220,6 @@ impl Scoreboard {
     /// Removes everything below `ack` (trimming a partially acked segment).
     pub fn ack_to(&mut self, ack: u64) -> Acked {
         let mut out = Acked::default();
-        let mut any_retx = false;
         while let Some(front) = self.segs.front_mut() {
             let marked = self.mark.next > 0;
             if front.end() <= ack {
@@ -231,8 +230,8 @@ impl Scoreboard {
                         s.delivered.add(front.sent_at, tx.as_ref(), front.size());
                     }
                 }
-                any_retx |= front.retransmitted;
-                out.karn_sample_from = Some(front.sent_at);
+                out.retransmitted |= front.retransmitted;
+                out.newest_sent = Some(front.sent_at);
                 if !front.retransmitted && !front.sacked {
                     out.first_sent.get_or_insert(front.sent_at);
                     out.last_sent = Some(front.sent_at);
@@ -267,10 +266,6 @@ impl Scoreboard {
                 }
                 break;
             }
-        }
-        if any_retx {
-            out.karn_sample_from = None;
-            out.retransmitted = true;
         }
         out
     }

@@ -173,6 +173,10 @@ impl World {
         self.captures.write(i.0 as usize, now, self.pool.get(p));
     }
 
+    /// Records interface `i`'s queue length (a device reports a change only when the
+    /// `queue` trace is recorded). Out of line: inlined into [`World::act`]'s loop, the
+    /// record's time in seconds was computed before every loop, whatever its actions.
+    #[inline(never)]
     pub(super) fn trace_queue(&mut self, now: SimTime, i: IfaceId) {
         if self.traces.wants::<QueueRecord>() {
             let iface = &self.ifaces[i.0 as usize];

@@ -7,9 +7,9 @@ use crate::time::SimTime;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Acked {
     pub bytes: u64,
-    /// `sent_at` of the newest fully acknowledged segment, when none of the
-    /// acknowledged segments was ever retransmitted (Karn).
-    pub karn_sample_from: Option<SimTime>,
+    /// `sent_at` of the newest fully acknowledged segment, SACKed or not (the Karn sample's
+    /// send time, [`Acked::karn_sample_from`]).
+    pub newest_sent: Option<SimTime>,
     /// Some fully acknowledged segment was ever retransmitted (Linux's
     /// `FLAG_RETRANS_DATA_ACKED`).
     pub retransmitted: bool,
@@ -18,6 +18,16 @@ pub struct Acked {
     /// `tcp_clean_rtx_queue`).
     pub first_sent: Option<SimTime>,
     pub last_sent: Option<SimTime>,
+}
+
+impl Acked {
+    /// The send time an RTT sample is taken from under Karn's rule (RFC 6298 §3): the
+    /// newest fully acknowledged segment's, when none of them was ever retransmitted.
+    /// Unlike [`Acked::last_sent`] it may be a segment SACKed before (the timestamp-first
+    /// source's rate sample and its no-timestamp estimator, `tcp::rtt_sample`).
+    pub fn karn_sample_from(&self) -> Option<SimTime> {
+        self.newest_sent.filter(|_| !self.retransmitted)
+    }
 }
 
 /// What [`super::Scoreboard::apply_sack_timed`] newly SACKed: bytes, and the send times of the

@@ -27,11 +27,10 @@ impl Naive {
             f.start = ack;
         }
         let retransmitted = gone.iter().any(|s| s.retransmitted);
-        let karn = (!retransmitted).then(|| gone.last().map(|s| s.sent_at));
         let timed = || gone.iter().filter(|s| !s.retransmitted && !s.sacked);
         Acked {
             bytes,
-            karn_sample_from: karn.flatten(),
+            newest_sent: gone.last().map(|s| s.sent_at),
             retransmitted,
             first_sent: timed().next().map(|s| s.sent_at),
             last_sent: timed().next_back().map(|s| s.sent_at),

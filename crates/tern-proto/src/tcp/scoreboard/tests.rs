@@ -65,7 +65,7 @@ fn rfc6675_pipe_and_is_lost_example() {
     // Cumulative ACK of seg 0..3 (retransmitted inside): no Karn sample.
     let acked = sb.ack_to(4001);
     assert_eq!(acked.bytes, 4000);
-    assert_eq!(acked.karn_sample_from, None);
+    assert_eq!(acked.karn_sample_from(), None);
     assert_eq!(sb.flight_size(), 6000);
 }
 
@@ -86,11 +86,11 @@ fn partial_ack_trims() {
     let mut sb = board(2, 1000);
     let a = sb.ack_to(501);
     assert_eq!(a.bytes, 500);
-    assert_eq!(a.karn_sample_from, None);
+    assert_eq!(a.karn_sample_from(), None);
     assert_eq!(sb.first().unwrap().start, 501);
     assert_eq!(sb.flight_size(), 1500);
     let a = sb.ack_to(2001);
-    assert_eq!(a.karn_sample_from, Some(SimTime::ZERO));
+    assert_eq!(a.karn_sample_from(), Some(SimTime::ZERO));
     assert!(sb.is_empty());
 }
 
