@@ -331,6 +331,21 @@ def test_a_changed_condition_does_not_mix_with_earlier_runs(study_root, tmp_path
             "claims[4].shown_by: names findings without a cause",
         ),
         (('claims = ["goodput"]', 'claims = ["nope"]'), "sensitivity[0].claims: no claim 'nope'"),
+        (
+            ("[[sensitivity]]", '[tables.t]\nruns = 1\nquery = "SELECT 1"\n\n[[sensitivity]]'),
+            "tables.t.runs: expected str, got 1",
+        ),
+        (
+            ("[[sensitivity]]", '[tables.t]\nquery = "SELECT 1"\nwhere = "x"\n\n[[sensitivity]]'),
+            "tables.t: unknown key 'where'",
+        ),
+        (
+            (
+                "[[sensitivity]]",
+                '[tables.t]\nruns = "seed = 1; DROP"\nquery = "SELECT 1"\n\n[[sensitivity]]',
+            ),
+            "tables.t.runs: expected one condition on the runs table",
+        ),
     ],
 )
 def test_the_protocol_is_checked_when_the_study_is_read(study_root, change, message):

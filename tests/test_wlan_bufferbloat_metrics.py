@@ -13,13 +13,31 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tern.reproduce._evaluate import _build_tables
+from tern.reproduce._study import Table
+
 STUDY = Path(__file__).parent.parent / "scenarios" / "wlan-bufferbloat" / "study.toml"
 
 
 @pytest.fixture
-def tables() -> dict[str, str]:
+def tables() -> dict[str, Table]:
     with STUDY.open("rb") as f:
-        return tomllib.load(f)["tables"]
+        return {name: Table(t["query"], t["runs"]) for name, t in tomllib.load(f)["tables"].items()}
+
+
+def _built(con: duckdb.DuckDBPyConnection, tables: dict[str, Table], name: str) -> list[tuple]:
+    """Table `name` as a reproduction builds it: `runs` and the traces are views, narrowed to
+    the table's runs while its query runs."""
+    shown = {}
+    for view in ("runs", "segments", "queue"):
+        if con.execute(
+            f"SELECT count(*) FROM duckdb_tables() WHERE table_name = '{view}'"
+        ).fetchone()[0]:
+            con.execute(f'ALTER TABLE "{view}" RENAME TO "all_{view}"')
+            shown[view] = f'SELECT * FROM "all_{view}"'
+            con.execute(f'CREATE VIEW "{view}" AS {shown[view]}')
+    assert _build_tables(con, tables, [name], shown) == {}
+    return con.execute(f'SELECT * FROM "{name}" ORDER BY key').fetchall()
 
 
 def _con() -> duckdb.DuckDBPyConnection:
@@ -58,7 +76,7 @@ def test_tcp_rtt_pairs_as_tcptrace_and_by_the_first_covering_ack(tables):
             [(key, *r) for r in rows],
         )
     # Only linux-none's runs without the scheme are paired.
-    got = con.sql(tables["tcp_rtt"]).fetchall()
+    got = _built(con, tables, "tcp_rtt")
     assert [k for k, _, _ in got] == ["none"]
     _, tcptrace, covering = got[0]
     # tcptrace: ACK 201 ends at segment 2 (sent 0.01 s), ACK 401 at segment 4 (0.03 s);
@@ -89,7 +107,7 @@ def test_qdisc_backlog_is_the_queue_above_the_driver_s_123_frames_time_averaged(
     )
     con.execute("INSERT INTO queue VALUES ('tsq', 0.0, 'wlan-sta', 'forward', 500, 0)")
     con.execute("INSERT INTO queue VALUES ('tsq', 1.0, 'wlan-sta', 'forward', 0, 0)")
-    ((key, packets),) = con.sql(tables["qdisc_backlog"]).fetchall()
+    ((key, packets),) = _built(con, tables, "qdisc_backlog")
     assert key == "none"
     # The qdisc holds max(0, n - 123): 0, 100 and 200 packets for a second each.
     assert packets == pytest.approx((0 + 100 + 200) / 3)

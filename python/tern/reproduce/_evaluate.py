@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from tern import store
-from tern.reproduce._study import Claim, Sensitivity
+from tern.reproduce._study import Claim, Sensitivity, Table
 from tern.reproduce._verdict import CAUSE_SHOWN, OPEN, Outcome, judge, median
 
 
@@ -103,13 +103,16 @@ def _show_seed(
     seed: int | None,
     folder: Path,
     keys: list[str],
-) -> None:
+) -> dict[str, str]:
     """Points `runs`, `links` and every trace at one seed's runs `keys` (all runs for seed
     None). A trace held in memory (`traces[name]` true) is filtered by key; a large one,
-    scanned from its files, gets a view over that seed's files only."""
+    scanned from its files, gets a view over that seed's files only. Returns each view's
+    query, by name."""
     where = "" if seed is None else f" WHERE seed = {int(seed)}"
+    shown = {}
     for table in ("runs", "links"):
-        con.execute(f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM "{_ALL}{table}"{where}')
+        shown[table] = f'SELECT * FROM "{_ALL}{table}"{where}'
+        con.execute(f'CREATE OR REPLACE VIEW "{table}" AS {shown[table]}')
     for name, in_memory in traces.items():
         ident = name.replace('"', '""')
         if in_memory or seed is None:
@@ -120,17 +123,17 @@ def _show_seed(
             files = [str(folder / "runs" / k / f"{name}.parquet") for k in keys]
             files = [f for f in files if Path(f).is_file()]
             if not files:
-                con.execute(
-                    f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM "{_ALL}{ident}" LIMIT 0'
-                )
-                continue
-            seed_view = f"{_ALL}{int(seed)}_{name}"
-            store.register_trace(con, seed_view, name, files, folder)
-            source = '"' + seed_view.replace('"', '""') + '"'
-        con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM {source}')
+                source = f'"{_ALL}{ident}" LIMIT 0'
+            else:
+                seed_view = f"{_ALL}{int(seed)}_{name}"
+                store.register_trace(con, seed_view, name, files, folder)
+                source = '"' + seed_view.replace('"', '""') + '"'
+        shown[name] = f"SELECT * FROM {source}"
+        con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS {shown[name]}')
+    return shown
 
 
-def _names(sql: str, tables: Mapping[str, str]) -> list[str]:
+def _names(sql: str, tables: Mapping[str, Table]) -> list[str]:
     """The study's tables a query names."""
     return [t for t in tables if re.search(rf"\b{re.escape(t)}\b", sql)]
 
@@ -140,25 +143,52 @@ def _reads_links(sql: str) -> bool:
 
 
 def _build_tables(
-    con: duckdb.DuckDBPyConnection, tables: Mapping[str, str], needed: list[str]
+    con: duckdb.DuckDBPyConnection,
+    tables: Mapping[str, Table],
+    needed: list[str],
+    shown: Mapping[str, str],
 ) -> dict[str, str]:
-    """Builds the study's tables `needed` from the views of the seed shown now; the error of
-    each one that failed."""
+    """Builds the study's tables `needed` from the views of the seed shown now (`shown`: each
+    view's query); the error of each one that failed. A table that names its runs sees, while
+    its query runs, every view narrowed to them by a list of keys, which the scan of a large
+    trace applies file by file (a join with `runs` would read every file of the seed)."""
     failed = {}
     for name in needed:
+        table = tables[name]
         try:
-            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS {tables[name]}')
+            if table.runs is not None:
+                _narrow(con, shown, table.runs)
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS {table.query}')
         except duckdb.Error as e:
             con.execute(f'DROP TABLE IF EXISTS "{name}"')
             failed[name] = f"table {name} failed: {e}"
+        finally:
+            if table.runs is not None:
+                for view, query in shown.items():
+                    con.execute(f'CREATE OR REPLACE VIEW "{_quoted(view)}" AS {query}')
     return failed
+
+
+def _narrow(con: duckdb.DuckDBPyConnection, shown: Mapping[str, str], runs: str) -> None:
+    """Narrows every view in `shown` to the runs for which the condition `runs` holds."""
+    keys = [k for (k,) in con.execute(f"SELECT DISTINCT key FROM runs WHERE {runs}").fetchall()]
+    listed = ", ".join("'" + str(k).replace("'", "''") + "'" for k in keys)
+    where = f"key IN ({listed})" if keys else "false"
+    for view, query in shown.items():
+        con.execute(
+            f'CREATE OR REPLACE VIEW "{_quoted(view)}" AS SELECT * FROM ({query}) WHERE {where}'
+        )
+
+
+def _quoted(name: str) -> str:
+    return name.replace('"', '""')
 
 
 def values_per_seed(
     claims: Iterable[Claim],
     folder: Path,
     runs: Mapping[str, int],
-    tables: Mapping[str, str] | None = None,
+    tables: Mapping[str, Table] | None = None,
 ) -> dict[str, tuple[dict[int, object], list[str]]]:
     """Every claim's query over the runs `runs` (key → seed) of one sweep folder: per claim,
     its value per seed (key 0 for a pooled claim) and the errors met. One connection holds
@@ -177,7 +207,9 @@ def values_per_seed(
     if not jobs:
         return out
     # The links' summaries cost as much to read as the flows'; only for queries that read them.
-    links = any(_reads_links(sql) for sql in [c.value for c in claims] + list(tables.values()))
+    links = any(
+        _reads_links(sql) for sql in [c.value for c in claims] + [t.query for t in tables.values()]
+    )
     con = store.connect(
         folder, sandbox=True, keys=set(runs), materialize=True, prefix=_ALL, links=links
     )
@@ -189,9 +221,10 @@ def values_per_seed(
             if name.startswith(_ALL) and name not in (f"{_ALL}runs", f"{_ALL}links")
         }
         for seed, keys, chosen in jobs:
-            _show_seed(con, traces, seed, folder, keys)
+            shown = _show_seed(con, traces, seed, folder, keys)
             reads = {c.id: _names(c.value, tables) for c in chosen}
-            failed = _build_tables(con, tables, sorted({t for ts in reads.values() for t in ts}))
+            needed = sorted({t for ts in reads.values() for t in ts})
+            failed = _build_tables(con, tables, needed, shown)
             for c in chosen:
                 bad = [failed[t] for t in reads[c.id] if t in failed]
                 value, error = (None, "; ".join(bad)) if bad else query_value(c.value, con)
@@ -207,7 +240,7 @@ def judge_claims(
     claims: Iterable[Claim],
     folder: Path,
     runs: Mapping[str, int],
-    tables: Mapping[str, str] | None = None,
+    tables: Mapping[str, Table] | None = None,
 ) -> list[ClaimResult]:
     """The verdicts of the claims of one experiment (`tables`: the study's, by name)."""
     claims = list(claims)
@@ -244,7 +277,7 @@ def sensitivity_values(
     sens: Sensitivity,
     claims: Mapping[str, Claim],
     folders: list[tuple[str, Path, Mapping[str, int]]],
-    tables: Mapping[str, str] | None = None,
+    tables: Mapping[str, Table] | None = None,
 ) -> list[SensitivityResult]:
     """Each claim of `sens` at each of its points (label, folder, runs)."""
     results = {c: SensitivityResult(sens, claims[c]) for c in sens.claims}

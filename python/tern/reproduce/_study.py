@@ -37,6 +37,10 @@ The format (every key is checked; errors name the file and the key)::
     # and only where a claim names it: a series several claims read is computed once.
     [tables]
     held = "SELECT ..."     # an SQL name other than runs, links and the traces
+    # or, for a table that reads only some of a seed's runs: `runs` is a condition on the
+    # runs table; while the query runs, runs, links and every trace hold those runs only,
+    # so a large trace is scanned for them alone
+    queue_mean = { runs = "\"wifi.wlan.retry_out.enabled\" = 'false'", query = "SELECT ..." }
 
     [[sensitivity]]         # a parameter the paper does not give: no verdict, a range
     name = "rtt"
@@ -179,6 +183,15 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table of `[tables]`: its query and, if given, the condition on `runs` that picks
+    the runs it reads (None: all of the seed's)."""
+
+    query: str
+    runs: str | None = None
+
+
+@dataclass(frozen=True)
 class Study:
     id: str
     title: str
@@ -189,8 +202,8 @@ class Study:
     sensitivity: list[Sensitivity] = field(default_factory=list)
     #: The study-wide primary condition.
     primary: dict[str, Parameter] = field(default_factory=dict)
-    #: Tables the claims may read: name → query, built per seed where a claim names them.
-    tables: dict[str, str] = field(default_factory=dict)
+    #: Tables the claims may read, by name, built per seed where a claim names them.
+    tables: dict[str, Table] = field(default_factory=dict)
 
     def experiment(self, name: str) -> Experiment:
         return next(e for e in self.experiments if e.name == name)
@@ -346,17 +359,24 @@ def _claim_sql(sql: str, where: str) -> str:
     return sql
 
 
-def _tables(table: dict[str, Any], where: str) -> dict[str, str]:
-    """The `[tables]` section: SQL names, each with one query."""
+def _tables(table: dict[str, Any], where: str) -> dict[str, Table]:
+    """The `[tables]` section: SQL names, each with one query, or a query and the
+    condition on `runs` that picks the runs it reads."""
     out = {}
-    for name, sql in table.items():
+    for name, given in table.items():
+        at = f"{where}.{name}"
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in ("runs", "links"):
-            raise StudyError(
-                f"{where}.{name}: not a table name (letters, digits and '_', not runs or links)"
-            )
-        if not isinstance(sql, str):
-            raise StudyError(f"{where}.{name}: expected a query (a string)")
-        out[name] = _claim_sql(sql, f"{where}.{name}")
+            raise StudyError(f"{at}: not a table name (letters, digits and '_', not runs or links)")
+        if isinstance(given, str):
+            out[name] = Table(_claim_sql(given, at))
+            continue
+        if not isinstance(given, dict):
+            raise StudyError(f"{at}: expected a query (a string) or {{ runs = ..., query = ... }}")
+        _known(given, {"runs", "query"}, at)
+        runs = _take(given, "runs", str, at)
+        if not runs.strip() or ";" in runs:
+            raise StudyError(f"{at}.runs: expected one condition on the runs table, got {runs!r}")
+        out[name] = Table(_claim_sql(_take(given, "query", str, at), f"{at}.query"), runs)
     return out
 
 
