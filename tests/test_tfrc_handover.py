@@ -64,7 +64,7 @@ def test_the_held_table_is_the_newest_feedback_at_each_sample(quick):
     # station holds the 1/p and R of its newest feedback at or before then (RFC 3448 §6:
     # the sender acts on each feedback until the next), 1/p infinite while p = 0 (§5.4).
     con = store.connect(quick.out / "gaps")
-    held = con.sql(quick.study.tables["held"]).pl()
+    held = con.sql(quick.study.tables["held"].query).pl()
     key, gap = con.sql(
         """SELECT key, "roaming.handover.disconnect" FROM runs
            WHERE flow = 'mobile' AND "roaming.handover.disconnect" = '4.5s' LIMIT 1"""
