@@ -200,7 +200,7 @@ impl HostQueues {
     /// (pacing), on every packet freed while it was over its limit, as `tcp_wfree` schedules
     /// `tcp_tsq_handler` for a throttled socket.
     #[inline]
-    pub fn left_first_hop(&mut self, key: u8, side: Side, ip_bytes: u32, passage: Passage) -> bool {
+    pub fn passed(&mut self, key: u8, side: Side, ip_bytes: u32, passage: Passage) -> bool {
         let Some(slot) = self.slot(key, side) else {
             return false;
         };
@@ -290,10 +290,10 @@ mod tests {
         assert_eq!(q.rooms()[0], 0);
         q.hand_down(0, Side::Client, 1500);
         // −1500 + 1500 = 0: held back, and within the limit again.
-        assert!(q.left_first_hop(0, Side::Client, 1500, Passage::Left));
-        assert!(!q.left_first_hop(0, Side::Client, 1500, Passage::Left));
+        assert!(q.passed(0, Side::Client, 1500, Passage::Left));
+        assert!(!q.passed(0, Side::Client, 1500, Passage::Left));
         assert!(q.hand_down(1, Side::Client, 1500).is_none());
-        assert!(!q.left_first_hop(1, Side::Client, 1500, Passage::Left));
+        assert!(!q.passed(1, Side::Client, 1500, Passage::Left));
         // With pacing the limit moves: every packet freed while over it is heard of.
         let paced = SmallQueues {
             pacing: true,
@@ -304,7 +304,7 @@ mod tests {
             q.hand_down(0, Side::Client, 1500);
         }
         assert_eq!(q.rooms()[0], -3000);
-        assert!(q.left_first_hop(0, Side::Client, 1500, Passage::Left));
+        assert!(q.passed(0, Side::Client, 1500, Passage::Left));
         assert_eq!(q.rooms()[0], -1500);
         assert!(HostQueues::new(None).rooms().is_empty());
     }
@@ -350,12 +350,12 @@ mod tests {
             let mut q = HostQueues::new(Some((rule, 1)));
             q.hand_down(0, Side::Client, 1500);
             q.hand_down(0, Side::Client, 1500);
-            q.left_first_hop(0, Side::Client, 1500, Passage::EnteredDriver);
+            q.passed(0, Side::Client, 1500, Passage::EnteredDriver);
             assert_eq!(q.rooms()[0], at_entry);
-            q.left_first_hop(0, Side::Client, 1500, Passage::LeftDriver);
+            q.passed(0, Side::Client, 1500, Passage::LeftDriver);
             assert_eq!(q.rooms()[0], at_entry + at_status);
             assert_eq!(at_entry + at_status, 1500, "given back exactly once");
-            q.left_first_hop(0, Side::Client, 1500, Passage::Left);
+            q.passed(0, Side::Client, 1500, Passage::Left);
             assert_eq!(q.rooms()[0], 3000);
         }
     }

@@ -58,17 +58,17 @@ impl World {
                 Action::Arrive { at, iface, p } => self.queue.schedule(at, Event::Arrive(iface, p)),
                 Action::LeftFirstHop { iface, p } => {
                     if self.small_queues {
-                        self.left_first_hop(now, iface, p, Passage::Left)
+                        self.first_hop_passage(now, iface, p, Passage::Left)
                     }
                 }
                 Action::EnteredDriver { iface, p } => {
                     if self.small_queues {
-                        self.left_first_hop(now, iface, p, Passage::EnteredDriver)
+                        self.first_hop_passage(now, iface, p, Passage::EnteredDriver)
                     }
                 }
                 Action::LeftDriver { iface, p } => {
                     if self.small_queues {
-                        self.left_first_hop(now, iface, p, Passage::LeftDriver)
+                        self.first_hop_passage(now, iface, p, Passage::LeftDriver)
                     }
                 }
                 Action::QueueChanged { iface } => self.trace_queue(now, iface),

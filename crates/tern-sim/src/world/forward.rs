@@ -109,7 +109,7 @@ impl World {
     /// Its sender's account gives its room back if its charge ends there and says whether
     /// the transport may send more (Linux `tcp_wfree` scheduling `tcp_tsq_handler` for a
     /// throttled socket).
-    pub(super) fn left_first_hop(
+    pub(super) fn first_hop_passage(
         &mut self,
         now: SimTime,
         i: IfaceId,
@@ -130,7 +130,7 @@ impl World {
         } else {
             Side::Server
         };
-        if flow.queues.left_first_hop(key, side, pkt.size(), passage) {
+        if flow.queues.passed(key, side, pkt.size(), passage) {
             self.transport_call(now, f, |t, io| t.first_hop_room(now, side, key, io));
         }
     }
