@@ -24,21 +24,26 @@ duration = "3s"
     )
 }
 
-/// The receiver's driver view (`wifi_rx`): every MPDU of every A-MPDU that was not lost in
-/// a collision, with its SN, and a bad FCS in the fixed error rate's share of them.
-#[test]
-fn the_driver_sees_every_mpdu_with_its_sequence_number_and_fcs() {
-    let text = one_station(
-        0.2,
+/// The `wifi` and `wifi_rx` traces and a UDP upload of 1400-byte datagrams at `rate` from
+/// the station to its AP.
+fn traced_upload(rate: &str) -> String {
+    format!(
         r#"record = ["wifi", "wifi_rx"]
 [[flows]]
 name = "up"
 from = "sta"
 to = "ap"
-app = { kind = "cbr", rate = "40Mbps", size = "1400B" }
-transport = { kind = "udp" }
-"#,
-    );
+app = {{ kind = "cbr", rate = "{rate}", size = "1400B" }}
+transport = {{ kind = "udp" }}
+"#
+    )
+}
+
+/// The receiver's driver view (`wifi_rx`): every MPDU of every A-MPDU that was not lost in
+/// a collision, with its SN, and a bad FCS in the fixed error rate's share of them.
+#[test]
+fn the_driver_sees_every_mpdu_with_its_sequence_number_and_fcs() {
+    let text = one_station(0.2, &traced_upload("40Mbps"));
     let out = common::run(&text);
     let rx = table(&out, "wifi_rx");
     let (sn, ok, rate) = (u64s(rx, "sn"), u64s(rx, "fcs_ok"), f64s(rx, "rate_mbps"));
@@ -70,6 +75,58 @@ transport = { kind = "udp" }
         (hi.max(s), fine && s <= hi + 64)
     });
     assert!(max_new.1, "an SN jumped ahead of the window");
+}
+
+/// A PPDU whose PHY header the AP cannot decode reaches its driver not at all: no MPDU of
+/// it, good or bad, and no BlockAck. One station 108 m from its AP at MCS 0 (no fading:
+/// one SNR, about 2.25 dB, for every PPDU): a 1400-byte MPDU at BPSK ½ never gets through
+/// there, while the 72 header bits do with the probability the error model gives them
+/// (`ht_header_success_rate_db`, anchored to ns-3's NIST spot values): the share of
+/// A-MPDUs the driver sees is that probability, within 5 standard deviations.
+#[test]
+fn the_driver_sees_no_mpdu_of_a_ppdu_whose_header_failed() {
+    let rest = traced_upload("2Mbps");
+    let bss = one_station_bss(108, 0);
+    let out = common::run(&format!("{rest}\n[sim]\nduration = \"3s\"\n{bss}"));
+    let wifi = table(&out, "wifi");
+    let (kind, time, mpdus, snr) = (
+        texts(wifi, "kind"),
+        f64s(wifi, "time"),
+        u64s(wifi, "mpdus"),
+        f64s(wifi, "snr_db"),
+    );
+    let rx = table(&out, "wifi_rx");
+    let rx_time = f64s(rx, "time");
+    let ampdus: Vec<usize> = (0..kind.len()).filter(|&i| kind[i] == "ampdu").collect();
+    let mut seen = 0usize;
+    for &i in &ampdus {
+        let rows = rx_time.iter().filter(|&&t| t == time[i]).count() as u64;
+        // All of the PPDU's MPDUs, or none.
+        assert!(
+            rows == 0 || rows == mpdus[i],
+            "{rows} of {} MPDUs",
+            mpdus[i]
+        );
+        seen += usize::from(rows > 0);
+    }
+    let n = ampdus.len() as f64;
+    let p = tern_sim::wifi::error_model::ht_header_success_rate_db(snr[ampdus[0]]);
+    assert!(
+        snr.iter().all(|&s| s == snr[ampdus[0]]),
+        "one SNR without fading"
+    );
+    assert!(p > 0.5 && p < 0.95, "the header succeeds with {p}");
+    let sd = (n * p * (1.0 - p)).sqrt();
+    assert!(
+        (seen as f64 - p * n).abs() < 5.0 * sd,
+        "seen {seen} of {n}, expected {:.1}",
+        p * n
+    );
+    assert_eq!(
+        u64s(rx, "fcs_ok").iter().sum::<u64>(),
+        0,
+        "no MPDU gets through"
+    );
 }
 
 /// A driver that gives up on every MPDU the moment it arrives with a bad FCS (the extreme

@@ -142,12 +142,30 @@ def _json(rep: Reproduction) -> dict[str, Any]:
 
 
 def _primary_table(rep: Reproduction) -> report.Table:
-    rows = []
-    params = {k: p for e in rep.study.experiments for k, p in e.primary.items()}
-    for key, p in params.items():
-        source = f"calibrated on {p.calibrated}" + (f": {p.source}" if p.source else "")
-        rows.append([key, p.value, source if p.calibrated else p.source])
-    return report.Table(["parameter", "value", "source"], rows, "The primary condition")
+    """Each value of each key of the experiments' conditions, with the experiments that run
+    at it: the study's primary condition where every experiment keeps it, and beside it
+    what an experiment sets in its place (a cause experiment's change, an OS kind's own
+    values)."""
+    experiments = rep.study.experiments
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for e in experiments:
+        for key, p in e.primary.items():
+            source = f"calibrated on {p.calibrated}" + (f": {p.source}" if p.source else "")
+            groups.setdefault((key, p.value, source if p.calibrated else p.source), []).append(
+                e.name
+            )
+
+    def which(names: list[str]) -> str:
+        if len(names) == len(experiments):
+            return "every one"
+        if 2 * len(names) > len(experiments):
+            return "every one but " + ", ".join(e.name for e in experiments if e.name not in names)
+        return ", ".join(names)
+
+    rows = [[key, value, which(names), src] for (key, value, src), names in groups.items()]
+    return report.Table(
+        ["parameter", "value", "experiments", "source"], rows, "The primary condition"
+    )
 
 
 def _sensitivity_table(rep: Reproduction) -> report.Table:

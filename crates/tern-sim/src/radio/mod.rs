@@ -35,7 +35,7 @@ pub struct RadioChannel {
     fades: BTreeMap<(usize, usize), Vec<FadingProcess>>,
     /// With a TGn model: its processes by (transmitter, receiver), one per receive antenna,
     /// the data subcarriers' offsets and a buffer for their SNRs.
-    selective: BTreeMap<(usize, usize), Vec<TgnProcess>>,
+    selective: BTreeMap<(usize, usize), Branches>,
     offsets: Vec<f64>,
     scratch: Vec<f64>,
 }
@@ -207,28 +207,75 @@ impl RadioChannel {
                 .max_speed()
                 .max(self.mobility[rx].max_speed());
         let (seed, name, offsets) = (self.seed, &self.name, &self.offsets);
-        let branches = self.selective.entry((tx, rx)).or_insert_with(|| {
+        let link = self.selective.entry((tx, rx)).or_insert_with(|| {
             let fading = Fading {
                 doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
                 k_factor: f.k_factor,
             };
-            (0..f.rx_antennas)
-                .map(|b| {
-                    let stream = format!("{name}/tgn/{tx}->{rx}/rx{b}");
-                    TgnProcess::new(model, fading, offsets, seed, &stream).expect("validated")
-                })
-                .collect()
+            Branches::new(
+                (0..f.rx_antennas)
+                    .map(|b| {
+                        let stream = format!("{name}/tgn/{tx}->{rx}/rx{b}");
+                        TgnProcess::new(model, fading, offsets, seed, &stream).expect("validated")
+                    })
+                    .collect(),
+            )
         });
         let order = fading::diversity_order(f.rx_antennas, n_ss);
         self.scratch.clear();
         self.scratch.resize(self.offsets.len(), 0.0);
-        for b in &branches[..order] {
-            b.add_power(now, &mut self.scratch);
+        for power in link.at(now, order) {
+            for (s, p) in self.scratch.iter_mut().zip(power) {
+                *s += p;
+            }
         }
         let mean = libm::pow(10.0, mean_db / 10.0);
         for s in &mut self.scratch {
             *s *= mean;
         }
         10.0 * libm::log10(esm(&self.scratch))
+    }
+}
+
+/// The receive antennas' frequency responses of one link direction, and their powers per
+/// subcarrier at the last instant asked for: a PPDU's payload and its PHY header are
+/// judged at the same instant over one or more of the same antennas, so each antenna's
+/// response is computed once per instant.
+struct Branches {
+    branches: Vec<TgnProcess>,
+    /// The instant `power` holds, and how many of the antennas it holds so far.
+    at: Option<SimTime>,
+    done: usize,
+    /// |H_b(f_k)|² per antenna b and subcarrier k.
+    power: Vec<Vec<f64>>,
+}
+
+impl Branches {
+    fn new(branches: Vec<TgnProcess>) -> Self {
+        let power = branches
+            .iter()
+            .map(|b| vec![0.0; b.subcarriers()])
+            .collect();
+        Branches {
+            branches,
+            at: None,
+            done: 0,
+            power,
+        }
+    }
+
+    /// The first `order` antennas' powers per subcarrier at `t`.
+    fn at(&mut self, t: SimTime, order: usize) -> &[Vec<f64>] {
+        if self.at != Some(t) {
+            self.at = Some(t);
+            self.done = 0;
+        }
+        while self.done < order {
+            let b = self.done;
+            self.power[b].fill(0.0);
+            self.branches[b].add_power(t, &mut self.power[b]);
+            self.done += 1;
+        }
+        &self.power[..order]
     }
 }

@@ -164,6 +164,12 @@ impl HostQueues {
         }
     }
 
+    /// Whether a charge here ends when a driver's queue takes the packet
+    /// ([`Passage::EnteredDriver`]); with none counted, no charge ends anywhere.
+    pub fn ends_at_driver(&self) -> bool {
+        self.keys > 0 && self.rule.at_driver
+    }
+
     /// The rooms of the endpoints that count, for the transport's [`super::Io`].
     pub fn rooms(&self) -> &[SmallQueueRoom] {
         &self.rooms[..2 * usize::from(self.keys)]

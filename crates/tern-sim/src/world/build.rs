@@ -234,6 +234,7 @@ impl World {
         // The last device, the 802.11 one when there is one (else no action names it).
         let wifi = DevId((devices.len() as u32).saturating_sub(1));
         let small_queues = flows.iter().any(|f| !f.queues.rooms().is_empty());
+        let small_queues_at_driver = flows.iter().any(|f| f.queues.ends_at_driver());
         let mut world = World {
             seed,
             end,
@@ -252,6 +253,7 @@ impl World {
             actions: Vec::new(),
             cmds: Vec::new(),
             small_queues,
+            small_queues_at_driver,
             outside: Vec::new(),
             unroutable: 0,
         };

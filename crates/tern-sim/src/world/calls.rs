@@ -62,7 +62,7 @@ impl World {
                     }
                 }
                 Action::EnteredDriver { iface, p } => {
-                    if self.small_queues {
+                    if self.small_queues_at_driver {
                         self.first_hop_passage(now, iface, p, Passage::EnteredDriver)
                     }
                 }

@@ -190,6 +190,9 @@ pub struct World {
     /// a packet leaving its first hop ([`Action::LeftFirstHop`]) has no account to give
     /// room back to.
     small_queues: bool,
+    /// Whether a flow's TSQ charge ends when a driver's queue takes the packet: if none's
+    /// does, [`Action::EnteredDriver`] ends no charge and is not looked up.
+    small_queues_at_driver: bool,
     /// Per node, the device through which packets for it leave the world, if it is outside
     /// (a real node of an emulation, [`crate::emu::Port`]); empty in a simulation.
     outside: Vec<Option<DevId>>,

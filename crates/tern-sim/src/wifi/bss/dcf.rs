@@ -101,6 +101,7 @@ impl FrameExchange for DcfExchange {
             peer: f.peer,
             airtime: rate.txtime(dcf_mpdu_len(f.bytes)),
             snr_db,
+            header_snr_db: snr_db,
         }
     }
 

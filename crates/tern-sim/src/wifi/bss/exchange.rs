@@ -19,6 +19,7 @@
 //! ([`FrameExchange::run_timeouts`]). The payload of a PPDU never leaves its exchange, so
 //! a DCF Ack cannot meet an A-MPDU: each exchange keeps its own frames on the air.
 
+use super::super::error_model::{ht_header_success_rate_db, HT_HEADER_BITS};
 use super::dcf::DcfExchange;
 use super::ht::HtExchange;
 use super::{Counters, Frame, Outcome, TxRecord};
@@ -34,6 +35,8 @@ pub(crate) struct Tx {
     pub end: SimTime,
     /// The receiver's SNR for this PPDU, dB.
     pub snr_db: f64,
+    /// The receiver's SNR for the PPDU's PHY header, dB ([`Ppdu::header_snr_db`]).
+    pub header_snr_db: f64,
 }
 
 /// The PPDU an exchange sends when it gets the medium.
@@ -42,6 +45,11 @@ pub(crate) struct Ppdu {
     pub airtime: SimTime,
     /// The receiver's SNR for this PPDU, dB.
     pub snr_db: f64,
+    /// The receiver's SNR for the PPDU's PHY header, dB: an HT-mixed PPDU's L-SIG and HT-SIG
+    /// go out as one stream at BPSK ½ whatever the MCS (IEEE 802.11-2016 Clause 19, the L-SIG
+    /// and HT-SIG fields of the HT-mixed format), so the receiver combines them over all its antennas; a non-HT PPDU's
+    /// header shares the payload's SNR.
+    pub header_snr_db: f64,
 }
 
 /// What an exchange borrows from its BSS for one call.
@@ -172,20 +180,36 @@ pub(crate) fn expire_queue(
 }
 
 /// Whether each MPDU arrives: independently, with probability (1 − the fixed per-MPDU
-/// error rate) × the error model's success rate at the PPDU's SNR.
+/// error rate) × the error model's success rate at the PPDU's SNR; and whether the receiver
+/// decodes a PPDU's PHY header, drawn from a stream of its own so that the MPDUs' draws
+/// are the same with or without it.
 pub(crate) struct Errors {
     rng: RngStream,
+    headers: RngStream,
     cache: SuccessCache,
     mpdu_error: f64,
 }
 
 impl Errors {
-    pub fn new(rng: RngStream, mpdu_error: f64) -> Errors {
+    pub fn new(rng: RngStream, headers: RngStream, mpdu_error: f64) -> Errors {
         Errors {
             rng,
+            headers,
             cache: SuccessCache::default(),
             mpdu_error,
         }
+    }
+
+    /// Draws whether the receiver decodes an HT-mixed PPDU's PHY header at `snr_db`
+    /// ([`ht_header_success_rate_db`]). An HT receiver that fails the L-SIG parity or the
+    /// HT-SIG CRC ends the reception (IEEE 802.11-2016 Clause 19, the HT receive
+    /// procedure; Clause 17 for the L-SIG's parity): its MAC sees no MPDU of the PPDU, good or bad, and sends no BlockAck.
+    #[inline]
+    pub fn header_arrives(&mut self, snr_db: f64) -> bool {
+        let p = self.cache.get(snr_db, HEADER_KEY, HT_HEADER_BITS, || {
+            ht_header_success_rate_db(snr_db)
+        });
+        self.headers.uniform() < p
     }
 
     /// Draws whether an MPDU of `bits` bits at rate `key` arrives at `snr_db`; `success`
@@ -202,6 +226,10 @@ impl Errors {
         self.rng.uniform() < (1.0 - self.mpdu_error) * p_snr
     }
 }
+
+/// The success cache's rate key for the HT PHY header (MCS indices are 0-31, DSSS and
+/// non-HT OFDM keys below 64).
+const HEADER_KEY: u8 = u8::MAX;
 
 /// Frame success rates already computed, by (SNR bits, rate, frame bits): the error model's
 /// special functions cost far more than a MAC exchange, and a static station sees one SNR.

@@ -143,12 +143,14 @@ impl HtExchange {
         let peer = (0..e.pending_bar.len()).find(|&p| e.pending_bar[p].is_some())?;
         let ssn = e.pending_bar[peer].take().expect("found");
         e.on_air = Some((HtPpdu::Bar(ssn), None));
+        let snr_db = cx.radio.snr_db_mapped(i, peer, now, 1, &|s: &[f64]| {
+            effective_snr(Modulation::Bpsk, s)
+        });
         Some(Ppdu {
             peer,
             airtime: ofdm_txtime(BLOCK_ACK_REQ_COMPRESSED, OfdmRate::Mbps6, self.phy.band),
-            snr_db: cx.radio.snr_db_mapped(i, peer, now, 1, &|s: &[f64]| {
-                effective_snr(Modulation::Bpsk, s)
-            }),
+            snr_db,
+            header_snr_db: snr_db,
         })
     }
 
@@ -180,6 +182,14 @@ impl HtExchange {
             .snr_db_mapped(i, peer, now, mcs.n_ss(), &|s: &[f64]| {
                 effective_snr(modulation, s)
             });
+        // The PHY header (L-SIG, HT-SIG) is one stream at BPSK ½ for every MCS.
+        let header_snr_db = if mcs.n_ss() == 1 && modulation == Modulation::Bpsk {
+            snr_db
+        } else {
+            cx.radio.snr_db_mapped(i, peer, now, 1, &|s: &[f64]| {
+                effective_snr(Modulation::Bpsk, s)
+            })
+        };
         let e = &mut self.entities[i];
         let tx = HtTxVector::new(mcs, width, gi);
         // Hand the peer's oldest queued frames to its originator (it numbers them), only
@@ -227,6 +237,7 @@ impl HtExchange {
             peer,
             airtime: tx.txtime(ampdu_len(&lens), band),
             snr_db,
+            header_snr_db,
         }
     }
 }

@@ -71,6 +71,11 @@ impl HtExchange {
                 });
             }
         }
+        // The MPDUs' draws come first, so that they are the same whether the header
+        // decodes or not; a PPDU whose header fails reaches the MAC not at all.
+        if !cx.errors.header_arrives(tx.header_snr_db) {
+            return None;
+        }
         if cx.observe_rx {
             cx.out.received.push(RxAmpdu {
                 start: tx.start,

@@ -222,6 +222,7 @@ impl Bss {
             backoff_rng: RngStream::new(seed, &format!("wifi/{name}/backoff")),
             errors: Errors::new(
                 RngStream::new(seed, &format!("wifi/{name}/errors")),
+                RngStream::new(seed, &format!("wifi/{name}/headers")),
                 cfg.mpdu_error,
             ),
             counters: Counters::default(),
@@ -489,6 +490,7 @@ impl Bss {
                     start: now,
                     end: now + ppdu.airtime,
                     snr_db: ppdu.snr_db,
+                    header_snr_db: ppdu.header_snr_db,
                 });
             }
         }
