@@ -27,7 +27,8 @@ crate::record! {
 }
 
 crate::record! {
-    /// An MPDU an 802.11 receiver's PHY passed up, with a good or a bad FCS.
+    /// An MPDU an 802.11 receiver's PHY passed up, with a good or a bad FCS: every MPDU of a
+    /// PPDU whose PHY header it decoded (none of one whose header it lost, nor of a collision).
     WifiRxRecord<'a> => "wifi_rx" {
         time: SimTime,
         bss: &'a str,
@@ -99,7 +100,8 @@ macro_rules! records {
                 /// acknowledged, collision, the receiver's SNR).
                 Wifi = "wifi",
                 /// 802.11: every MPDU a receiver's PHY delivered, with a good or a bad FCS, and its
-                /// sequence number (what a receiver's driver sees).
+                /// sequence number (what a receiver's driver sees: nothing of a PPDU whose PHY
+                /// header it could not decode).
                 WifiRx = "wifi_rx",
                 /// 802.11n: every MPDU an AP's retry-out index declared lost (`wifi.retry_out`), with
                 /// its failed receptions, the index and the station's smoothed data rate.
