@@ -217,8 +217,8 @@ pub fn ht_success_rate_db(mcs: HtMcs, snr_db: f64, nbits: u64) -> f64 {
 
 /// Data bits of an HT-mixed PPDU's PHY header that must decode: L-SIG, one OFDM symbol
 /// of 24 bits, and HT-SIG, two symbols of 48 bits, both BPSK at rate ½ (IEEE 802.11-2016
-/// Clause 19, the HT-mixed format's L-SIG and HT-SIG fields; Clause 17's SIGNAL field). ns-3 sizes its HT PHY-header sections the same way
-/// (4 µs and 8 µs at 6 Mbit/s).
+/// Clause 19, the HT-mixed format's L-SIG and HT-SIG fields; Clause 17's SIGNAL field).
+/// ns-3 sizes its HT PHY-header sections the same way (4 µs and 8 µs at 6 Mbit/s).
 pub const HT_HEADER_BITS: u64 = 24 + 48;
 
 /// Success probability of an HT-mixed PPDU's L-SIG and HT-SIG at `snr_db`, the SNR of one

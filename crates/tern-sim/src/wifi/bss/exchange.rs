@@ -45,10 +45,10 @@ pub(crate) struct Ppdu {
     pub airtime: SimTime,
     /// The receiver's SNR for this PPDU, dB.
     pub snr_db: f64,
-    /// The receiver's SNR for the PPDU's PHY header, dB: an HT-mixed PPDU's L-SIG and HT-SIG
-    /// go out as one stream at BPSK ½ whatever the MCS (IEEE 802.11-2016 Clause 19, the L-SIG
-    /// and HT-SIG fields of the HT-mixed format), so the receiver combines them over all its antennas; a non-HT PPDU's
-    /// header shares the payload's SNR.
+    /// The receiver's SNR for the PPDU's PHY header, dB: an HT-mixed PPDU's L-SIG and
+    /// HT-SIG go out as one stream at BPSK ½ whatever the MCS (IEEE 802.11-2016 Clause 19,
+    /// the L-SIG and HT-SIG fields of the HT-mixed format), so the receiver combines them
+    /// over all its antennas; a non-HT PPDU's header shares the payload's SNR.
     pub header_snr_db: f64,
 }
 
@@ -203,7 +203,8 @@ impl Errors {
     /// Draws whether the receiver decodes an HT-mixed PPDU's PHY header at `snr_db`
     /// ([`ht_header_success_rate_db`]). An HT receiver that fails the L-SIG parity or the
     /// HT-SIG CRC ends the reception (IEEE 802.11-2016 Clause 19, the HT receive
-    /// procedure; Clause 17 for the L-SIG's parity): its MAC sees no MPDU of the PPDU, good or bad, and sends no BlockAck.
+    /// procedure; Clause 17 for the L-SIG's parity): its MAC sees no MPDU of the PPDU, good
+    /// or bad, and sends no BlockAck.
     #[inline]
     pub fn header_arrives(&mut self, snr_db: f64) -> bool {
         let p = self.cache.get(snr_db, HEADER_KEY, HT_HEADER_BITS, || {
@@ -227,9 +228,9 @@ impl Errors {
     }
 }
 
-/// The success cache's rate key for the HT PHY header (MCS indices are 0-31, DSSS and
-/// non-HT OFDM keys below 64).
-const HEADER_KEY: u8 = u8::MAX;
+/// The success cache's rate key for the HT PHY header, apart from every rate's: HT MCS
+/// indices 0-31, DCF rates from 255 down ([`super::config::DcfRate::cache_key`]).
+const HEADER_KEY: u8 = 128;
 
 /// Frame success rates already computed, by (SNR bits, rate, frame bits): the error model's
 /// special functions cost far more than a MAC exchange, and a static station sees one SNR.
