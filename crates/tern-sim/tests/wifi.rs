@@ -404,3 +404,53 @@ fn frame_exchanges_drop_at_their_retry_limits() {
         assert_eq!(delivered, 0, "{wifi}");
     }
 }
+
+/// Minstrel-HT's probes under ath9k (drivers/net/wireless/ath/ath9k/xmit.c,
+/// `ath_tx_form_aggr`): a frame flagged as a rate-control probe closes the aggregate being
+/// built and starts the next, which fills with the frames behind it like any other. So in a
+/// saturated upload the `wifi` trace's probe A-MPDUs carry about as many MPDUs as the rest
+/// (their size limit is the slowest rate of the probe's series, which includes max_prob as
+/// every series does), not one MPDU each.
+#[test]
+fn a_probe_heads_an_a_mpdu_of_the_frames_behind_it() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/examples/wifi-ht-upload.toml"
+    ))
+    .unwrap();
+    let overrides: Vec<(String, String)> = [
+        ("sim.duration", "3s"),
+        ("record", "[\"wifi\"]"),
+        ("wifi.wlan.rate_control", "{ kind = \"minstrel\" }"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let out = tern_sim::run_text("w", &text, &overrides, Some(1)).unwrap();
+    let wifi = common::table(&out, "wifi");
+    let (kind, from, mpdus, probe) = (
+        common::texts(wifi, "kind"),
+        common::texts(wifi, "from"),
+        common::u64s(wifi, "mpdus"),
+        common::u64s(wifi, "probe"),
+    );
+    let mean = |p: u64| {
+        let n: Vec<u64> = (0..kind.len())
+            .filter(|&i| kind[i] == "ampdu" && from[i] == "sta" && probe[i] == p)
+            .map(|i| mpdus[i])
+            .collect();
+        (
+            n.iter().sum::<u64>() as f64 / n.len().max(1) as f64,
+            n.len(),
+        )
+    };
+    let ((probe_len, probes), (other_len, others)) = (mean(1), mean(0));
+    assert!(
+        probes >= 20 && others > probes,
+        "{probes} probes, {others} others"
+    );
+    assert!(
+        probe_len > 2.0 && probe_len > 0.5 * other_len,
+        "probe A-MPDUs hold {probe_len:.1} MPDUs, the others {other_len:.1}"
+    );
+}

@@ -330,6 +330,7 @@ impl WifiDevice {
                 acked: r.acked,
                 collision: r.collision,
                 snr_db: r.snr_db,
+                probe: r.probe,
             });
         }
         if cx.traces.wants::<WifiRxRecord>() {

@@ -204,13 +204,22 @@ impl<S: RateSet> RateControl<S> {
         }
     }
 
+    /// `frames` new frames reached the driver (not retransmissions): Minstrel's Linux 3.x
+    /// probing counts them ([`Minstrel::frames_queued`]). The HT MAC calls it as it takes
+    /// frames into its aggregates.
+    pub fn frames_queued(&mut self, frames: u32) {
+        if let Algorithm::Minstrel(minstrel) = &mut self.algorithm {
+            minstrel.frames_queued(frames);
+        }
+    }
+
     /// The rate an A-MPDU of the last decision is sized for: the slowest rate of the rate
-    /// table Minstrel hands the driver ([`Minstrel::slowest_of_table`], as ath9k sizes
-    /// it), the chosen rate otherwise.
+    /// series Minstrel hands the driver with it ([`Minstrel::slowest_of_series`], as ath9k
+    /// sizes it), the chosen rate otherwise.
     pub fn sizing_rate(&self) -> Option<S::Rate> {
         let last = self.last?;
         Some(match &self.algorithm {
-            Algorithm::Minstrel(m) => m.slowest_of_table(),
+            Algorithm::Minstrel(m) => m.slowest_of_series(last.sample.then_some(last.rate)),
             _ => last.rate,
         })
     }

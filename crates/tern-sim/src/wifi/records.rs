@@ -23,6 +23,9 @@ crate::record! {
         collision: bool,
         /// SNR at the receiver.
         snr_db: f64,
+        /// Whether the rate control chose the rate to probe it (Minstrel-HT's sampling; an
+        /// A-MPDU headed by a probe frame).
+        probe: bool,
     }
 }
 
@@ -97,7 +100,7 @@ macro_rules! records {
             { $($state)* }
             kinds {
                 /// 802.11: every PPDU on the air (sender, receiver, kind, rate and MCS, MPDUs sent and
-                /// acknowledged, collision, the receiver's SNR).
+                /// acknowledged, collision, the receiver's SNR, whether a rate-control probe).
                 Wifi = "wifi",
                 /// 802.11: every MPDU a receiver's PHY delivered, with a good or a bad FCS, and its
                 /// sequence number (what a receiver's driver sees: nothing of a PPDU whose PHY

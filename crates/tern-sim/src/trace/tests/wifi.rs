@@ -22,6 +22,7 @@ pub(super) const EXPECTED: &[(&str, &[(&str, Kind)])] = &[
             ("acked", req(U64)),
             ("collision", req(U64)),
             ("snr_db", req(F64)),
+            ("probe", req(U64)),
         ],
     ),
     (
@@ -87,6 +88,7 @@ pub(super) fn record(traces: &mut Traces, i: u64) {
         acked: 31,
         collision: odd,
         snr_db: -0.5,
+        probe: !odd,
     });
     traces.record(&WifiRxRecord {
         time: now,

@@ -131,6 +131,7 @@ impl FrameExchange for DcfExchange {
         record.rate_bps = rate.bps() as f64;
         if let DcfRates::Adaptive(rc) = &mut self.rates {
             if let Some(rc) = rc[i][tx.peer].as_mut() {
+                record.probe = rc.last_choice().is_some_and(|c| c.sample);
                 rc.report(now, rate, 1, u32::from(success));
             }
         }

@@ -33,8 +33,13 @@ pub struct HtPhy {
 
 /// What an HT entity has on the air.
 pub(super) enum HtPpdu {
-    /// An A-MPDU of (SN, uid) at an MCS.
-    Ampdu { mpdus: Vec<(u16, u64)>, mcs: HtMcs },
+    /// An A-MPDU of (SN, uid) at an MCS; `probe` if the rate control chose the MCS to
+    /// probe it.
+    Ampdu {
+        mpdus: Vec<(u16, u64)>,
+        mcs: HtMcs,
+        probe: bool,
+    },
     /// A BlockAckReq with this starting SN.
     Bar(u16),
 }
@@ -169,11 +174,12 @@ impl HtExchange {
                 effective_snr(modulation, s)
             })
         });
-        // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`,
-        // `ath_tx_form_aggr`): an A-MPDU is sized to 4 ms at the slowest rate of the
-        // frame's rate series, and a rate-control probe is not aggregated.
-        let probe = rc.last_choice().is_some_and(|c| c.sample);
+        // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`): an A-MPDU is
+        // sized to 4 ms at the slowest rate of its first frame's rate series. A
+        // rate-control probe heads an aggregate like any frame (`ath_tx_form_aggr` stops
+        // at a probe only once it holds frames, so the probe starts the next one).
         let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
+        let probe = rc.last_choice().is_some_and(|c| c.sample);
         // One effective SNR per PPDU from its subcarriers' SNRs for the MCS's
         // modulation (wifi/esm.rs); frequency-flat fading gives the PPDU's own SNR.
         let modulation = mcs.modulation();
@@ -201,6 +207,7 @@ impl HtExchange {
         let mut k = 0;
         // (packet size, A-MPDU capacity for it): frames in a row are mostly one size.
         let mut capacity = (u32::MAX, 0);
+        let mut new_frames = 0;
         while k < e.queue.len() {
             let f = e.queue[k];
             if f.peer != peer {
@@ -208,8 +215,8 @@ impl HtExchange {
                 continue;
             }
             if capacity.0 != f.bytes {
-                let fit = ampdu_capacity(f.bytes, sizing, band, &limits).max(1);
-                capacity = (f.bytes, if probe { 1 } else { fit });
+                let fit = ampdu_capacity(f.bytes, sizing, band, &limits);
+                capacity = (f.bytes, fit.max(1));
             }
             let fit = capacity.1;
             if orig.queued() >= fit as usize {
@@ -218,10 +225,15 @@ impl HtExchange {
             e.queue.remove(k);
             orig.enqueue(f.uid);
             e.held.insert(f.uid, f);
+            new_frames += 1;
         }
+        e.rates[peer]
+            .as_mut()
+            .expect("linked peer")
+            .frames_queued(new_frames);
         let held = &e.held;
         let mut lens: Vec<u32> = Vec::new();
-        let max_mpdus = if probe { 1 } else { limits.mpdus as usize };
+        let max_mpdus = limits.mpdus as usize;
         let mpdus = orig.next_batch(max_mpdus, |uid| {
             lens.push(mpdu_len(held[&uid].bytes));
             let psdu = ampdu_len(&lens);
@@ -232,7 +244,7 @@ impl HtExchange {
             }
             fits
         });
-        e.on_air = Some((HtPpdu::Ampdu { mpdus, mcs }, None));
+        e.on_air = Some((HtPpdu::Ampdu { mpdus, mcs, probe }, None));
         Ppdu {
             peer,
             airtime: tx.txtime(ampdu_len(&lens), band),
@@ -293,7 +305,10 @@ impl FrameExchange for HtExchange {
                 record.rate_bps = OfdmRate::Mbps6.bps() as f64;
                 return block_ack.is_some();
             }
-            HtPpdu::Ampdu { mpdus, mcs } => (mpdus, mcs),
+            HtPpdu::Ampdu { mpdus, mcs, probe } => {
+                record.probe = probe;
+                (mpdus, mcs)
+            }
         };
         record.kind = "ampdu";
         record.mcs = Some(mcs.index());

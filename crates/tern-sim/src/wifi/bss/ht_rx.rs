@@ -29,7 +29,7 @@ impl HtExchange {
                 self.pass_up(tx.entity, tx.peer, released, cx.out);
                 (OfdmRate::Mbps6, Some((*ssn, bitmap)))
             }
-            HtPpdu::Ampdu { mpdus, mcs } => (
+            HtPpdu::Ampdu { mpdus, mcs, .. } => (
                 ht_control_response_rate(*mcs, &OfdmRate::MANDATORY),
                 self.receive_ampdu(tx, mpdus, *mcs, cx),
             ),

@@ -572,6 +572,7 @@ impl Bss {
             acked: u32::from(answered),
             collision,
             snr_db: tx.snr_db,
+            probe: false,
         };
         // §10.22.2.2: CW returns to CWmin after a success or a drop, else it widens.
         let reset_cw = self

@@ -19,6 +19,8 @@ pub struct TxRecord {
     pub acked: u32,
     pub collision: bool,
     pub snr_db: f64,
+    /// Whether the rate control chose the rate to probe it (Minstrel's sampling).
+    pub probe: bool,
 }
 
 /// One A-MPDU as a receiver's driver sees it: every MPDU the PHY passed up, with a good or

@@ -152,16 +152,20 @@ struct RateStats<R> {
 ///   ([`super::retry_chain`]): max_tp, max_tp2, max_prob, each for its try count, then from
 ///   max_tp again. The MAC asks for each retransmission separately: after a PPDU got
 ///   nothing acknowledged the next `select` walks the chain; any acknowledgement returns to
-///   max_tp. A failed sample does not advance the chain (the retransmission goes at max_tp,
-///   as in Linux where the sample heads a chain of the normal rates); no sampling within it.
+///   max_tp. No sampling within it. A failed probe goes on, with the Linux chain, at
+///   max_tp2 and then max_prob (the probe's series, `rate_control_fill_sta_table`: the
+///   probed rate once, then the table's later entries); otherwise the retransmission goes
+///   at max_tp.
 /// * **Sampling, Linux 3.x** ([`Sampling::Linux3`], [`MinstrelConfig::linux_3`], what an
 ///   802.11n station of a scenario uses): the probing counters, sample table and candidate
 ///   tests of Linux 3.10-3.13 `minstrel_ht` (see [`super::sampling::LinuxSampler`] and
 ///   `Minstrel::linux_accepts`): one probe per 16 + 2 × the average A-MPDU length frames,
 ///   at most 8 per MCS group per statistics interval, of the next sample-table rate that is
 ///   not in the current rate table, not above 95 % success, and, if slower than max_tp2,
-///   idle for 20 intervals (three such per interval). The MAC sends a probe alone
-///   (ath9k does not aggregate a frame flagged as a rate-control probe).
+///   idle for 20 intervals (three such per interval). A probe heads an A-MPDU like any
+///   frame, sized for the slowest rate of its series ([`Minstrel::slowest_of_series`]):
+///   ath9k's `ath_tx_form_aggr` closes an aggregate before a probe frame, which then
+///   starts the next one.
 /// * **Sampling, fraction** ([`Sampling::Fraction`], the default of
 ///   [`MinstrelConfig::new`]): each A-MPDU at the head of the chain is, with probability
 ///   10 %, a sample candidate. The sample rate is drawn
@@ -341,23 +345,37 @@ impl<S: RateSet> Minstrel<S> {
         r.successes += u64::from(succeeded);
         self.interval_mpdus += u64::from(attempted);
         self.interval_ampdus += 1;
+        let linux = self.config.linux_chain;
         if succeeded > 0 {
             self.chain.restart();
         } else if self.pending_sample != Some(index) {
             let counts = self.chain_counts();
-            let linux = self.config.linux_chain;
             self.chain
                 .failed(&counts[..if linux { 3 } else { 4 }], linux);
+        } else if linux {
+            // A probe's series: the probed rate once, then the table's max_tp2 and
+            // max_prob with their counts.
+            let mut counts = self.chain_counts();
+            counts[0] = 1;
+            self.chain.failed(&counts[..3], true);
         }
         self.pending_sample = None;
         let avg = self.avg_ampdu_mpdus;
         if let Some(s) = self.sampler.as_mut() {
-            s.on_status(attempted, avg);
+            s.on_status(avg);
         }
         if self.config.stream_rules {
             self.sudden_death();
         }
         self.maybe_update(now);
+    }
+
+    /// `frames` new frames reached the driver (Linux calls `minstrel_ht_get_rate` once for
+    /// each): Linux 3.x's probe wait counts them down.
+    pub fn frames_queued(&mut self, frames: u32) {
+        if let Some(s) = self.sampler.as_mut() {
+            s.on_frames(frames);
+        }
     }
 
     /// The try counts of the chain's entries (`super::retry_chain`).
@@ -387,14 +405,19 @@ impl<S: RateSet> Minstrel<S> {
         }
     }
 
-    /// The slowest rate of the rate table minstrel_ht hands the driver (max_tp, max_tp2,
-    /// max_prob): ath9k sizes an A-MPDU for it (`ath_lookup_rate`, drivers/net/wireless/
-    /// ath/ath9k/xmit.c: the smallest 4 ms frame length over the rate series).
-    pub fn slowest_of_table(&self) -> S::Rate {
+    /// The slowest rate of the rate series minstrel_ht hands the driver with a frame:
+    /// ath9k sizes an A-MPDU for it (`ath_lookup_rate`, drivers/net/wireless/ath/ath9k/
+    /// xmit.c: the smallest 4 ms frame length over the first frame's series). The series
+    /// is the rate table (max_tp, max_tp2, max_prob), or for a probe of `sample` the
+    /// probed rate in place of max_tp (`rate_control_fill_sta_table`, net/mac80211/
+    /// rate.c, fills the slots after the probe's own from the table's same slots).
+    pub fn slowest_of_series(&self, sample: Option<S::Rate>) -> S::Rate {
         let set = &self.config.rates;
-        [self.max_tp, self.max_tp2, self.max_prob]
+        let first = sample.unwrap_or(self.rates[self.max_tp].rate);
+        [self.max_tp2, self.max_prob]
             .into_iter()
             .map(|i| self.rates[i].rate)
+            .chain([first])
             .min_by(|&a, &b| set.data_rate_bps(a).total_cmp(&set.data_rate_bps(b)))
             .expect("three rates")
     }

@@ -27,8 +27,9 @@
 //! software queue (a software retry) and the next aggregate is formed with the current
 //! rate table from its first entry again (`ath_set_rates` per aggregate). An A-MPDU with a
 //! Block Ack ends the chain; its failed MPDUs are retried in a new aggregate, again from
-//! the first entry. A rate-control probe is tried once and is not part of the chain's
-//! accounting here.
+//! the first entry. A rate-control probe's series is the probed rate once, then the
+//! table's max_tp2 and max_prob with their counts (`rate_control_fill_sta_table`,
+//! net/mac80211/rate.c, fills the slots after the probe's from the table's same slots).
 //!
 //! # Call order
 //!

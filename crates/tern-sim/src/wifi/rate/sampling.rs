@@ -35,10 +35,12 @@ pub const GROUP_RATES: usize = 8;
 ///   next entry of the sample table, walking the groups round-robin; a refused candidate
 ///   leaves the try armed for the next frame.
 ///
-/// Linux counts frames as mac80211 hands them to the rate control, one call each; Tern's
-/// MAC asks once per PPDU, so the count goes down by the MPDUs of each reported PPDU, and
-/// a PPDU asks for up to [`LinuxSampler::frames_per_ask`] candidates (as many frames as an
-/// average A-MPDU holds would).
+/// Linux counts frames as mac80211 hands them to the rate control, one call each, once per
+/// frame (a retransmission stays in the driver and is not counted again); Tern's MAC asks
+/// once per PPDU, so the count goes down by the new frames the MAC takes into its
+/// aggregates ([`LinuxSampler::on_frames`]), and a PPDU asks for up to
+/// [`LinuxSampler::frames_per_ask`] candidates (as many frames as an average A-MPDU holds
+/// would).
 #[derive(Clone, Debug)]
 pub struct LinuxSampler {
     /// Frames to let pass before the next probe (`sample_wait`).
@@ -130,11 +132,14 @@ impl LinuxSampler {
         self.tries -= 1;
     }
 
-    /// A PPDU of `mpdus` MPDUs got its status: the wait goes down by its frames, then, if
-    /// nothing is waiting or armed, the next probe is armed 16 + 2 × ⌊`avg_ampdu`⌋ frames
-    /// ahead.
-    pub fn on_status(&mut self, mpdus: u32, avg_ampdu: f64) {
-        self.wait = self.wait.saturating_sub(u64::from(mpdus));
+    /// `frames` new frames reached the driver: the wait goes down by them.
+    pub fn on_frames(&mut self, frames: u32) {
+        self.wait = self.wait.saturating_sub(u64::from(frames));
+    }
+
+    /// A PPDU got its status: if nothing is waiting or armed, the next probe is armed 16 +
+    /// 2 × ⌊`avg_ampdu`⌋ frames ahead.
+    pub fn on_status(&mut self, avg_ampdu: f64) {
         if self.wait == 0 && self.tries == 0 && self.count > 0 {
             self.wait = 16 + 2 * libm::floor(avg_ampdu) as u64;
             self.tries = 1;

@@ -360,6 +360,52 @@ fn linux_3_tries_each_chain_rate_its_count_then_starts_again() {
     assert_eq!(mi.select(t).rate, mcs(4));
 }
 
+/// A probe under Linux 3.x and ath9k: mac80211 fills the probe's rate series with the probed
+/// rate once, then the rate table's later slots, max_tp2 and max_prob with their counts
+/// (`rate_control_fill_sta_table`); ath9k sizes the aggregate for the slowest rate of that
+/// series (`ath_lookup_rate`). Here max_tp is MCS 5 (50 % of 52 Mbit/s), max_tp2 MCS 4
+/// (60 % of 39), max_prob MCS 2 (all of 19.5); with 13-MPDU A-MPDUs each gets two tries
+/// (a try at MCS 4 lasts 62 symbols · 4 µs · 13 = 3.2 ms, two pass 6 ms).
+#[test]
+fn linux_3_probe_heads_a_series_of_max_tp2_then_max_prob() {
+    let mut mi = MinstrelHt::new(
+        MinstrelConfig {
+            sampling: Sampling::Fraction(1.0),
+            linux_chain: true,
+            ..MinstrelConfig::new(set(7), Band::Ghz5)
+        },
+        RngStream::new(1, "unit"),
+    );
+    mi.report(SimTime::ZERO, mcs(2), 13, 13);
+    mi.report(SimTime::ZERO, mcs(4), 20, 12);
+    mi.report(SimTime(100 * MS), mcs(5), 16, 8);
+    assert_eq!(
+        (mi.max_tp(), mi.max_tp2(), mi.max_prob()),
+        (mcs(5), mcs(4), mcs(2))
+    );
+    // Sized for the slowest of the series: max_prob, or a probed rate slower still.
+    assert_eq!(mi.slowest_of_series(None), mcs(2));
+    assert_eq!(mi.slowest_of_series(Some(mcs(7))), mcs(2));
+    assert_eq!(mi.slowest_of_series(Some(mcs(0))), mcs(0));
+    let t = SimTime(110 * MS);
+    let mut series = Vec::new();
+    for _ in 0..6 {
+        let choice = mi.select(t);
+        series.push((choice.rate.index(), choice.sample));
+        mi.report(t, choice.rate, 13, 0);
+    }
+    // A probe of a rate that could beat max_tp (MCS 6 or 7), then the table's later slots,
+    // then a new aggregate, where the next probe may go.
+    let (probe, again) = (series[0], series[5]);
+    assert!(probe.1 && probe.0 >= 6, "{series:?}");
+    assert!(again.1, "{series:?}");
+    assert_eq!(
+        series[1..5],
+        [(4, false), (4, false), (2, false), (2, false)],
+        "{series:?}"
+    );
+}
+
 #[test]
 fn minstrel_statistics_and_retry_chain() {
     // Exchange overhead in 5 GHz: 16 + 32 + 43 + 7.5 · 9 µs.
@@ -428,15 +474,18 @@ const ERP_SNRS: [(f64, u64); 4] = [(5.0, 1), (10.0, 2), (15.0, 3), (25.0, 4)];
 
 /// Linux 3.x minstrel_ht's probing rate (`minstrel_ht_tx_status`, `minstrel_get_sample_rate`):
 /// after a probe's status the next one waits 16 + 2 × ⌊average A-MPDU length⌋ frames. With
-/// A-MPDUs of 10 MPDUs (the average between 8 and 10 once 1-MPDU probes are counted in) the
-/// wait is 32-36 frames, four A-MPDUs: one probe every fifth PPDU. At most 8 probes per MCS
+/// A-MPDUs of 10 new MPDUs, probes' too (ath9k aggregates behind a probe as behind any
+/// frame), the wait is 36 frames, four A-MPDUs: one probe every fifth PPDU. At most 8 probes per MCS
 /// group (16 with MCS 0-15) per 50 ms interval: with 0.25 ms PPDUs, 200 per interval,
 /// that cap binds at 16/200. The channel delivers every MPDU up to 39 Mbit/s and none
-/// faster, so that some rate is always worth probing.
+/// faster, so that some rate is always worth probing. If every other PPDU carries only
+/// frames sent before, the 36 frames take four new PPDUs with three retransmissions
+/// between them, then the probe: one probe every eighth PPDU, as mac80211 asks the rate
+/// control once per frame, not per transmission (counting transmissions: every fifth).
 #[test]
 fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
     let set = HtRateSet::up_to(mcs(15), ChannelWidth::Mhz20, GuardInterval::Long);
-    let fraction = |ppdu: SimTime| {
+    let fraction = |ppdu: SimTime, retransmissions: bool| {
         let mut rc = RateControl::minstrel(
             MinstrelConfig::linux_3(set.clone(), Band::Ghz5),
             RngStream::new(7, "test/rate"),
@@ -446,7 +495,11 @@ fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
         while now < SimTime::from_secs(10) {
             let m = rc.select(now, None);
             let probe = rc.last_choice().unwrap().sample;
-            let n = if probe { 1 } else { 10 };
+            let n = 10;
+            // With `retransmissions`, every other PPDU carries frames sent before, which
+            // the rate control does not see again.
+            let k = (now.0 / ppdu.0) % 2;
+            rc.frames_queued(if retransmissions && k == 1 { 0 } else { n });
             let ok = if set.data_rate_bps(m) <= 39e6 { n } else { 0 };
             if now >= SimTime::from_secs(1) {
                 ppdus += 1;
@@ -457,10 +510,16 @@ fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
         }
         f64::from(samples) / f64::from(ppdus)
     };
-    let f = fraction(SimTime::from_millis(1));
+    let f = fraction(SimTime::from_millis(1), false);
     assert!((f - 0.2).abs() < 0.01, "one probe in {:.2} PPDUs", 1.0 / f);
-    let f = fraction(SimTime::from_micros(250));
+    let f = fraction(SimTime::from_micros(250), false);
     assert!((f - 16.0 / 200.0).abs() < 0.005, "{f}");
+    let f = fraction(SimTime::from_millis(1), true);
+    assert!(
+        (f - 0.125).abs() < 0.01,
+        "one probe in {:.2} PPDUs",
+        1.0 / f
+    );
 }
 
 mod erp;
