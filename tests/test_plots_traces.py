@@ -114,6 +114,29 @@ def test_wifi_views_show_mcs_failed_mpdus_and_ampdu_sizes(wifi):
     assert failed[-1] == (mine["mpdus"].sum() - mine["acked"].sum())
     for kind in ("mcs", "retries", "ampdu"):
         assert plots.timeseries(wifi, kind).axes[0].has_data()
+    # A constant rate probes nothing: no line of probes.
+    assert "wlan: sta → ap (probes)" not in rate
+
+
+def test_the_rate_view_shows_minstrels_probes_apart():
+    # Minstrel-HT probes (Linux 3.x: one probe per 16 + 2 x the average A-MPDU length new
+    # frames): its probes form a line of their own, every probe PPDU of the trace on it
+    # and none on the main line.
+    run = tern.run(
+        EXAMPLES / "wifi-ht-upload.toml",
+        set={
+            "sim.duration": "2s",
+            "record": '["wifi"]',
+            "wifi.wlan.rate_control": '{ kind = "minstrel" }',
+        },
+    )
+    rate = _lines(plots.timeseries_data(run, "mcs"))
+    air = run.series("wifi")
+    mine = air.filter((air["from"] == "sta") & (air["kind"] != "bar"))
+    probes = mine.filter(mine["probe"].cast(pl.Boolean))
+    assert probes.height > 0
+    assert len(rate["wlan: sta → ap (probes)"].y) == probes.height
+    assert len(rate["wlan: sta → ap"].y) == mine.height - probes.height
 
 
 def test_roaming_is_marked_on_every_time_plot_and_tfrc_and_rssi_plotted(tmp_path):

@@ -101,19 +101,18 @@ def _air(run: Run) -> list[tuple[tuple, pl.DataFrame]]:
 
 
 def wifi_rate(run: Run, _bin: float | None) -> Panel:
-    """The MCS (802.11n) or the PHY rate (802.11a/b/g) of every data PPDU."""
+    """The MCS (802.11n) or the PHY rate (802.11a/b/g) of every data PPDU; the rate
+    control's probes (Minstrel's samples) as a line of their own per sender."""
     frame = run.series("wifi")
     ht = frame["mcs"].drop_nulls().len() > 0
     column, ylabel = ("mcs", "MCS index") if ht else ("rate_mbps", "PHY rate (Mbit/s)")
-    lines = [
-        Line(
-            f"{bss}: {src} → {dst}",
-            g["time"].to_numpy(),
-            g[column].cast(pl.Float64).to_numpy(),
-            "markers",
-        )
-        for (bss, src, dst), g in _air(run)
-    ]
+    lines = []
+    for (bss, src, dst), g in _air(run):
+        for probe, suffix in ((False, ""), (True, " (probes)")):
+            part = g.filter(pl.col("probe").cast(pl.Boolean) == probe)
+            if part.height or not probe:
+                x, y = part["time"].to_numpy(), part[column].cast(pl.Float64).to_numpy()
+                lines.append(Line(f"{bss}: {src} → {dst}{suffix}", x, y, "markers"))
     return Panel("mcs", "802.11 rate of each data PPDU (rate control)", ylabel, lines)
 
 
