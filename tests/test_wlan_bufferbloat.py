@@ -22,7 +22,11 @@ def test_wlan_bufferbloat_quick_gives_the_full_runs_verdicts(wlan_quick):
 
 def test_wlan_bufferbloat_quick_checks_every_claim(wlan_quick):
     rep = wlan_quick
-    assert all(r.error is None and r.value is not None for r in rep.results)
+    # Every claim is evaluated; an error only says that a cause tested was not shown.
+    for r in rep.results:
+        assert r.value is not None, r.claim.id
+        not_shown = f"cause {r.claim.cause!r} not shown"
+        assert r.error is None or r.error.startswith(not_shown), (r.claim.id, r.error)
     by_id = {r.claim.id: r for r in rep.results}
     # linux-none's cwnd cannot pass where Linux 3.13's 4 MiB send buffer stops it: 4194304 /
     # 4352 B per queued segment = 963 segments, plus the 3 segments of slack with which
@@ -34,12 +38,14 @@ def test_wlan_bufferbloat_quick_checks_every_claim(wlan_quick):
     # packets wait more than 5 ms for 100 ms.
     tsq_codel = by_id["tsq-codel-send-queue-under-150"].outcome
     assert tsq_codel.k == tsq_codel.n
-    # An SNR oracle in place of Minstrel-HT (ideal-rate: no probes, no statistics lagging
-    # the fades) gives the paper's MPDU error rate (Fig. 5: 0.05-0.2) on the same channel:
-    # what lies above it is the rate control's. Fading can only add errors at the same mean
-    # SNR, so without it (no-fading) Minstrel-HT loses fewer MPDUs than with it.
-    assert 0.05 <= by_id["ideal-rate-mpdu-error-rate-median"].value <= 0.2
+    # At the paper's MAC rates Linux 3.13's Minstrel-HT, its probes sent alone as ath9k
+    # sends them, gives the paper's MPDU error rate (Fig. 5: 0.05-0.2) on the channel
+    # without small-scale fading (no-fading), and so does an SNR oracle in its place
+    # (ideal-rate) on the fading channel: what lies above it there is the rate control's
+    # over the fades. Fading can only add errors at the same mean SNR.
     flat = by_id["no-fading-mpdu-error-rate-median"].value
+    assert 0.05 <= flat <= 0.2
+    assert 0.05 <= by_id["ideal-rate-mpdu-error-rate-median"].value <= 0.2
     assert by_id["mpdu-error-rate-median"].value > flat
     # Fades four times shorter than TGn's 1.2 km/h ones (short-fades: f_d 23 Hz, the channel
     # decorrelating in about 20 ms) end before ath9k's 30 tries and mac80211's 100 ms reorder

@@ -405,14 +405,14 @@ fn frame_exchanges_drop_at_their_retry_limits() {
     }
 }
 
-/// Minstrel-HT's probes under ath9k (drivers/net/wireless/ath/ath9k/xmit.c,
-/// `ath_tx_form_aggr`): a frame flagged as a rate-control probe closes the aggregate being
-/// built and starts the next, which fills with the frames behind it like any other. So in a
-/// saturated upload the `wifi` trace's probe A-MPDUs carry about as many MPDUs as the rest
-/// (their size limit is the slowest rate of the probe's series, which includes max_prob as
-/// every series does), not one MPDU each.
+/// Minstrel-HT's probes under ath9k (drivers/net/wireless/ath/ath9k/xmit.c): `ath_lookup_rate`
+/// gives a frame flagged as a rate-control probe an aggregate limit of 0, so
+/// `ath_tx_form_aggr` adds nothing behind it, and the hardware retries that lone frame along
+/// the probe's series (max_tp2, max_prob) when it gets no acknowledgement. So in a saturated
+/// upload the `wifi` trace's probe PPDUs carry one MPDU each, as does the next PPDU after a
+/// probe that failed, while the rest are aggregates.
 #[test]
-fn a_probe_heads_an_a_mpdu_of_the_frames_behind_it() {
+fn a_probe_goes_alone_and_so_do_its_retries() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/examples/wifi-ht-upload.toml"
@@ -428,29 +428,42 @@ fn a_probe_heads_an_a_mpdu_of_the_frames_behind_it() {
     .collect();
     let out = tern_sim::run_text("w", &text, &overrides, Some(1)).unwrap();
     let wifi = common::table(&out, "wifi");
-    let (kind, from, mpdus, probe) = (
+    let (kind, from, mpdus, acked, probe) = (
         common::texts(wifi, "kind"),
         common::texts(wifi, "from"),
         common::u64s(wifi, "mpdus"),
+        common::u64s(wifi, "acked"),
         common::u64s(wifi, "probe"),
     );
-    let mean = |p: u64| {
-        let n: Vec<u64> = (0..kind.len())
-            .filter(|&i| kind[i] == "ampdu" && from[i] == "sta" && probe[i] == p)
-            .map(|i| mpdus[i])
-            .collect();
-        (
-            n.iter().sum::<u64>() as f64 / n.len().max(1) as f64,
-            n.len(),
-        )
-    };
-    let ((probe_len, probes), (other_len, others)) = (mean(1), mean(0));
+    let sta: Vec<usize> = (0..kind.len())
+        .filter(|&i| kind[i] == "ampdu" && from[i] == "sta")
+        .collect();
+    let probes: Vec<usize> = sta.iter().copied().filter(|&i| probe[i] == 1).collect();
+    let others: Vec<u64> = sta
+        .iter()
+        .filter(|&&i| probe[i] == 0)
+        .map(|&i| mpdus[i])
+        .collect();
+    let other_len = others.iter().sum::<u64>() as f64 / others.len().max(1) as f64;
     assert!(
-        probes >= 20 && others > probes,
-        "{probes} probes, {others} others"
+        probes.len() >= 20 && other_len > 4.0,
+        "{} probes; the other PPDUs hold {other_len:.1} MPDUs",
+        probes.len()
     );
-    assert!(
-        probe_len > 2.0 && probe_len > 0.5 * other_len,
-        "probe A-MPDUs hold {probe_len:.1} MPDUs, the others {other_len:.1}"
-    );
+    for &i in &probes {
+        assert_eq!(mpdus[i], 1, "probe PPDU {i} holds {} MPDUs", mpdus[i]);
+    }
+    let failed: Vec<usize> = sta
+        .windows(2)
+        .filter(|w| probe[w[0]] == 1 && acked[w[0]] == 0)
+        .map(|w| w[1])
+        .collect();
+    assert!(!failed.is_empty(), "no probe failed");
+    for &j in &failed {
+        assert_eq!(
+            mpdus[j], 1,
+            "the retry {j} of a failed probe holds {} MPDUs",
+            mpdus[j]
+        );
+    }
 }

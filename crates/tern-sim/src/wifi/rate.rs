@@ -214,14 +214,26 @@ impl<S: RateSet> RateControl<S> {
     }
 
     /// The rate an A-MPDU of the last decision is sized for: the slowest rate of the rate
-    /// series Minstrel hands the driver with it ([`Minstrel::slowest_of_series`], as ath9k
-    /// sizes it), the chosen rate otherwise.
+    /// table Minstrel hands the driver ([`Minstrel::slowest_of_table`], as ath9k sizes
+    /// it), the chosen rate otherwise.
     pub fn sizing_rate(&self) -> Option<S::Rate> {
         let last = self.last?;
         Some(match &self.algorithm {
-            Algorithm::Minstrel(m) => m.slowest_of_series(last.sample.then_some(last.rate)),
+            Algorithm::Minstrel(m) => m.slowest_of_table(),
             _ => last.rate,
         })
+    }
+
+    /// True if the last decision's PPDU carries one MPDU alone: a rate-control probe, or
+    /// the retry of a failed Linux 3.x probe along its series (ath9k aggregates nothing
+    /// behind a probe frame: `ath_lookup_rate` gives it an aggregate limit of 0).
+    pub fn probe_alone(&self) -> bool {
+        let sample = self.last.is_some_and(|c| c.sample);
+        sample
+            || match &self.algorithm {
+                Algorithm::Minstrel(m) => m.in_probe_series(),
+                _ => false,
+            }
     }
 
     /// The last decision of [`RateControl::select`], `None` before the first.

@@ -23,8 +23,8 @@ crate::record! {
         collision: bool,
         /// SNR at the receiver.
         snr_db: f64,
-        /// Whether the rate control chose the rate to probe it (Minstrel-HT's sampling; an
-        /// A-MPDU headed by a probe frame).
+        /// Whether the rate control chose the rate to probe it (Minstrel-HT's sampling: the
+        /// probe frame's first try, alone in its PPDU).
         probe: bool,
     }
 }

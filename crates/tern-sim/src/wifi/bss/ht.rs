@@ -175,11 +175,13 @@ impl HtExchange {
             })
         });
         // ath9k (drivers/net/wireless/ath/ath9k/xmit.c, `ath_lookup_rate`): an A-MPDU is
-        // sized to 4 ms at the slowest rate of its first frame's rate series. A
-        // rate-control probe heads an aggregate like any frame (`ath_tx_form_aggr` stops
-        // at a probe only once it holds frames, so the probe starts the next one).
+        // sized to 4 ms at the slowest rate of its first frame's rate series, and a frame
+        // flagged as a rate-control probe gets a limit of 0: `ath_tx_form_aggr` adds no
+        // frame behind it (nor appends a probe to an aggregate it holds frames in), and the
+        // hardware retries that lone frame along the probe's series.
         let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
         let probe = rc.last_choice().is_some_and(|c| c.sample);
+        let alone = rc.probe_alone();
         // One effective SNR per PPDU from its subcarriers' SNRs for the MCS's
         // modulation (wifi/esm.rs); frequency-flat fading gives the PPDU's own SNR.
         let modulation = mcs.modulation();
@@ -215,8 +217,8 @@ impl HtExchange {
                 continue;
             }
             if capacity.0 != f.bytes {
-                let fit = ampdu_capacity(f.bytes, sizing, band, &limits);
-                capacity = (f.bytes, fit.max(1));
+                let fit = ampdu_capacity(f.bytes, sizing, band, &limits).max(1);
+                capacity = (f.bytes, if alone { 1 } else { fit });
             }
             let fit = capacity.1;
             if orig.queued() >= fit as usize {
@@ -233,7 +235,7 @@ impl HtExchange {
             .frames_queued(new_frames);
         let held = &e.held;
         let mut lens: Vec<u32> = Vec::new();
-        let max_mpdus = limits.mpdus as usize;
+        let max_mpdus = if alone { 1 } else { limits.mpdus as usize };
         let mpdus = orig.next_batch(max_mpdus, |uid| {
             lens.push(mpdu_len(held[&uid].bytes));
             let psdu = ampdu_len(&lens);

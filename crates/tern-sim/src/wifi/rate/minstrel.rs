@@ -162,10 +162,10 @@ struct RateStats<R> {
 ///   `Minstrel::linux_accepts`): one probe per 16 + 2 × the average A-MPDU length frames,
 ///   at most 8 per MCS group per statistics interval, of the next sample-table rate that is
 ///   not in the current rate table, not above 95 % success, and, if slower than max_tp2,
-///   idle for 20 intervals (three such per interval). A probe heads an A-MPDU like any
-///   frame, sized for the slowest rate of its series ([`Minstrel::slowest_of_series`]):
-///   ath9k's `ath_tx_form_aggr` closes an aggregate before a probe frame, which then
-///   starts the next one.
+///   idle for 20 intervals (three such per interval). The MAC sends a probe alone, through
+///   its whole series ([`Minstrel::in_probe_series`]): ath9k's `ath_lookup_rate` gives a
+///   frame flagged as a rate-control probe an aggregate limit of 0, so `ath_tx_form_aggr`
+///   adds nothing behind it, and the hardware retries that one frame along the series.
 /// * **Sampling, fraction** ([`Sampling::Fraction`], the default of
 ///   [`MinstrelConfig::new`]): each A-MPDU at the head of the chain is, with probability
 ///   10 %, a sample candidate. The sample rate is drawn
@@ -231,6 +231,8 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
     chain: RetryChain,
     /// The rate (index into `rates`) of the last select if it was a sample.
     pending_sample: Option<usize>,
+    /// A failed Linux 3.x probe is still being retried along its series.
+    probe_series: bool,
     /// Linux 3.x's probing state, with [`Sampling::Linux3`].
     sampler: Option<LinuxSampler>,
     /// Each MCS group's two best rates at the last update (with `stream_rules`).
@@ -300,6 +302,7 @@ impl<S: RateSet> Minstrel<S> {
             max_prob: 0,
             chain: RetryChain::default(),
             pending_sample: None,
+            probe_series: false,
             sampler,
             groups: Vec::new(),
         };
@@ -348,16 +351,20 @@ impl<S: RateSet> Minstrel<S> {
         let linux = self.config.linux_chain;
         if succeeded > 0 {
             self.chain.restart();
+            self.probe_series = false;
         } else if self.pending_sample != Some(index) {
             let counts = self.chain_counts();
             self.chain
                 .failed(&counts[..if linux { 3 } else { 4 }], linux);
+            // A spent series ends the probe's: its frame goes back to the software queue.
+            self.probe_series &= !self.chain.at_head();
         } else if linux {
             // A probe's series: the probed rate once, then the table's max_tp2 and
             // max_prob with their counts.
             let mut counts = self.chain_counts();
             counts[0] = 1;
             self.chain.failed(&counts[..3], true);
+            self.probe_series = true;
         }
         self.pending_sample = None;
         let avg = self.avg_ampdu_mpdus;
@@ -405,21 +412,23 @@ impl<S: RateSet> Minstrel<S> {
         }
     }
 
-    /// The slowest rate of the rate series minstrel_ht hands the driver with a frame:
-    /// ath9k sizes an A-MPDU for it (`ath_lookup_rate`, drivers/net/wireless/ath/ath9k/
-    /// xmit.c: the smallest 4 ms frame length over the first frame's series). The series
-    /// is the rate table (max_tp, max_tp2, max_prob), or for a probe of `sample` the
-    /// probed rate in place of max_tp (`rate_control_fill_sta_table`, net/mac80211/
-    /// rate.c, fills the slots after the probe's own from the table's same slots).
-    pub fn slowest_of_series(&self, sample: Option<S::Rate>) -> S::Rate {
+    /// The slowest rate of the rate table minstrel_ht hands the driver (max_tp, max_tp2,
+    /// max_prob): ath9k sizes an A-MPDU for it (`ath_lookup_rate`, drivers/net/wireless/
+    /// ath/ath9k/xmit.c: the smallest 4 ms frame length over the first frame's series).
+    pub fn slowest_of_table(&self) -> S::Rate {
         let set = &self.config.rates;
-        let first = sample.unwrap_or(self.rates[self.max_tp].rate);
-        [self.max_tp2, self.max_prob]
+        [self.max_tp, self.max_tp2, self.max_prob]
             .into_iter()
             .map(|i| self.rates[i].rate)
-            .chain([first])
             .min_by(|&a, &b| set.data_rate_bps(a).total_cmp(&set.data_rate_bps(b)))
             .expect("three rates")
+    }
+
+    /// True while a failed Linux 3.x probe is retried along its series (the probed rate
+    /// once, then max_tp2 and max_prob): ath9k's hardware retries the probe's lone frame,
+    /// so the MAC adds no frame to these tries either.
+    pub fn in_probe_series(&self) -> bool {
+        self.probe_series
     }
 
     /// The rate with the best expected throughput.

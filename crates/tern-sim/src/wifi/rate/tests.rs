@@ -362,12 +362,13 @@ fn linux_3_tries_each_chain_rate_its_count_then_starts_again() {
 
 /// A probe under Linux 3.x and ath9k: mac80211 fills the probe's rate series with the probed
 /// rate once, then the rate table's later slots, max_tp2 and max_prob with their counts
-/// (`rate_control_fill_sta_table`); ath9k sizes the aggregate for the slowest rate of that
-/// series (`ath_lookup_rate`). Here max_tp is MCS 5 (50 % of 52 Mbit/s), max_tp2 MCS 4
-/// (60 % of 39), max_prob MCS 2 (all of 19.5); with 13-MPDU A-MPDUs each gets two tries
-/// (a try at MCS 4 lasts 62 symbols · 4 µs · 13 = 3.2 ms, two pass 6 ms).
+/// (`rate_control_fill_sta_table`), and ath9k sends the probe frame alone through that series
+/// (`ath_lookup_rate` gives a probe an aggregate limit of 0). Here max_tp is MCS 5 (50 % of
+/// 52 Mbit/s), max_tp2 MCS 4 (60 % of 39), max_prob MCS 2 (all of 19.5); with 13-MPDU
+/// A-MPDUs each gets two tries (a try at MCS 4 lasts 62 symbols · 4 µs · 13 = 3.2 ms, two
+/// pass 6 ms).
 #[test]
-fn linux_3_probe_heads_a_series_of_max_tp2_then_max_prob() {
+fn linux_3_probe_goes_alone_through_a_series_of_max_tp2_then_max_prob() {
     let mut mi = MinstrelHt::new(
         MinstrelConfig {
             sampling: Sampling::Fraction(1.0),
@@ -383,27 +384,39 @@ fn linux_3_probe_heads_a_series_of_max_tp2_then_max_prob() {
         (mi.max_tp(), mi.max_tp2(), mi.max_prob()),
         (mcs(5), mcs(4), mcs(2))
     );
-    // Sized for the slowest of the series: max_prob, or a probed rate slower still.
-    assert_eq!(mi.slowest_of_series(None), mcs(2));
-    assert_eq!(mi.slowest_of_series(Some(mcs(7))), mcs(2));
-    assert_eq!(mi.slowest_of_series(Some(mcs(0))), mcs(0));
+    // Aggregates are sized for the slowest rate of the table: max_prob.
+    assert_eq!(mi.slowest_of_table(), mcs(2));
     let t = SimTime(110 * MS);
     let mut series = Vec::new();
     for _ in 0..6 {
         let choice = mi.select(t);
-        series.push((choice.rate.index(), choice.sample));
-        mi.report(t, choice.rate, 13, 0);
+        // The probe's frame alone, at every try of its series.
+        let alone = choice.sample || mi.in_probe_series();
+        series.push((choice.rate.index(), choice.sample, alone));
+        mi.report(t, choice.rate, if alone { 1 } else { 13 }, 0);
     }
-    // A probe of a rate that could beat max_tp (MCS 6 or 7), then the table's later slots,
-    // then a new aggregate, where the next probe may go.
+    // A probe of a rate that could beat max_tp (MCS 6 or 7), then the table's later slots
+    // for the same lone frame, then a new aggregate, where the next probe may go.
     let (probe, again) = (series[0], series[5]);
-    assert!(probe.1 && probe.0 >= 6, "{series:?}");
+    assert!(probe.1 && probe.0 >= 6 && probe.2, "{series:?}");
     assert!(again.1, "{series:?}");
     assert_eq!(
         series[1..5],
-        [(4, false), (4, false), (2, false), (2, false)],
+        [
+            (4, false, true),
+            (4, false, true),
+            (2, false, true),
+            (2, false, true)
+        ],
         "{series:?}"
     );
+    // An acknowledgement ends the probe's series.
+    let choice = mi.select(t);
+    mi.report(t, choice.rate, 1, 0);
+    assert!(mi.in_probe_series());
+    let choice = mi.select(t);
+    mi.report(t, choice.rate, 1, 1);
+    assert!(!mi.in_probe_series());
 }
 
 #[test]
@@ -474,14 +487,16 @@ const ERP_SNRS: [(f64, u64); 4] = [(5.0, 1), (10.0, 2), (15.0, 3), (25.0, 4)];
 
 /// Linux 3.x minstrel_ht's probing rate (`minstrel_ht_tx_status`, `minstrel_get_sample_rate`):
 /// after a probe's status the next one waits 16 + 2 × ⌊average A-MPDU length⌋ frames. With
-/// A-MPDUs of 10 new MPDUs, probes' too (ath9k aggregates behind a probe as behind any
-/// frame), the wait is 36 frames, four A-MPDUs: one probe every fifth PPDU. At most 8 probes per MCS
+/// A-MPDUs of 10 new MPDUs and probes of one (ath9k sends a probe alone), one probe every
+/// fifth PPDU averages 41 / 5 = 8.2 MPDUs: a wait of 32 frames, four A-MPDUs, so one probe
+/// every fifth PPDU indeed. At most 8 probes per MCS
 /// group (16 with MCS 0-15) per 50 ms interval: with 0.25 ms PPDUs, 200 per interval,
 /// that cap binds at 16/200. The channel delivers every MPDU up to 39 Mbit/s and none
-/// faster, so that some rate is always worth probing. If every other PPDU carries only
-/// frames sent before, the 36 frames take four new PPDUs with three retransmissions
-/// between them, then the probe: one probe every eighth PPDU, as mac80211 asks the rate
-/// control once per frame, not per transmission (counting transmissions: every fifth).
+/// faster, so that some rate is always worth probing. If every other PPDU after a probe
+/// carries only frames sent before, the 32 frames take four new PPDUs with three
+/// retransmissions between them, then the probe: one probe every eighth PPDU (an average
+/// of 71 / 8 = 8.9 MPDUs, the same wait), as mac80211 asks the rate control once per frame,
+/// not per transmission (counting transmissions: every fifth).
 #[test]
 fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
     let set = HtRateSet::up_to(mcs(15), ChannelWidth::Mhz20, GuardInterval::Long);
@@ -490,16 +505,17 @@ fn linux_3_probes_once_per_16_plus_twice_the_ampdu_length_frames() {
             MinstrelConfig::linux_3(set.clone(), Band::Ghz5),
             RngStream::new(7, "test/rate"),
         );
-        let (mut samples, mut ppdus) = (0u32, 0u32);
+        let (mut samples, mut ppdus, mut since_probe) = (0u32, 0u32, 0u32);
         let mut now = SimTime::ZERO;
         while now < SimTime::from_secs(10) {
             let m = rc.select(now, None);
             let probe = rc.last_choice().unwrap().sample;
-            let n = 10;
-            // With `retransmissions`, every other PPDU carries frames sent before, which
-            // the rate control does not see again.
-            let k = (now.0 / ppdu.0) % 2;
-            rc.frames_queued(if retransmissions && k == 1 { 0 } else { n });
+            let n = if probe { 1 } else { 10 };
+            // With `retransmissions`, every other PPDU after a probe carries frames sent
+            // before, which the rate control does not see again.
+            let again = retransmissions && !probe && since_probe % 2 == 1;
+            since_probe = if probe { 0 } else { since_probe + 1 };
+            rc.frames_queued(if again { 0 } else { n });
             let ok = if set.data_rate_bps(m) <= 39e6 { n } else { 0 };
             if now >= SimTime::from_secs(1) {
                 ppdus += 1;
