@@ -158,6 +158,32 @@ impl Originator {
         sn
     }
 
+    /// The `(sn, id)` of an MPDU sent alone: `id` if it is in the window and waits for a
+    /// (re)transmission, else the first new MPDU in the window, else the first MPDU
+    /// [`Originator::next_batch`] would send; empty if none may go. A rate-control probe
+    /// is a frame the driver has just been handed (ath9k), and its retries are of that frame.
+    /// The MPDU returned is in flight and has one more attempt.
+    pub fn next_lone(&mut self, id: Option<u64>) -> Vec<(u16, u64)> {
+        let waiting = |m: &Mpdu| matches!(m.state, MpduState::New | MpduState::Retry);
+        let window = self.window_len();
+        let chosen = id
+            .and_then(|id| (0..window).find(|&i| self.queue[i].id == id && waiting(&self.queue[i])))
+            .or_else(|| (0..window).find(|&i| self.queue[i].state == MpduState::New));
+        let Some(i) = chosen else {
+            return self.next_batch(1, |_| true);
+        };
+        // The first new MPDU follows every MPDU ever sent, so those still form a prefix.
+        let m = &mut self.queue[i];
+        m.state = MpduState::InFlight;
+        m.attempts += 1;
+        vec![(sn_add(self.win_start, i as u16), m.id)]
+    }
+
+    /// Whether a new MPDU (never sent) lies in the window.
+    pub fn has_new(&self) -> bool {
+        self.count_in_window(|s| s == MpduState::New) > 0
+    }
+
     /// The `(sn, id)` pairs of the next A-MPDU, in SN order: the MPDUs waiting for a
     /// retransmission first, then new ones, all with SN in [WinStartO, WinStartO + WinSizeO)
     /// (§10.25.6.7); an MPDU outside the window waits. Stops after `max_mpdus` MPDUs or at

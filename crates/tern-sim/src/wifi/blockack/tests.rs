@@ -262,3 +262,27 @@ fn scoreboard_forgets_the_previous_lap() {
     assert!(r.on_bar(1000).is_empty());
     assert_eq!(r.block_ack(900), 0);
 }
+
+/// A lone MPDU (a rate-control probe) is the first new one, not a retransmission waiting
+/// before it; asked for again by id, the same MPDU goes (its retries), and with no new MPDU
+/// in the window the oldest waiting one does.
+#[test]
+fn a_lone_mpdu_is_the_first_new_one_then_the_same_one() {
+    let mut o = Originator::new(64, 7);
+    for id in 10..14 {
+        o.enqueue(id);
+    }
+    assert_eq!(o.next_batch(2, all), [(0, 10), (1, 11)]);
+    // SN 0 lost, SN 1 acknowledged: 10 waits for a retransmission, 12 and 13 are new.
+    o.on_block_ack(0, 0b10);
+    assert!(o.has_new());
+    assert_eq!(o.next_lone(None), [(2, 12)]);
+    o.on_no_block_ack();
+    assert_eq!(o.next_lone(Some(12)), [(2, 12)]);
+    o.on_block_ack(2, 0b1);
+    // An id no longer waiting (acknowledged) falls back to the first new MPDU.
+    assert_eq!(o.next_lone(Some(12)), [(3, 13)]);
+    o.on_block_ack(3, 0b1);
+    assert!(!o.has_new());
+    assert_eq!(o.next_lone(None), [(0, 10)]);
+}

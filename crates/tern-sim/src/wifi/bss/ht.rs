@@ -57,6 +57,8 @@ pub(super) struct Entity {
     pub recipients: Vec<Option<Recipient>>,
     /// Per peer, the rate control and a BlockAckReq to send (its starting SN).
     rates: Vec<Option<RateControl>>,
+    /// Per peer, the frame (uid) of the rate-control probe being tried along its series.
+    probe_frame: Vec<Option<u64>>,
     pending_bar: Vec<Option<u16>>,
     /// The peer served last (the AP serves its stations round-robin).
     last_peer: usize,
@@ -107,6 +109,7 @@ impl HtExchange {
                     .map(|p| linked(e, p).then(|| rates(e, p, phy)))
                     .collect(),
                 pending_bar: vec![None; n],
+                probe_frame: vec![None; n],
                 last_peer: 0,
                 on_air: None,
             };
@@ -178,7 +181,9 @@ impl HtExchange {
         // sized to 4 ms at the slowest rate of its first frame's rate series, and a frame
         // flagged as a rate-control probe gets a limit of 0: `ath_tx_form_aggr` adds no
         // frame behind it (nor appends a probe to an aggregate it holds frames in), and the
-        // hardware retries that lone frame along the probe's series.
+        // hardware retries that lone frame along the probe's series. The probe frame is one
+        // mac80211 has just handed over (the rate control flags it as it does), so it is
+        // the first new frame, not a retransmission waiting before it.
         let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
         let probe = rc.last_choice().is_some_and(|c| c.sample);
         let alone = rc.probe_alone();
@@ -221,7 +226,13 @@ impl HtExchange {
                 capacity = (f.bytes, if alone { 1 } else { fit });
             }
             let fit = capacity.1;
-            if orig.queued() >= fit as usize {
+            // A probe needs one new frame (one at most: a full window keeps it out).
+            let full = if probe {
+                orig.has_new() || new_frames > 0
+            } else {
+                orig.queued() >= fit as usize
+            };
+            if full {
                 break;
             }
             e.queue.remove(k);
@@ -235,17 +246,24 @@ impl HtExchange {
             .frames_queued(new_frames);
         let held = &e.held;
         let mut lens: Vec<u32> = Vec::new();
-        let max_mpdus = if alone { 1 } else { limits.mpdus as usize };
-        let mpdus = orig.next_batch(max_mpdus, |uid| {
-            lens.push(mpdu_len(held[&uid].bytes));
-            let psdu = ampdu_len(&lens);
-            let fits = lens.len() == 1
-                || (psdu <= limits.bytes && sizing.txtime(psdu, band) <= limits.ppdu);
-            if !fits {
-                lens.pop();
-            }
-            fits
-        });
+        let mpdus = if alone {
+            let lone = orig.next_lone(if probe { None } else { e.probe_frame[peer] });
+            e.probe_frame[peer] = lone.first().map(|&(_, uid)| uid);
+            lens.extend(lone.iter().map(|&(_, uid)| mpdu_len(held[&uid].bytes)));
+            lone
+        } else {
+            e.probe_frame[peer] = None;
+            orig.next_batch(limits.mpdus as usize, |uid| {
+                lens.push(mpdu_len(held[&uid].bytes));
+                let psdu = ampdu_len(&lens);
+                let fits = lens.len() == 1
+                    || (psdu <= limits.bytes && sizing.txtime(psdu, band) <= limits.ppdu);
+                if !fits {
+                    lens.pop();
+                }
+                fits
+            })
+        };
         e.on_air = Some((HtPpdu::Ampdu { mpdus, mcs, probe }, None));
         Ppdu {
             peer,
