@@ -467,3 +467,75 @@ fn a_probe_goes_alone_and_so_do_its_retries() {
         );
     }
 }
+
+/// A probe frame whose whole series fails goes back to ath9k's software queue still
+/// flagged as a probe and with its probed rate first (`ath_tx_complete_aggr`, `ath_set_rates`
+/// in drivers/net/wireless/ath/ath9k/xmit.c clear neither), so the driver sends it alone
+/// along the probe's series again: after a failed probe and its failed lone retries the
+/// next PPDU is the probe again, at the same MCS, never an aggregate. The far end of the
+/// wlan-bufferbloat study (TGn model B at 95 m), where whole series fail in the fades.
+/// (With the retry of the probe's frame along its series disabled, the first spent series
+/// is followed by a new probe at another MCS.)
+#[test]
+fn a_probe_frame_whose_series_is_spent_is_probed_again() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/wlan-bufferbloat/upload.toml"
+    ))
+    .unwrap();
+    let overrides: Vec<(String, String)> = [
+        ("sim.duration", "20s"),
+        ("record", "[\"wifi\"]"),
+        ("nodes.sta.position", "[95, 0, 0]"),
+        // No frame given up (ath9k's 30 tries lifted), so that a probe frame ends only
+        // acknowledged: its series cannot end in a drop the trace does not show.
+        ("wifi.wlan.retry_limit", "1000000"),
+        ("wifi.wlan.propagation.fading.rx_antennas", "2"),
+        ("wifi.wlan.propagation.fading.model", "\"B\""),
+        ("wifi.wlan.propagation.fading.k_factor", "0"),
+        (
+            "wifi.wlan.propagation.fading.environment_speed",
+            "0.3333333333333333",
+        ),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let out = tern_sim::run_text("w", &text, &overrides, Some(1)).unwrap();
+    let wifi = common::table(&out, "wifi");
+    let (kind, from, mpdus, acked, probe, mcs) = (
+        common::texts(wifi, "kind"),
+        common::texts(wifi, "from"),
+        common::u64s(wifi, "mpdus"),
+        common::u64s(wifi, "acked"),
+        common::u64s(wifi, "probe"),
+        common::opt_f64s(wifi, "mcs"),
+    );
+    let sta: Vec<usize> = (0..kind.len())
+        .filter(|&i| kind[i] == "ampdu" && from[i] == "sta")
+        .collect();
+    let (mut again, mut spent) = (0, 0);
+    for (k, &i) in sta.iter().enumerate() {
+        if probe[i] == 0 || acked[i] > 0 {
+            continue;
+        }
+        let mut j = k + 1;
+        while j < sta.len() && probe[sta[j]] == 0 && mpdus[sta[j]] == 1 && acked[sta[j]] == 0 {
+            j += 1;
+        }
+        let Some(&next) = sta.get(j) else { break };
+        if probe[next] == 1 || mpdus[next] > 1 {
+            spent += 1;
+            assert!(
+                probe[next] == 1 && mcs[next] == mcs[i],
+                "PPDU {next} after the spent series of probe {i} (MCS {:?}) is not that probe again",
+                mcs[i]
+            );
+            again += 1;
+        }
+    }
+    assert!(
+        again >= 5,
+        "{again} probes sent again of {spent} spent series"
+    );
+}

@@ -66,6 +66,8 @@ enum MpduState {
 struct Mpdu {
     id: u64,
     attempts: u32,
+    /// Attempts in the hardware submission under way ([`Originator::per_submission`]).
+    series_tries: u32,
     state: MpduState,
 }
 
@@ -106,6 +108,9 @@ pub struct Originator {
     win_size: u16,
     /// Most transmissions of one MPDU.
     retry_limit: u32,
+    /// The limit checked once per hardware submission, as ath9k does (see
+    /// [`Originator::per_submission`]).
+    per_submission: bool,
     /// `queue[i]` has SN `win_start + i`. Its front is never `Acked` or `Dropped`; the MPDUs
     /// ever sent form a prefix of it, all inside the window.
     queue: VecDeque<Mpdu>,
@@ -137,8 +142,23 @@ impl Originator {
             win_start: ssn,
             win_size,
             retry_limit,
+            per_submission: false,
             queue: VecDeque::new(),
         }
+    }
+
+    /// The retry limit as ath9k applies it (`ath_tx_complete_aggr`, drivers/net/wireless/
+    /// ath/ath9k/xmit.c): when a hardware submission ends (a Block Ack came, or the rate
+    /// series is spent), an MPDU not acknowledged is given up if the tries it had *before*
+    /// that submission reach the limit (ATH_MAX_SW_RETRIES), else it goes back for a
+    /// software retry with the submission's tries added. An MPDU is thus given up after
+    /// between `retry_limit` and `retry_limit` plus one series' tries. Without it, an
+    /// MPDU is given up at its `retry_limit`-th failed attempt (802.11's per-MPDU retry
+    /// counter). The submission ends with every Block Ack, and without one where the
+    /// caller says so ([`Originator::on_no_block_ack_ending`]).
+    pub fn per_submission(mut self) -> Self {
+        self.per_submission = true;
+        self
     }
 
     /// Queues a new MPDU carrying packet `id` and returns its sequence number: the SN after
@@ -153,6 +173,7 @@ impl Originator {
         self.queue.push_back(Mpdu {
             id,
             attempts: 0,
+            series_tries: 0,
             state: MpduState::New,
         });
         sn
@@ -176,6 +197,7 @@ impl Originator {
         let m = &mut self.queue[i];
         m.state = MpduState::InFlight;
         m.attempts += 1;
+        m.series_tries += 1;
         vec![(sn_add(self.win_start, i as u16), m.id)]
     }
 
@@ -209,6 +231,7 @@ impl Originator {
             }
             m.state = MpduState::InFlight;
             m.attempts += 1;
+            m.series_tries += 1;
             batch.push((sn_add(self.win_start, i as u16), m.id));
         }
         batch
@@ -234,22 +257,32 @@ impl Originator {
                     m.state = MpduState::Acked;
                     out.acked.push(m.id);
                 }
-                MpduState::InFlight => Self::fail(m, self.retry_limit, &mut out),
+                MpduState::InFlight => self.fail(i, true, &mut out),
                 _ => {}
             }
         }
+        self.end_submission(true);
         self.advance(out)
     }
 
     /// No BlockAck came back (BlockAck timeout): every in-flight MPDU failed one attempt,
-    /// with the same retry-limit rule as [`Originator::on_block_ack`].
+    /// with the same retry-limit rule as [`Originator::on_block_ack`]; the submission ends
+    /// ([`Originator::on_no_block_ack_ending`]).
     pub fn on_no_block_ack(&mut self) -> BaOutcome {
+        self.on_no_block_ack_ending(true)
+    }
+
+    /// No BlockAck came back, and the hardware submission ends with this try if `ends`
+    /// (its rate series is spent): with [`Originator::per_submission`] only then is an
+    /// MPDU given up; otherwise as [`Originator::on_no_block_ack`].
+    pub fn on_no_block_ack_ending(&mut self, ends: bool) -> BaOutcome {
         let mut out = BaOutcome::default();
-        for m in self.queue.iter_mut().take(self.win_size as usize) {
-            if m.state == MpduState::InFlight {
-                Self::fail(m, self.retry_limit, &mut out);
+        for i in 0..self.window_len() {
+            if self.queue[i].state == MpduState::InFlight {
+                self.fail(i, ends, &mut out);
             }
         }
+        self.end_submission(ends);
         self.advance(out)
     }
 
@@ -293,14 +326,29 @@ impl Originator {
             .count()
     }
 
-    /// One failed attempt of an in-flight MPDU.
-    fn fail(m: &mut Mpdu, retry_limit: u32, out: &mut BaOutcome) {
-        if m.attempts >= retry_limit {
+    /// One failed attempt of the in-flight MPDU `queue[i]`, in a submission that `ends`.
+    fn fail(&mut self, i: usize, ends: bool, out: &mut BaOutcome) {
+        let m = &mut self.queue[i];
+        let give_up = if self.per_submission {
+            ends && m.attempts - m.series_tries >= self.retry_limit
+        } else {
+            m.attempts >= self.retry_limit
+        };
+        if give_up {
             m.state = MpduState::Dropped;
             out.dropped.push(m.id);
         } else {
             m.state = MpduState::Retry;
             out.retries += 1;
+        }
+    }
+
+    /// A hardware submission ended if `ends`: its tries now count as tries before the next.
+    fn end_submission(&mut self, ends: bool) {
+        if ends {
+            for m in self.queue.iter_mut().take(self.win_size as usize) {
+                m.series_tries = 0;
+            }
         }
     }
 

@@ -197,10 +197,18 @@ impl<S: RateSet> RateControl<S> {
     }
 
     /// Feedback for the PPDU last selected: sent at `rate` with `attempted` MPDUs, of which
-    /// `succeeded` were acknowledged. Only Minstrel learns from it.
-    pub fn report(&mut self, now: SimTime, rate: S::Rate, attempted: u32, succeeded: u32) {
+    /// `succeeded` were acknowledged and `dropped` given up after it. Only Minstrel learns
+    /// from it ([`Minstrel::report`]).
+    pub fn report(
+        &mut self,
+        now: SimTime,
+        rate: S::Rate,
+        attempted: u32,
+        succeeded: u32,
+        dropped: u32,
+    ) {
         if let Algorithm::Minstrel(minstrel) = &mut self.algorithm {
-            minstrel.report(now, rate, attempted, succeeded);
+            minstrel.report(now, rate, attempted, succeeded, dropped);
         }
     }
 
@@ -210,6 +218,40 @@ impl<S: RateSet> RateControl<S> {
     pub fn frames_queued(&mut self, frames: u32) {
         if let Algorithm::Minstrel(minstrel) = &mut self.algorithm {
             minstrel.frames_queued(frames);
+        }
+    }
+
+    /// True if the last decision's probe re-sends the probe frame of an earlier, spent
+    /// series ([`Minstrel::retries_probe_frame`]).
+    pub fn retries_probe_frame(&self) -> bool {
+        match &self.algorithm {
+            Algorithm::Minstrel(m) => m.retries_probe_frame(),
+            _ => false,
+        }
+    }
+
+    /// True if the hardware submission of the last decision's PPDU at `rate` ends should
+    /// it get no acknowledgement ([`Minstrel::failure_ends_series`]); every PPDU is a
+    /// submission of its own for the other rate controls.
+    pub fn failure_ends_series(&self, rate: S::Rate) -> bool {
+        match &self.algorithm {
+            Algorithm::Minstrel(m) => m.failure_ends_series(rate),
+            _ => true,
+        }
+    }
+
+    /// True for Minstrel with Linux 3.x's retry chain under ath9k
+    /// ([`MinstrelConfig::linux_chain`]): the MAC then applies ath9k's retry limit per
+    /// submission ([`super::blockack::Originator::per_submission`]).
+    pub fn ath9k_series(&self) -> bool {
+        matches!(&self.algorithm, Algorithm::Minstrel(m) if m.linux_chain())
+    }
+
+    /// The MAC's rate-control probe frame was acknowledged or given up, or the
+    /// association ended ([`Minstrel::probe_frame_done`]).
+    pub fn probe_frame_done(&mut self) {
+        if let Algorithm::Minstrel(minstrel) = &mut self.algorithm {
+            minstrel.probe_frame_done();
         }
     }
 

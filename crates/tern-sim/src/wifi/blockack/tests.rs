@@ -286,3 +286,53 @@ fn a_lone_mpdu_is_the_first_new_one_then_the_same_one() {
     assert!(!o.has_new());
     assert_eq!(o.next_lone(None), [(0, 10)]);
 }
+
+/// ath9k's retry limit (`ath_tx_complete_aggr`: `fi->retries < ATH_MAX_SW_RETRIES` checked
+/// before the submission's tries are added): a frame failing submissions of six tries each
+/// (max_tp, max_tp2, max_prob twice each) has 0, 6, 12, 18, 24 and 30 tries before them, so
+/// it is given up when the sixth submission ends, at its 36th try, not at its 30th, and
+/// never in the middle of a submission. A Block Ack ends a submission too.
+#[test]
+fn ath9k_gives_a_frame_up_once_a_submission_ends_with_its_tries_before_at_the_limit() {
+    let fail_series = |o: &mut Originator, tries: u32| {
+        let mut dropped = Vec::new();
+        for t in 1..=tries {
+            assert_eq!(o.next_batch(64, all).len(), 1);
+            let out = o.on_no_block_ack_ending(t == tries);
+            if t < tries {
+                assert!(out.dropped.is_empty(), "dropped within a submission");
+            }
+            dropped.extend(out.dropped);
+        }
+        dropped
+    };
+    let mut o = Originator::new(64, 30).per_submission();
+    o.enqueue(7);
+    for _ in 0..5 {
+        assert!(fail_series(&mut o, 6).is_empty());
+    }
+    assert_eq!(fail_series(&mut o, 6), [7], "given up after 36 tries");
+    // Per try (802.11's retry counter): given up at the 30th.
+    let mut o = Originator::new(64, 30);
+    o.enqueue(7);
+    let mut tries = 0;
+    loop {
+        o.next_batch(64, all);
+        tries += 1;
+        if !o.on_no_block_ack().dropped.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(tries, 30);
+    // A Block Ack ends the submission: frame 1, unacknowledged after 30 tries before it,
+    // is given up at once; frame 2 goes on.
+    let mut o = Originator::new(64, 30).per_submission();
+    o.enqueue(1);
+    for _ in 0..5 {
+        fail_series(&mut o, 6);
+    }
+    o.enqueue(2);
+    assert_eq!(o.next_batch(64, all).len(), 2);
+    let out = o.on_block_ack(0, 0b10);
+    assert_eq!((out.acked, out.dropped), (vec![2], vec![1]));
+}

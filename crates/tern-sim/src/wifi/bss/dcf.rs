@@ -132,7 +132,8 @@ impl FrameExchange for DcfExchange {
         if let DcfRates::Adaptive(rc) = &mut self.rates {
             if let Some(rc) = rc[i][tx.peer].as_mut() {
                 record.probe = rc.last_choice().is_some_and(|c| c.sample);
-                rc.report(now, rate, 1, u32::from(success));
+                let last_try = !success && e.attempts + 1 >= self.retry_limit;
+                rc.report(now, rate, 1, u32::from(success), u32::from(last_try));
             }
         }
         e.attempts += 1;

@@ -95,19 +95,21 @@ impl HtExchange {
             reorder_timeout: cfg.reorder_timeout,
         };
         for e in 0..n {
+            let rates: Vec<Option<RateControl>> = (0..n)
+                .map(|p| linked(e, p).then(|| rates(e, p, phy)))
+                .collect();
             let entity = Entity {
                 queue: VecDeque::new(),
                 held: BTreeMap::new(),
                 reorder: BTreeMap::new(),
-                originators: (0..n)
-                    .map(|p| linked(e, p).then(|| x.originator()))
+                originators: rates
+                    .iter()
+                    .map(|rc| rc.as_ref().map(|rc| x.originator(rc)))
                     .collect(),
                 recipients: (0..n)
                     .map(|p| linked(e, p).then(|| x.recipient()))
                     .collect(),
-                rates: (0..n)
-                    .map(|p| linked(e, p).then(|| rates(e, p, phy)))
-                    .collect(),
+                rates,
                 pending_bar: vec![None; n],
                 probe_frame: vec![None; n],
                 last_peer: 0,
@@ -118,8 +120,15 @@ impl HtExchange {
         x
     }
 
-    fn originator(&self) -> Originator {
-        Originator::new(MAX_AMPDU_MPDUS as u16, self.retry_limit)
+    /// A Block Ack originator with the BSS's retry limit, applied per hardware submission
+    /// as ath9k does when `rc` runs ath9k's rate series ([`RateControl::ath9k_series`]).
+    fn originator(&self, rc: &RateControl) -> Originator {
+        let o = Originator::new(MAX_AMPDU_MPDUS as u16, self.retry_limit);
+        if rc.ath9k_series() {
+            o.per_submission()
+        } else {
+            o
+        }
     }
 
     /// A Block Ack recipient with the BSS's reorder-release timeout.
@@ -187,6 +196,7 @@ impl HtExchange {
         let sizing = HtTxVector::new(rc.sizing_rate().unwrap_or(mcs), width, gi);
         let probe = rc.last_choice().is_some_and(|c| c.sample);
         let alone = rc.probe_alone();
+        let reprobe = rc.retries_probe_frame();
         // One effective SNR per PPDU from its subcarriers' SNRs for the MCS's
         // modulation (wifi/esm.rs); frequency-flat fading gives the PPDU's own SNR.
         let modulation = mcs.modulation();
@@ -204,6 +214,8 @@ impl HtExchange {
             })
         };
         let e = &mut self.entities[i];
+        // A probe frame's retry along the probe's series again (`Minstrel::
+        // retries_probe_frame`) needs no new frame.
         let tx = HtTxVector::new(mcs, width, gi);
         // Hand the peer's oldest queued frames to its originator (it numbers them), only
         // as many as the next A-MPDU can carry with the retries pending: the rest stay
@@ -228,7 +240,7 @@ impl HtExchange {
             let fit = capacity.1;
             // A probe needs one new frame (one at most: a full window keeps it out).
             let full = if probe {
-                orig.has_new() || new_frames > 0
+                reprobe || orig.has_new() || new_frames > 0
             } else {
                 orig.queued() >= fit as usize
             };
@@ -247,7 +259,11 @@ impl HtExchange {
         let held = &e.held;
         let mut lens: Vec<u32> = Vec::new();
         let mpdus = if alone {
-            let lone = orig.next_lone(if probe { None } else { e.probe_frame[peer] });
+            let lone = orig.next_lone(if probe && !reprobe {
+                None
+            } else {
+                e.probe_frame[peer]
+            });
             e.probe_frame[peer] = lone.first().map(|&(_, uid)| uid);
             lens.extend(lone.iter().map(|&(_, uid)| mpdu_len(held[&uid].bytes)));
             lone
@@ -336,9 +352,10 @@ impl FrameExchange for HtExchange {
         record.rate_bps = HtTxVector::new(mcs, self.phy.width, self.phy.gi).data_rate_bps();
         let e = &mut self.entities[i];
         let orig = e.originators[tx.peer].as_mut().expect("linked peer");
+        let rc = e.rates[tx.peer].as_ref().expect("linked peer");
         let result = match block_ack {
             Some((start, bitmap)) => orig.on_block_ack(start, bitmap),
-            None => orig.on_no_block_ack(),
+            None => orig.on_no_block_ack_ending(rc.failure_ends_series(mcs)),
         };
         record.acked = result.acked.len() as u32;
         cx.counters.mpdus_sent += mpdus.len() as u64;
@@ -348,7 +365,15 @@ impl FrameExchange for HtExchange {
             mcs,
             record.mpdus,
             record.acked,
+            result.dropped.len() as u32,
         );
+        if let Some(uid) = e.probe_frame[tx.peer] {
+            if result.acked.contains(&uid) || result.dropped.contains(&uid) {
+                e.probe_frame[tx.peer] = None;
+                let rc = e.rates[tx.peer].as_mut().expect("linked peer");
+                rc.probe_frame_done();
+            }
+        }
         for uid in result.acked {
             let f = e.held.remove(&uid).expect("held");
             cx.out.acked.push((i, f.peer, f.packet));
@@ -376,11 +401,15 @@ impl FrameExchange for HtExchange {
                 self.entities[to].recipients[from] = Some(self.recipient());
                 self.pass_up(from, to, released, out);
             }
-            let fresh = self.originator();
-            if let Some(o) = self.entities[from].originators[to].as_mut() {
-                *o = fresh;
+            if let Some(rc) = self.entities[from].rates[to].as_ref() {
+                let fresh = self.originator(rc);
+                self.entities[from].originators[to] = Some(fresh);
             }
             self.entities[from].pending_bar[to] = None;
+            self.entities[from].probe_frame[to] = None;
+            if let Some(rc) = self.entities[from].rates[to].as_mut() {
+                rc.probe_frame_done();
+            }
         }
         let sta = &mut self.entities[k];
         let mut held: Vec<Frame> = std::mem::take(&mut sta.held).into_values().collect();

@@ -8,6 +8,7 @@ use super::{HtRateSet, RateChoice, RateSet};
 use crate::engine::{RngStream, SimTime};
 
 mod probe;
+mod status;
 
 /// Success probability below which a rate's expected throughput counts as zero (Linux
 /// minstrel_ht: 10 %).
@@ -166,6 +167,11 @@ struct RateStats<R> {
 ///   its whole series ([`Minstrel::in_probe_series`]): ath9k's `ath_lookup_rate` gives a
 ///   frame flagged as a rate-control probe an aggregate limit of 0, so `ath_tx_form_aggr`
 ///   adds nothing behind it, and the hardware retries that one frame along the series.
+///   A probe frame whose series is spent without an acknowledgement goes back to the
+///   head of ath9k's software queue still flagged as a probe, with its probed rate as the
+///   first of its rates (`ath_tx_complete_aggr` and `ath_set_rates` clear neither), so it
+///   is sent alone along the probe's series again, until it is acknowledged or given up
+///   ([`Minstrel::probe_frame_done`]); no new probe is taken meanwhile.
 /// * **Sampling, fraction** ([`Sampling::Fraction`], the default of
 ///   [`MinstrelConfig::new`]): each A-MPDU at the head of the chain is, with probability
 ///   10 %, a sample candidate. The sample rate is drawn
@@ -233,6 +239,16 @@ pub struct Minstrel<S: RateSet = HtRateSet> {
     pending_sample: Option<usize>,
     /// A failed Linux 3.x probe is still being retried along its series.
     probe_series: bool,
+    /// With `linux_chain`: the probed rate of a probe frame not yet acknowledged or given
+    /// up ([`Minstrel::probe_frame_done`]).
+    probe_pending: Option<usize>,
+    /// The last select re-sends that frame ([`Minstrel::retries_probe_frame`]).
+    reprobe: bool,
+    /// With `linux_chain`: the tries of the hardware submission under way, (rate, MPDUs)
+    /// each, and whether a frame of it has completed (acknowledged or given up); ath9k
+    /// reports the submission's status only then ([`Minstrel::report`]).
+    series: Vec<(usize, u32)>,
+    series_completed: bool,
     /// Linux 3.x's probing state, with [`Sampling::Linux3`].
     sampler: Option<LinuxSampler>,
     /// Each MCS group's two best rates at the last update (with `stream_rules`).
@@ -303,6 +319,10 @@ impl<S: RateSet> Minstrel<S> {
             chain: RetryChain::default(),
             pending_sample: None,
             probe_series: false,
+            probe_pending: None,
+            reprobe: false,
+            series: Vec::new(),
+            series_completed: false,
             sampler,
             groups: Vec::new(),
         };
@@ -312,15 +332,28 @@ impl<S: RateSet> Minstrel<S> {
 
     /// The rate for the next PPDU (see the type documentation for the rules).
     pub fn select(&mut self, now: SimTime) -> RateChoice<S::Rate> {
-        self.maybe_update(now);
+        // minstrel_ht updates its statistics from a status only; Linux 3.x's
+        // `minstrel_ht_get_rate` does not (see `status`).
+        if !self.config.linux_chain {
+            self.maybe_update(now);
+        }
         let chain = [self.max_tp, self.max_tp2, self.max_prob, 0];
         let mut index = chain[self.chain.position()];
+        self.reprobe = false;
         let mut sample = false;
         let probe = match self.config.sampling {
             _ if !self.chain.at_head() => None,
+            // ath9k retries a probe frame whose series is spent along that series again.
+            _ if self.probe_pending.is_some() => {
+                self.reprobe = true;
+                self.probe_pending
+            }
             Sampling::Fraction(f) => self.fraction_sample(f),
             Sampling::Linux3 => self.linux_sample(),
         };
+        if self.config.linux_chain && probe.is_some() && !self.reprobe {
+            self.probe_pending = probe;
+        }
         if let Some(probe) = probe {
             index = probe;
             sample = true;
@@ -330,51 +363,6 @@ impl<S: RateSet> Minstrel<S> {
             rate: self.rates[index].rate,
             sample,
         }
-    }
-
-    /// Accounts the outcome of a PPDU sent at `rate`: `attempted` MPDUs, `succeeded`
-    /// acknowledged. Reports for a rate outside the configured set, or with `attempted` = 0,
-    /// are ignored; `succeeded` is capped at `attempted`.
-    pub fn report(&mut self, now: SimTime, rate: S::Rate, attempted: u32, succeeded: u32) {
-        let Some(index) = self.config.rates.position(rate) else {
-            return;
-        };
-        if attempted == 0 {
-            return;
-        }
-        let succeeded = succeeded.min(attempted);
-        let r = &mut self.rates[index];
-        r.attempts += u64::from(attempted);
-        r.successes += u64::from(succeeded);
-        self.interval_mpdus += u64::from(attempted);
-        self.interval_ampdus += 1;
-        let linux = self.config.linux_chain;
-        if succeeded > 0 {
-            self.chain.restart();
-            self.probe_series = false;
-        } else if self.pending_sample != Some(index) {
-            let counts = self.chain_counts();
-            self.chain
-                .failed(&counts[..if linux { 3 } else { 4 }], linux);
-            // A spent series ends the probe's: its frame goes back to the software queue.
-            self.probe_series &= !self.chain.at_head();
-        } else if linux {
-            // A probe's series: the probed rate once, then the table's max_tp2 and
-            // max_prob with their counts.
-            let mut counts = self.chain_counts();
-            counts[0] = 1;
-            self.chain.failed(&counts[..3], true);
-            self.probe_series = true;
-        }
-        self.pending_sample = None;
-        let avg = self.avg_ampdu_mpdus;
-        if let Some(s) = self.sampler.as_mut() {
-            s.on_status(avg);
-        }
-        if self.config.stream_rules {
-            self.sudden_death();
-        }
-        self.maybe_update(now);
     }
 
     /// `frames` new frames reached the driver (Linux calls `minstrel_ht_get_rate` once for
@@ -429,6 +417,16 @@ impl<S: RateSet> Minstrel<S> {
     /// so the MAC adds no frame to these tries either.
     pub fn in_probe_series(&self) -> bool {
         self.probe_series
+    }
+
+    /// Whether Linux 3.x's retry chain under ath9k is on ([`MinstrelConfig::linux_chain`]).
+    pub fn linux_chain(&self) -> bool {
+        self.config.linux_chain
+    }
+
+    /// True when the next PPDU starts a hardware submission: the retry chain is at max_tp.
+    pub fn at_chain_head(&self) -> bool {
+        self.chain.at_head()
     }
 
     /// The rate with the best expected throughput.

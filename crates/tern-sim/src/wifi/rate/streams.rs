@@ -118,23 +118,26 @@ mod tests {
 
     /// A Linux 3.x controller over MCS 0-15 (20 MHz, long GI) without probes, after one
     /// 50 ms interval in which MCS 0, MCS 4 (39 Mbit/s, one stream) and MCS 12 (78 Mbit/s,
-    /// two streams) delivered every MPDU.
+    /// two streams) delivered every MPDU. Each report is a status of its own (no ath9k
+    /// submission gathers them: `linux_chain` off), as minstrel_ht's stream rules read
+    /// statuses.
     fn after_clean_interval(stream_rules: bool) -> MinstrelHt {
         let set = HtRateSet::up_to(mcs(15), ChannelWidth::Mhz20, GuardInterval::Long);
         let mut mi = MinstrelHt::new(
             MinstrelConfig {
                 sampling: Sampling::Fraction(0.0),
                 stream_rules,
+                linux_chain: false,
                 ..MinstrelConfig::linux_3(set, Band::Ghz5)
             },
             RngStream::new(1, "unit"),
         );
         let t0 = SimTime::ZERO;
         mi.select(t0);
-        mi.report(t0, mcs(0), 2, 2);
-        mi.report(t0, mcs(4), 16, 16);
-        mi.report(t0, mcs(12), 16, 16);
-        mi.report(SimTime::from_millis(50), mcs(0), 1, 1);
+        mi.report(t0, mcs(0), 2, 2, 0);
+        mi.report(t0, mcs(4), 16, 16, 0);
+        mi.report(t0, mcs(12), 16, 16, 0);
+        mi.report(SimTime::from_millis(50), mcs(0), 1, 1, 0);
         mi
     }
 
@@ -155,19 +158,19 @@ mod tests {
     fn sudden_death_of_spatial_multiplexing() {
         let t = SimTime::from_millis(60);
         let mut mi = after_clean_interval(true);
-        mi.report(t, mcs(12), 30, 0);
+        mi.report(t, mcs(12), 30, 0, 0);
         assert_eq!(mi.max_tp(), mcs(12), "30 attempts are not enough");
-        mi.report(t, mcs(12), 1, 0);
+        mi.report(t, mcs(12), 1, 0, 0);
         assert_eq!(mi.max_tp(), mcs(4), "31 are");
         assert_eq!(mi.select(t).rate, mcs(4));
         let mut mi = after_clean_interval(true);
-        mi.report(t, mcs(12), 31, 7);
-        mi.report(t, mcs(12), 4, 0);
+        mi.report(t, mcs(12), 31, 7, 0);
+        mi.report(t, mcs(12), 4, 0, 0);
         assert_eq!(mi.max_tp(), mcs(12), "7 of 35 is not below 20 %");
-        mi.report(t, mcs(12), 1, 0);
+        mi.report(t, mcs(12), 1, 0, 0);
         assert_eq!(mi.max_tp(), mcs(4), "7 of 36 is");
         let mut blind = after_clean_interval(false);
-        blind.report(t, mcs(12), 32, 0);
+        blind.report(t, mcs(12), 32, 0, 0);
         assert_eq!(blind.max_tp(), mcs(12));
     }
 

@@ -7,6 +7,19 @@ use super::super::RateSet;
 use super::{Minstrel, MINSTREL_SAMPLE_MAX_SLOWDOWN};
 
 impl<S: RateSet> Minstrel<S> {
+    /// The MAC's probe frame was acknowledged or given up (or the association ended):
+    /// with `linux_chain` the next PPDU at the head of the chain is no longer that frame's
+    /// retry along the probe's series (see the type documentation).
+    pub fn probe_frame_done(&mut self) {
+        self.probe_pending = None;
+    }
+
+    /// True if the last select's probe is the retry of a probe frame whose series was
+    /// spent, not a new probe: the MAC sends that frame alone again.
+    pub fn retries_probe_frame(&self) -> bool {
+        self.reprobe
+    }
+
     /// [`Sampling::Fraction`]: with probability `f`, a rate drawn uniformly among the
     /// candidates.
     pub(super) fn fraction_sample(&mut self, f: f64) -> Option<usize> {

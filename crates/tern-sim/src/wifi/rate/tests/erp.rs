@@ -111,11 +111,11 @@ fn minstrel_erp_at_a_rates_failure() {
     // One interval: 54 and 48 Mbit/s deliver 95 %, 24 Mbit/s everything.
     let t0 = SimTime::ZERO;
     for k in 0..100u32 {
-        mi.report(t0, rate(54), 1, u32::from(k % 20 != 0));
-        mi.report(t0, rate(48), 1, u32::from(k % 20 != 0));
-        mi.report(t0, rate(24), 1, 1);
+        mi.report(t0, rate(54), 1, u32::from(k % 20 != 0), 0);
+        mi.report(t0, rate(48), 1, u32::from(k % 20 != 0), 0);
+        mi.report(t0, rate(24), 1, 1, 0);
     }
-    mi.report(SimTime(100 * MS), rate(24), 1, 1);
+    mi.report(SimTime(100 * MS), rate(24), 1, 1, 0);
     assert_eq!(mi.success_prob(rate(54)), Some(0.95));
     // Both valued at the 90 % cap: 54 first, 48 second; max_prob is the best-throughput
     // rate above 75 %: 54 Mbit/s.
@@ -127,16 +127,16 @@ fn minstrel_erp_at_a_rates_failure() {
     let t = SimTime(110 * MS);
     let chain = failing_chain(&mut mi, t, 1);
     assert_eq!(chain, [rate(54), rate(48), rate(54), rate(6), rate(6)]);
-    mi.report(t, rate(6), 1, 1);
+    mi.report(t, rate(6), 1, 1, 0);
     assert_eq!(mi.select(t).rate, rate(54));
     // 54 Mbit/s stops delivering for an interval: 0.75 · 0.95 + 0.25 · 0 = 0.7125 (the
     // failures above count too), below the 75 % of max_prob; 48 Mbit/s, now at about
     // 96 %, takes max_tp (0.7125 · 54 < 0.9 · 48).
     for _ in 0..50 {
-        mi.report(SimTime(150 * MS), rate(54), 1, 0);
-        mi.report(SimTime(150 * MS), rate(48), 1, 1);
+        mi.report(SimTime(150 * MS), rate(54), 1, 0, 0);
+        mi.report(SimTime(150 * MS), rate(48), 1, 1, 0);
     }
-    mi.report(SimTime(210 * MS), rate(24), 1, 1);
+    mi.report(SimTime(210 * MS), rate(24), 1, 1, 0);
     assert!((mi.success_prob(rate(54)).unwrap() - 0.7125).abs() < 1e-12);
     assert_eq!(mi.max_tp(), rate(48));
     assert_eq!(mi.max_prob(), rate(48));
