@@ -214,8 +214,6 @@ impl HtExchange {
             })
         };
         let e = &mut self.entities[i];
-        // A probe frame's retry along the probe's series again (`Minstrel::
-        // retries_probe_frame`) needs no new frame.
         let tx = HtTxVector::new(mcs, width, gi);
         // Hand the peer's oldest queued frames to its originator (it numbers them), only
         // as many as the next A-MPDU can carry with the retries pending: the rest stay
@@ -238,7 +236,9 @@ impl HtExchange {
                 capacity = (f.bytes, if alone { 1 } else { fit });
             }
             let fit = capacity.1;
-            // A probe needs one new frame (one at most: a full window keeps it out).
+            // A probe needs one new frame (one at most: a full window keeps it out); a
+            // probe frame's retry along its series again (`Minstrel::retries_probe_frame`)
+            // needs none.
             let full = if probe {
                 reprobe || orig.has_new() || new_frames > 0
             } else {
