@@ -1,4 +1,4 @@
-//! Small-scale fading: a time-correlated complex channel gain h(t) per link direction,
+//! Small-scale fading: a time-correlated complex channel gain h(t) per pair of antennas,
 //! whose power |h(t)|² multiplies the received power on top of path loss and shadowing.
 //!
 //! # Model
@@ -69,8 +69,11 @@
 //!
 //! # Use
 //!
-//! One [`FadingProcess`] per link direction, made from its own named
-//! [`RngStream`](crate::engine::RngStream): all its randomness is drawn when it is made,
+//! One [`FadingProcess`] per element of a link's channel matrix (a transmit and a receive
+//! antenna), made from its own named [`RngStream`](crate::engine::RngStream); the two
+//! directions of a link share the element they both receive on their antenna 0, as the
+//! reciprocal channel of one frequency does (`radio::element`). All its randomness is drawn
+//! when it is made,
 //! and [`FadingProcess::gain`] is then a pure function of time, so the fade at a time does
 //! not depend on which frames were sent before. The caller evaluates it at each
 //! transmission's start: all MPDUs of an A-MPDU share that fade (the PPDU lasts at most
@@ -78,8 +81,8 @@
 //!
 //! # Receive diversity (maximal-ratio combining)
 //!
-//! A receiver with N antennas (receive chains) sees N fading processes per link direction,
-//! independent (antennas spaced half a wavelength or more apart, Clarke's model: J₀(2π·d/λ)
+//! A receiver with N antennas (receive chains) sees N fading processes from the
+//! transmitter's antenna, independent (antennas spaced half a wavelength or more apart, Clarke's model: J₀(2π·d/λ)
 //! falls to its first zero at d = 0.38 λ), each from its own named random stream. Maximal-ratio
 //! combining weights each branch by its conjugate gain, so the post-combining SNR is the sum
 //! of the branch SNRs (A. Goldsmith, *Wireless Communications*, Cambridge University Press,

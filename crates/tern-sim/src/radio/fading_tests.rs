@@ -251,13 +251,17 @@ fn the_doppler_shift_and_bad_parameters() {
 }
 
 #[test]
-fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
-    // Antenna 0 keeps the one-antenna model's stream, so rx_antennas = 1 reproduces the
-    // scenarios made before receive diversity bit for bit; antenna b ≥ 1 has its own stream.
+fn a_channel_combines_its_named_branches_and_both_directions_share_one_element() {
+    // The link's channel matrix, one named stream per element (`radio::element`): 1 -> 0's
+    // antenna b receives element (b of 0, 0 of 1), 0 -> 1's antenna b element (0 of 0, b of
+    // 1). Reciprocity: the element both directions receive on their antenna 0 is one
+    // stream, so with one antenna the two directions fade alike, bit for bit; with three
+    // they share that branch and no other.
     use crate::radio::mobility::{Mobility, Position};
     use crate::radio::propagation::LogDistance;
+    use crate::radio::tgn::TgnModel;
     use crate::radio::{LinkFading, RadioChannel};
-    let channel = |rx_antennas| {
+    let channel = |rx_antennas, model| {
         let at = |x| Mobility::Static(Position::new(x, 0.0, 0.0));
         RadioChannel::new(
             "w",
@@ -274,7 +278,7 @@ fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
             freq_hz: 5.18e9,
             k_factor: 0.0,
             rx_antennas,
-            model: None,
+            model,
             width_mhz: 20,
         })
         .unwrap()
@@ -284,27 +288,54 @@ fn a_channel_combines_its_named_branches_and_one_antenna_is_the_old_model() {
         k_factor: 0.0,
     };
     let branch = |stream: &str| FadingProcess::new(fading, &mut RngStream::new(5, stream)).unwrap();
-    let (b0, b1, b2) = (
-        branch("w/fading/1->0"),
-        branch("w/fading/1->0/rx1"),
-        branch("w/fading/1->0/rx2"),
-    );
-    let (mut one, mut three) = (channel(1), channel(3));
+    let shared = branch("w/fading/0-1/0-0");
+    let (up1, up2) = (branch("w/fading/0-1/1-0"), branch("w/fading/0-1/2-0"));
+    let (down1, down2) = (branch("w/fading/0-1/0-1"), branch("w/fading/0-1/0-2"));
+    let (mut one, mut three) = (channel(1, None), channel(3, None));
+    let (mut tgn_one, mut tgn_three) =
+        (channel(1, Some(TgnModel::B)), channel(3, Some(TgnModel::B)));
+    let db = |p: f64| 10.0 * libm::log10(p);
+    let mut differ = 0;
     for k in 0..20u64 {
         let t = SimTime::from_millis(13 * k);
-        let db = |p: f64| 10.0 * libm::log10(p);
+        for n_ss in [1, 2] {
+            assert_eq!(
+                one.fading_db(1, 0, t, n_ss).to_bits(),
+                db(shared.power(t)).to_bits()
+            );
+            assert_eq!(
+                one.fading_db(0, 1, t, n_ss).to_bits(),
+                db(shared.power(t)).to_bits()
+            );
+        }
+        let p0 = shared.power(t);
         assert_eq!(
-            one.fading_db(1, 0, t, 1).to_bits(),
-            db(b0.power(t)).to_bits()
+            three.fading_db(1, 0, t, 1),
+            db(p0 + up1.power(t) + up2.power(t))
         );
+        assert_eq!(three.fading_db(1, 0, t, 2), db(p0 + up1.power(t)));
         assert_eq!(
-            one.fading_db(1, 0, t, 2).to_bits(),
-            db(b0.power(t)).to_bits()
+            three.fading_db(0, 1, t, 1),
+            db(p0 + down1.power(t) + down2.power(t))
         );
-        let all = b0.power(t) + b1.power(t) + b2.power(t);
-        assert_eq!(three.fading_db(1, 0, t, 1), db(all));
-        assert_eq!(three.fading_db(1, 0, t, 2), db(b0.power(t) + b1.power(t)));
+        assert_eq!(three.fading_db(0, 1, t, 3), db(p0));
+        // TGn: with one antenna, the same frequency response both ways; with three, a
+        // three-stream PPDU's single branch (diversity order 1) is the shared element.
+        let (up, down) = (tgn_one.snr_db(1, 0, t), tgn_one.snr_db(0, 1, t));
+        assert_eq!(up.to_bits(), down.to_bits());
+        let (up, down) = (
+            tgn_three.snr_db_streams(1, 0, t, 3),
+            tgn_three.snr_db_streams(0, 1, t, 3),
+        );
+        assert_eq!(up.to_bits(), down.to_bits());
+        if tgn_three.snr_db(1, 0, t) != tgn_three.snr_db(0, 1, t) {
+            differ += 1;
+        }
     }
+    assert_eq!(
+        differ, 20,
+        "a further antenna of each end receives an element of its own"
+    );
 }
 
 /// The ensemble's estimate of E[g(t0)·g*(t1)] (real part): the autocorrelation at t1 − t0.

@@ -16,7 +16,8 @@ use tgn::{TgnModel, TgnProcess};
 
 /// The members of one radio channel and what each receives from another: log-distance
 /// path loss between their positions at the time, optional log-normal shadowing per
-/// member pair (the same both ways), optional small-scale fading per link direction, one
+/// member pair (the same both ways), optional small-scale fading, reciprocal (the two
+/// directions of a link share the fade of the antenna pair they have in common), one
 /// transmit power and one receiver noise floor.
 pub struct RadioChannel {
     name: String,
@@ -31,7 +32,7 @@ pub struct RadioChannel {
     processes: BTreeMap<(usize, usize), ShadowingProcess>,
     fading: Option<LinkFading>,
     /// Fading processes by (transmitter, receiver), one per receive antenna, made on first
-    /// use from their own named random streams.
+    /// use from the named random streams of their channel-matrix elements ([`element`]).
     fades: BTreeMap<(usize, usize), Vec<FadingProcess>>,
     /// With a TGn model: its processes by (transmitter, receiver), one per receive antenna,
     /// the data subcarriers' offsets and a buffer for their SNRs.
@@ -113,9 +114,8 @@ impl RadioChannel {
 
     /// The fading power gain of the link `tx` → `rx` at `now` for a PPDU of `n_ss` spatial
     /// streams, dB (0 without fading): the maximal-ratio combination of the receiver's first
-    /// [`fading::diversity_order`] antennas. Antenna 0 draws from the stream
-    /// `<channel>/fading/<tx>-><rx>` (the one-antenna model's), antenna b ≥ 1 from
-    /// `<channel>/fading/<tx>-><rx>/rx<b>`.
+    /// [`fading::diversity_order`] antennas. Antenna b draws from the stream
+    /// `<channel>/fading/<element>` of the element it receives ([`element`]).
     pub fn fading_db(&mut self, tx: usize, rx: usize, now: SimTime, n_ss: u64) -> f64 {
         let Some(f) = self.fading else {
             return 0.0;
@@ -132,10 +132,7 @@ impl RadioChannel {
             };
             (0..f.rx_antennas)
                 .map(|b| {
-                    let stream = match b {
-                        0 => format!("{name}/fading/{tx}->{rx}"),
-                        _ => format!("{name}/fading/{tx}->{rx}/rx{b}"),
-                    };
+                    let stream = format!("{name}/fading/{}", element(tx, rx, b));
                     FadingProcess::new(fading, &mut RngStream::new(seed, &stream))
                         .expect("validated")
                 })
@@ -186,7 +183,7 @@ impl RadioChannel {
     /// Σ_b |H_b(f_k)|² over the receiver's first [`fading::diversity_order`] antennas
     /// (maximal-ratio combining per subcarrier), and `esm` maps those linear SNRs to one
     /// (an effective-SNR mapping, e.g. `wifi::esm`). Antenna b's taps draw from the streams
-    /// `<channel>/tgn/<tx>-><rx>/rx<b>/tap<l>`.
+    /// `<channel>/tgn/<element>/tap<l>` of the element it receives ([`element`]).
     pub fn snr_db_mapped(
         &mut self,
         tx: usize,
@@ -215,7 +212,7 @@ impl RadioChannel {
             Branches::new(
                 (0..f.rx_antennas)
                     .map(|b| {
-                        let stream = format!("{name}/tgn/{tx}->{rx}/rx{b}");
+                        let stream = format!("{name}/tgn/{}", element(tx, rx, b));
                         TgnProcess::new(model, fading, offsets, seed, &stream).expect("validated")
                     })
                     .collect(),
@@ -234,6 +231,26 @@ impl RadioChannel {
             *s *= mean;
         }
         10.0 * libm::log10(esm(&self.scratch))
+    }
+}
+
+/// The element of a link's channel matrix that receive antenna `b` of `rx` sees from `tx`,
+/// named for its random stream: `<lo>-<hi>/<i>-<j>`, the members in increasing order and
+/// the antenna of each end (`tx` sends from its antenna 0, as every branch of Tern's
+/// receive-diversity model does, [`fading`]).
+///
+/// The propagation channel is reciprocal: the gain from antenna i of one member to antenna
+/// j of the other is the gain back, at the same frequency and within the coherence time
+/// (which the time-division duplex of one 802.11 channel keeps: 802.11n's transmit
+/// beamforming with implicit feedback estimates one direction's channel from the other's on
+/// that ground). So the two directions of a link draw the element they share,
+/// antenna 0 to antenna 0, from one stream, and fade together on it; a further receive
+/// antenna of either end sees an element of its own.
+fn element(tx: usize, rx: usize, b: usize) -> String {
+    if tx < rx {
+        format!("{tx}-{rx}/0-{b}")
+    } else {
+        format!("{rx}-{tx}/{b}-0")
     }
 }
 
