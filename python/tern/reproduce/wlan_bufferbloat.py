@@ -230,7 +230,7 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
         "ping-rtt",
         _by_scheme(rows, "ping", "rtt_ms", "mean ping RTT (ms)"),
         "Study Fig. 6: mean ping RTT against average MAC data rate per station kind, (a) "
-        "without and (b) with the AP's retry-out index. windows10's queue below TCP: 800 "
+        "without and (b) with the AP's retry-out index. windows10's queue below TCP: 1000 "
         f"packets (its calibration not met), macos1011's XNU's 128. {condition}",
     )
     yield (
