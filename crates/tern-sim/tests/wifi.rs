@@ -478,30 +478,9 @@ fn a_probe_goes_alone_and_so_do_its_retries() {
 /// is followed by a new probe at another MCS.)
 #[test]
 fn a_probe_frame_whose_series_is_spent_is_probed_again() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/wlan-bufferbloat/upload.toml"
-    ))
-    .unwrap();
-    let overrides: Vec<(String, String)> = [
-        ("sim.duration", "20s"),
-        ("record", "[\"wifi\"]"),
-        ("nodes.sta.position", "[95, 0, 0]"),
-        // No frame given up (ath9k's 30 tries lifted), so that a probe frame ends only
-        // acknowledged: its series cannot end in a drop the trace does not show.
-        ("wifi.wlan.retry_limit", "1000000"),
-        ("wifi.wlan.propagation.fading.rx_antennas", "2"),
-        ("wifi.wlan.propagation.fading.model", "\"B\""),
-        ("wifi.wlan.propagation.fading.k_factor", "0"),
-        (
-            "wifi.wlan.propagation.fading.environment_speed",
-            "0.3333333333333333",
-        ),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let out = tern_sim::run_text("w", &text, &overrides, Some(1)).unwrap();
+    // No frame given up (ath9k's 30 tries lifted), so that a probe frame ends only
+    // acknowledged: its series cannot end in a drop the trace does not show.
+    let out = common::wlan_far_end(&[("wifi.wlan.retry_limit", "1000000")]);
     let wifi = common::table(&out, "wifi");
     let (kind, from, mpdus, acked, probe, mcs) = (
         common::texts(wifi, "kind"),

@@ -331,6 +331,8 @@ impl WifiDevice {
                 collision: r.collision,
                 snr_db: r.snr_db,
                 probe: r.probe,
+                dropped: r.dropped,
+                series_end: r.series_end,
             });
         }
         if cx.traces.wants::<WifiRxRecord>() {

@@ -26,6 +26,14 @@ crate::record! {
         /// Whether the rate control chose the rate to probe it (Minstrel-HT's sampling: the
         /// probe frame's first try, alone in its PPDU).
         probe: bool,
+        /// MPDUs of those the sender gave up after this try (its retry limit reached).
+        dropped: u32,
+        /// Whether this try ended the sender's submission of its frames: an Ack or a Block
+        /// Ack came, or the try was the last the sender's hardware makes of them (ath9k's
+        /// rate series under Linux 3.x Minstrel-HT, [`crate::wifi::rate::minstrel`]; every
+        /// other rate control and a BlockAckReq: each try). A submission is the tries up to
+        /// and including the one that ends it; the rate control hears of it at its end.
+        series_end: bool,
     }
 }
 

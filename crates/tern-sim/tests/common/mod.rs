@@ -276,6 +276,36 @@ app = {{ kind = "ping", size = "56B", interval = "100ms" }}
     )
 }
 
+/// The wlan-bufferbloat study's upload (`scenarios/wlan-bufferbloat/upload.toml`) for 20 s
+/// at its far end, on its primary channel (TGn model B, Rayleigh at TGn's 1.2 km/h, two
+/// receive chains) at 95 m, where whole rate series fail in the fades, with `extra`
+/// overrides after those; recording `wifi`, seed 1.
+pub fn wlan_far_end(extra: &[(&str, &str)]) -> RunOutput {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/wlan-bufferbloat/upload.toml"
+    ))
+    .unwrap();
+    let primary = [
+        ("sim.duration", "20s"),
+        ("record", "[\"wifi\"]"),
+        ("nodes.sta.position", "[95, 0, 0]"),
+        ("wifi.wlan.propagation.fading.rx_antennas", "2"),
+        ("wifi.wlan.propagation.fading.model", "\"B\""),
+        ("wifi.wlan.propagation.fading.k_factor", "0"),
+        (
+            "wifi.wlan.propagation.fading.environment_speed",
+            "0.3333333333333333",
+        ),
+    ];
+    let overrides: Vec<(String, String)> = primary
+        .iter()
+        .chain(extra)
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    tern_sim::run_text("w", &text, &overrides, Some(1)).unwrap()
+}
+
 /// Mean ping RTT (s) of the pings sent after `warm` seconds (the `rtt` trace).
 pub fn mean_rtt(out: &RunOutput, warm: f64) -> f64 {
     let rtt = table(out, "rtt");

@@ -23,6 +23,8 @@ pub(super) const EXPECTED: &[(&str, &[(&str, Kind)])] = &[
             ("collision", req(U64)),
             ("snr_db", req(F64)),
             ("probe", req(U64)),
+            ("dropped", req(U64)),
+            ("series_end", req(U64)),
         ],
     ),
     (
@@ -89,6 +91,8 @@ pub(super) fn record(traces: &mut Traces, i: u64) {
         collision: odd,
         snr_db: -0.5,
         probe: !odd,
+        dropped: 1,
+        series_end: odd,
     });
     traces.record(&WifiRxRecord {
         time: now,

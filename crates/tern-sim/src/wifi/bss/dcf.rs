@@ -147,6 +147,7 @@ impl FrameExchange for DcfExchange {
             e.attempts = 0;
         }
         if !success && e.attempts == 0 {
+            record.dropped = 1;
             cx.counters.dropped_retry += 1;
             cx.out.dropped.push((i, f.peer, f.packet));
             return true;

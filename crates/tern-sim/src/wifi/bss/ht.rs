@@ -353,11 +353,14 @@ impl FrameExchange for HtExchange {
         let e = &mut self.entities[i];
         let orig = e.originators[tx.peer].as_mut().expect("linked peer");
         let rc = e.rates[tx.peer].as_ref().expect("linked peer");
+        let ends = block_ack.is_some() || rc.failure_ends_series(mcs);
         let result = match block_ack {
             Some((start, bitmap)) => orig.on_block_ack(start, bitmap),
-            None => orig.on_no_block_ack_ending(rc.failure_ends_series(mcs)),
+            None => orig.on_no_block_ack_ending(ends),
         };
         record.acked = result.acked.len() as u32;
+        record.dropped = result.dropped.len() as u32;
+        record.series_end = ends;
         cx.counters.mpdus_sent += mpdus.len() as u64;
         cx.counters.mpdus_failed += (mpdus.len() - result.acked.len()) as u64;
         e.rates[tx.peer].as_mut().expect("linked peer").report(

@@ -573,6 +573,8 @@ impl Bss {
             collision,
             snr_db: tx.snr_db,
             probe: false,
+            dropped: 0,
+            series_end: true,
         };
         // §10.22.2.2: CW returns to CWmin after a success or a drop, else it widens.
         let reset_cw = self

@@ -21,6 +21,10 @@ pub struct TxRecord {
     pub snr_db: f64,
     /// Whether the rate control chose the rate to probe it (Minstrel's sampling).
     pub probe: bool,
+    /// MPDUs given up after this try.
+    pub dropped: u32,
+    /// Whether this try ended the sender's submission of its frames (`WifiRecord`).
+    pub series_end: bool,
 }
 
 /// One A-MPDU as a receiver's driver sees it: every MPDU the PHY passed up, with a good or
