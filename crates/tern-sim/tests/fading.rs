@@ -11,7 +11,12 @@ use std::collections::BTreeMap;
 /// (16 dBm, log-distance n = 3 at 5.18 GHz, 7 dB noise figure), where Rayleigh fading gives
 /// MCS 7 a PER of roughly 0.2. `propagation`: the BSS's propagation table.
 fn scenario(propagation: &str, seed: u64) -> String {
-    let bss = one_station_bss(20, 7);
+    scenario_at(20, 7, propagation, seed)
+}
+
+/// [`scenario`] with the station `distance` m from the AP at MCS `mcs`.
+fn scenario_at(distance: u32, mcs: u8, propagation: &str, seed: u64) -> String {
+    let bss = one_station_bss(distance, mcs);
     format!(
         r#"record = ["wifi_rx"]
 [sim]
@@ -132,6 +137,40 @@ fn bad_fading_values_name_the_key() {
     );
     let e = error_of(&scenario("{ fading = { doppler = 3 } }", 1));
     assert!(e.contains("doppler"), "{e}");
+    let e = error_of(&scenario(
+        "{ fading = { model = \"B\", tx_antennas = 5 } }",
+        1,
+    ));
+    assert!(e.contains("tx_antennas") && e.contains("1 to 4"), "{e}");
+}
+
+#[test]
+fn two_transmit_antennas_help_a_code_with_margin_and_hurt_one_near_its_threshold() {
+    // One stream on two antennas with the HT cyclic shifts (radio/tgn.rs). The mean power
+    // over the subcarriers varies half as much (radio tests: 2.8 independent branches
+    // instead of 1.4 on TGn model B), so deep fades, where a code with a wide margin fails,
+    // grow rarer: the outage probability at a threshold x below the mean falls about as
+    // x^L with L the branches. But the shifts also notch each realisation's spectrum (at
+    // equal branch amplitudes one subcarrier in eight carries nothing, two lose 5 dB), and
+    // the mutual information a subcarrier carries is concave in its SNR, so the effective
+    // SNR (wifi/esm.rs) falls below the mean power's: near its threshold a code fails more
+    // often. MCS 0 at 40 m (15 dB mean SNR: margin) and at 80 m (6 dB: threshold), MCS 7 at
+    // 20 m (24 dB: threshold); TGn model B, one receive antenna; one transmit antenna is the
+    // default.
+    let fading = |tx| format!("{{ fading = {{ model = \"B\", rx_antennas = 1{tx} }} }}");
+    let rate = |c: [u64; 4]| c[1] as f64 / c[0] as f64;
+    for (distance, mcs, margin) in [(40, 0, true), (80, 0, false), (20, 7, false)] {
+        let one = failure_counts(&scenario_at(distance, mcs, &fading(""), 3));
+        let explicit = failure_counts(&scenario_at(distance, mcs, &fading(", tx_antennas = 1"), 3));
+        assert_eq!(one, explicit);
+        let two = failure_counts(&scenario_at(distance, mcs, &fading(", tx_antennas = 2"), 3));
+        let (a, b) = (rate(one), rate(two));
+        if margin {
+            assert!(b < a / 2.0, "MCS {mcs} at {distance} m: {one:?} {two:?}");
+        } else {
+            assert!(b > a * 1.2, "MCS {mcs} at {distance} m: {one:?} {two:?}");
+        }
+    }
 }
 
 #[test]

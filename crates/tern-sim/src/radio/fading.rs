@@ -71,10 +71,10 @@
 //!
 //! One [`FadingProcess`] per element of a link's channel matrix (a transmit and a receive
 //! antenna), made from its own named [`RngStream`](crate::engine::RngStream); the two
-//! directions of a link share the element they both receive on their antenna 0, as the
-//! reciprocal channel of one frequency does (`radio::element`). All its randomness is drawn
-//! when it is made,
-//! and [`FadingProcess::gain`] is then a pure function of time, so the fade at a time does
+//! directions of a link share every element, as the reciprocal channel of one frequency
+//! does (`radio::element`). One gain per PPDU holds for a sender's antenna 0 alone; one
+//! stream from several transmit antennas is judged per subcarrier (`radio::tgn`). All its
+//! randomness is drawn when it is made, and [`FadingProcess::gain`] is then a pure function of time, so the fade at a time does
 //! not depend on which frames were sent before. The caller evaluates it at each
 //! transmission's start: all MPDUs of an A-MPDU share that fade (the PPDU lasts at most
 //! 5.5 ms ≪ the coherence time), a retry sees the fade at its own time.

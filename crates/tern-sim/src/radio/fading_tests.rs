@@ -278,6 +278,7 @@ fn a_channel_combines_its_named_branches_and_both_directions_share_one_element()
             freq_hz: 5.18e9,
             k_factor: 0.0,
             rx_antennas,
+            tx_antennas: 1,
             model,
             width_mhz: 20,
         })

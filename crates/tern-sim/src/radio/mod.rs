@@ -34,9 +34,9 @@ pub struct RadioChannel {
     /// Fading processes by (transmitter, receiver), one per receive antenna, made on first
     /// use from the named random streams of their channel-matrix elements ([`element`]).
     fades: BTreeMap<(usize, usize), Vec<FadingProcess>>,
-    /// With a TGn model: its processes by (transmitter, receiver), one per receive antenna,
-    /// the data subcarriers' offsets and a buffer for their SNRs.
-    selective: BTreeMap<(usize, usize), Branches>,
+    /// With a TGn model: its processes by (transmitter, receiver, spatially expanded), one
+    /// per receive antenna, the data subcarriers' offsets and a buffer for their SNRs.
+    selective: BTreeMap<(usize, usize, bool), Branches>,
     offsets: Vec<f64>,
     scratch: Vec<f64>,
 }
@@ -53,6 +53,16 @@ pub struct LinkFading {
     /// Receive antennas (chains) of every member, combined by maximal-ratio combining
     /// ([`fading`], "Receive diversity"); at least 1.
     pub rx_antennas: usize,
+    /// Transmit antennas (chains) of every member, at least 1. With more than one, a
+    /// one-stream PPDU goes out on all of them with the HT cyclic shifts (spatial
+    /// expansion, [`tgn::TgnProcess::expanded`]), as ath9k sends every MCS on the card's
+    /// whole transmit chainmask (drivers/net/wireless/ath/ath9k/xmit.c, `ath_buf_set_rate`:
+    /// `ChSel` from `ath_txchainmask_reduction` of `ah->txchainmask`). The shifts act across
+    /// the subcarriers, so such a PPDU is evaluated on them even over flat fading
+    /// ([`tgn::TgnProcess::flat_expanded`]). A PPDU of N_SS ≥ 2 streams is mapped directly,
+    /// stream s from antenna s, and keeps the zero-forcing abstraction of [`fading`] on the
+    /// elements of transmit antenna 0.
+    pub tx_antennas: usize,
     /// A TGn tapped-delay-line model ([`tgn`]) evaluated on the data subcarriers of a
     /// `width_mhz` (20 or 40) PPDU; `None`: frequency-flat fading, one gain per PPDU.
     pub model: Option<TgnModel>,
@@ -105,7 +115,14 @@ impl RadioChannel {
         if fading.rx_antennas == 0 {
             return Err("a receiver needs at least 1 antenna, got 0".into());
         }
-        if fading.model.is_some() {
+        if fading.tx_antennas == 0 || fading.tx_antennas > tgn::MAX_TX_ANTENNAS {
+            return Err(format!(
+                "expected 1 to {} transmit antennas, got {}",
+                tgn::MAX_TX_ANTENNAS,
+                fading.tx_antennas
+            ));
+        }
+        if fading.model.is_some() || fading.tx_antennas > 1 {
             self.offsets = tgn::data_subcarrier_offsets(fading.width_mhz);
         }
         self.fading = Some(fading);
@@ -132,7 +149,7 @@ impl RadioChannel {
             };
             (0..f.rx_antennas)
                 .map(|b| {
-                    let stream = format!("{name}/fading/{}", element(tx, rx, b));
+                    let stream = format!("{name}/fading/{}", element(tx, rx, 0, b));
                     FadingProcess::new(fading, &mut RngStream::new(seed, &stream))
                         .expect("validated")
                 })
@@ -179,11 +196,14 @@ impl RadioChannel {
     /// SNR per spatial stream at member `rx` of a PPDU of `n_ss` streams from member `tx`
     /// at `now`, dB: the mean received power (path loss, shadowing) over the noise, times
     /// the small-scale fading. Frequency-flat: the combined power gain of the link
-    /// ([`RadioChannel::fading_db`]). TGn: per data subcarrier k, the mean SNR times
+    /// ([`RadioChannel::fading_db`]). TGn, or one stream from several transmit antennas
+    /// over flat fading (the cyclic shifts make it selective): per data subcarrier k, the mean SNR times
     /// Σ_b |H_b(f_k)|² over the receiver's first [`fading::diversity_order`] antennas
     /// (maximal-ratio combining per subcarrier), and `esm` maps those linear SNRs to one
     /// (an effective-SNR mapping, e.g. `wifi::esm`). Antenna b's taps draw from the streams
-    /// `<channel>/tgn/<element>/tap<l>` of the element it receives ([`element`]).
+    /// `<channel>/tgn/<element>/tap<l>` of the element it receives ([`element`]); a
+    /// one-stream PPDU from a transmitter of several antennas ([`LinkFading::tx_antennas`])
+    /// reaches antenna b over the elements of all of them, each with its cyclic shift.
     pub fn snr_db_mapped(
         &mut self,
         tx: usize,
@@ -192,19 +212,22 @@ impl RadioChannel {
         n_ss: u64,
         esm: &dyn Fn(&[f64]) -> f64,
     ) -> f64 {
-        let model = self.fading.and_then(|f| f.model);
-        let Some(model) = model else {
+        let Some(f) = self.fading else {
+            return snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm);
+        };
+        let n_tx = if n_ss == 1 { f.tx_antennas } else { 1 };
+        let model = f.model;
+        if model.is_none() && n_tx == 1 {
             let fade = self.fading_db(tx, rx, now, n_ss);
             return snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm) + fade;
-        };
-        let f = self.fading.expect("a model implies fading");
+        }
         let mean_db = snr_db(self.rssi_dbm(tx, rx, now), self.noise_floor_dbm);
         let speed = f.environment_speed
             + self.mobility[tx]
                 .max_speed()
                 .max(self.mobility[rx].max_speed());
         let (seed, name, offsets) = (self.seed, &self.name, &self.offsets);
-        let link = self.selective.entry((tx, rx)).or_insert_with(|| {
+        let link = self.selective.entry((tx, rx, n_tx > 1)).or_insert_with(|| {
             let fading = Fading {
                 doppler_hz: Fading::doppler_hz(speed, f.freq_hz),
                 k_factor: f.k_factor,
@@ -212,8 +235,18 @@ impl RadioChannel {
             Branches::new(
                 (0..f.rx_antennas)
                     .map(|b| {
-                        let stream = format!("{name}/tgn/{}", element(tx, rx, b));
-                        TgnProcess::new(model, fading, offsets, seed, &stream).expect("validated")
+                        let kind = if model.is_some() { "tgn" } else { "fading" };
+                        let antennas: Vec<(String, f64)> = (0..n_tx)
+                            .map(|i| {
+                                let stream = format!("{name}/{kind}/{}", element(tx, rx, i, b));
+                                (stream, tgn::ht_cyclic_shift(n_tx, i))
+                            })
+                            .collect();
+                        match model {
+                            Some(m) => TgnProcess::expanded(m, fading, offsets, seed, &antennas),
+                            None => TgnProcess::flat_expanded(fading, offsets, seed, &antennas),
+                        }
+                        .expect("validated")
                     })
                     .collect(),
             )
@@ -234,23 +267,22 @@ impl RadioChannel {
     }
 }
 
-/// The element of a link's channel matrix that receive antenna `b` of `rx` sees from `tx`,
-/// named for its random stream: `<lo>-<hi>/<i>-<j>`, the members in increasing order and
-/// the antenna of each end (`tx` sends from its antenna 0, as every branch of Tern's
-/// receive-diversity model does, [`fading`]).
+/// The element of a link's channel matrix that receive antenna `b` of `rx` sees from
+/// transmit antenna `a` of `tx`, named for its random stream: `<lo>-<hi>/<i>-<j>`, the
+/// members in increasing order and the antenna of each end (`a` is 0 but for a one-stream
+/// PPDU spatially expanded over several transmit antennas, [`LinkFading::tx_antennas`]).
 ///
 /// The propagation channel is reciprocal: the gain from antenna i of one member to antenna
 /// j of the other is the gain back, at the same frequency and within the coherence time
 /// (which the time-division duplex of one 802.11 channel keeps: 802.11n's transmit
 /// beamforming with implicit feedback estimates one direction's channel from the other's on
-/// that ground). So the two directions of a link draw the element they share,
-/// antenna 0 to antenna 0, from one stream, and fade together on it; a further receive
-/// antenna of either end sees an element of its own.
-fn element(tx: usize, rx: usize, b: usize) -> String {
+/// that ground). So the two directions of a link draw every element, antenna i of one
+/// member to antenna j of the other, from one stream and fade together on it: H_ba = H_abᵀ.
+fn element(tx: usize, rx: usize, a: usize, b: usize) -> String {
     if tx < rx {
-        format!("{tx}-{rx}/0-{b}")
+        format!("{tx}-{rx}/{a}-{b}")
     } else {
-        format!("{rx}-{tx}/{b}-0")
+        format!("{rx}-{tx}/{b}-{a}")
     }
 }
 

@@ -358,16 +358,39 @@ pub fn data_subcarrier_offsets(width_mhz: u32) -> Vec<f64> {
         .collect()
 }
 
+/// The cyclic shift T_CS, s, of transmit chain `i` of `n_tx` in the HT portion of an HT
+/// PPDU (IEEE Std 802.11n-2009, Table 20-9): 0 for one chain; 0 and −400 ns for two; 0,
+/// −400 and −200 ns for three; 0, −400, −200 and −600 ns for four. `n_tx` is 1-4.
+pub fn ht_cyclic_shift(n_tx: usize, i: usize) -> f64 {
+    const NS: [&[f64]; 4] = [
+        &[0.0],
+        &[0.0, -400.0],
+        &[0.0, -400.0, -200.0],
+        &[0.0, -400.0, -200.0, -600.0],
+    ];
+    NS[n_tx - 1][i] * 1e-9
+}
+
 /// One realisation of a TGn channel from one transmitter to one receive antenna: a fading
 /// process per tap, and the phasors e^{−j2π f_k τₗ} of every data subcarrier k.
+///
+/// A transmitter that sends one stream from several antennas ([`TgnProcess::expanded`])
+/// is one such delay line per transmit antenna, each delayed by the antenna's cyclic shift
+/// and scaled by 1/√N_TX: their sum is the channel the receive antenna sees.
 #[derive(Clone, Debug)]
 pub struct TgnProcess {
-    /// (√Pₗ, hₗ's fading process) per tap.
+    /// (√Pₗ, hₗ's fading process) per tap (of every transmit antenna in turn).
     taps: Vec<(f64, FadingProcess)>,
     /// phasor[k · taps + l] = e^{−j2π f_k τₗ} as (re, im).
     phasors: Vec<(f64, f64)>,
     subcarriers: usize,
 }
+
+/// Most taps of one delay line (models D and E).
+const MAX_TAPS: usize = 18;
+
+/// Most transmit antennas of one expanded process (802.11n: four).
+pub const MAX_TX_ANTENNAS: usize = 4;
 
 impl TgnProcess {
     /// Draws the taps of `model`: tap l from the stream `<stream>/tap<l>`; the Rician K of
@@ -380,21 +403,95 @@ impl TgnProcess {
         seed: u64,
         stream: &str,
     ) -> Result<Self, String> {
-        let taps_def = model.taps();
-        let mut taps = Vec::with_capacity(taps_def.len());
-        for (l, &(_, power)) in taps_def.iter().enumerate() {
-            let f = Fading {
-                doppler_hz: fading.doppler_hz,
-                k_factor: if l == 0 { fading.k_factor } else { 0.0 },
-            };
-            let mut rng = RngStream::new(seed, &format!("{stream}/tap{l}"));
-            let spectrum = DopplerSpectrum::Bell(TGN_BELL_A);
-            let process = FadingProcess::with_spectrum(f, spectrum, &mut rng)?;
-            taps.push((libm::sqrt(power), process));
+        Self::expanded(model, fading, offsets_hz, seed, &[(stream.to_owned(), 0.0)])
+    }
+
+    /// One stream sent from N_TX antennas with cyclic shifts (spatial expansion), seen by
+    /// one receive antenna: `antennas` holds, per transmit antenna, the stream its delay
+    /// line draws from (as in [`TgnProcess::new`]) and its cyclic shift T_CS, s. An OFDM
+    /// symbol shifted cyclically by T_CS is subcarrier k multiplied by e^{−j2π f_k T_CS}
+    /// ([`ht_cyclic_shift`]), so antenna i's taps act as if delayed by T_CS; the transmit
+    /// power is split over the antennas, amplitude 1/√N_TX, and the mean power on every
+    /// subcarrier stays 1. With N_TX = 1 and T_CS = 0 this is [`TgnProcess::new`].
+    pub fn expanded(
+        model: TgnModel,
+        fading: Fading,
+        offsets_hz: &[f64],
+        seed: u64,
+        antennas: &[(String, f64)],
+    ) -> Result<Self, String> {
+        let taps = model.taps();
+        let spectrum = DopplerSpectrum::Bell(TGN_BELL_A);
+        Self::lines(
+            &taps,
+            spectrum,
+            fading,
+            offsets_hz,
+            seed,
+            antennas,
+            &|s, l| format!("{s}/tap{l}"),
+        )
+    }
+
+    /// [`TgnProcess::expanded`] over frequency-flat fading (TGn's model A, one tap): each
+    /// transmit antenna's gain a [`FadingProcess`] with Clarke's spectrum drawn from the
+    /// stream named in `antennas` itself, as the flat channel of [`super::fading`] draws
+    /// one antenna's. The cyclic shifts alone make the channel frequency-selective.
+    pub fn flat_expanded(
+        fading: Fading,
+        offsets_hz: &[f64],
+        seed: u64,
+        antennas: &[(String, f64)],
+    ) -> Result<Self, String> {
+        let one_tap = [(0.0, 1.0)];
+        let spectrum = DopplerSpectrum::Clarke;
+        Self::lines(
+            &one_tap,
+            spectrum,
+            fading,
+            offsets_hz,
+            seed,
+            antennas,
+            &|s, _| s.to_owned(),
+        )
+    }
+
+    /// One delay line `taps` (delay s, mean power; powers summing to 1) per transmit antenna
+    /// of `antennas` (stream, cyclic shift), tap l of antenna i drawing from
+    /// `tap_stream(stream_i, l)` with `spectrum`; the Rician K of `fading` on the first tap.
+    fn lines(
+        taps_def: &[(f64, f64)],
+        spectrum: DopplerSpectrum,
+        fading: Fading,
+        offsets_hz: &[f64],
+        seed: u64,
+        antennas: &[(String, f64)],
+        tap_stream: &dyn Fn(&str, usize) -> String,
+    ) -> Result<Self, String> {
+        if antennas.is_empty() || antennas.len() > MAX_TX_ANTENNAS {
+            return Err(format!(
+                "expected 1 to {MAX_TX_ANTENNAS} transmit antennas, got {}",
+                antennas.len()
+            ));
         }
-        let mut phasors = Vec::with_capacity(offsets_hz.len() * taps_def.len());
+        let scale = 1.0 / antennas.len() as f64;
+        let mut taps = Vec::with_capacity(taps_def.len() * antennas.len());
+        let mut delays = Vec::with_capacity(taps.capacity());
+        for (stream, shift) in antennas {
+            for (l, &(tau, power)) in taps_def.iter().enumerate() {
+                let f = Fading {
+                    doppler_hz: fading.doppler_hz,
+                    k_factor: if l == 0 { fading.k_factor } else { 0.0 },
+                };
+                let mut rng = RngStream::new(seed, &tap_stream(stream, l));
+                let process = FadingProcess::with_spectrum(f, spectrum, &mut rng)?;
+                taps.push((libm::sqrt(power * scale), process));
+                delays.push(tau + shift);
+            }
+        }
+        let mut phasors = Vec::with_capacity(offsets_hz.len() * delays.len());
         for &f in offsets_hz {
-            for &(tau, _) in &taps_def {
+            for &tau in &delays {
                 let arg = -2.0 * PI * f * tau;
                 phasors.push((libm::cos(arg), libm::sin(arg)));
             }
@@ -415,7 +512,7 @@ impl TgnProcess {
     /// is maximal-ratio combining per subcarrier). `power` has [`Self::subcarriers`] entries.
     pub fn add_power(&self, t: SimTime, power: &mut [f64]) {
         let n = self.taps.len();
-        let mut h = [(0.0, 0.0); 18];
+        let mut h = [(0.0, 0.0); MAX_TAPS * MAX_TX_ANTENNAS];
         for (l, (amp, p)) in self.taps.iter().enumerate() {
             let (re, im) = p.gain(t);
             h[l] = (amp * re, amp * im);

@@ -161,3 +161,167 @@ fn every_tap_fades_with_tgn_bell_spectrum() {
     );
     assert!((cov - libm::j0(2.0 * PI * 5.76 * 0.040).powi(2)).abs() > 0.12);
 }
+
+/// `n` independent realisations of one stream sent from `n_tx` antennas with the HT cyclic
+/// shifts, the power of every subcarrier at `t`.
+fn expanded_powers(n_tx: usize, n: usize, t: SimTime) -> Vec<Vec<f64>> {
+    let offsets = data_subcarrier_offsets(20);
+    (0..n)
+        .map(|r| {
+            let antennas: Vec<(String, f64)> = (0..n_tx)
+                .map(|i| (format!("tgn/csd/{r}/{i}"), ht_cyclic_shift(n_tx, i)))
+                .collect();
+            let p = TgnProcess::expanded(TgnModel::B, RAYLEIGH, &offsets, 11, &antennas).unwrap();
+            let mut out = vec![0.0; p.subcarriers()];
+            p.add_power(t, &mut out);
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn cyclic_shifts_decorrelate_the_subcarriers_as_the_shifted_delay_line_says() {
+    // One stream from N_TX antennas, antenna i's delay line shifted by T_i and scaled by
+    // 1/√N_TX: E[H(f)H*(f+Δ)] = R(Δ)·(1/N_TX)·Σᵢ e^{j2πΔTᵢ}, R the delay line's own
+    // correlation, and the powers' correlation coefficient is its squared modulus (Proakis
+    // §14.1). Two antennas, 0 and −400 ns (802.11n Table 20-9): subcarriers 1.25 MHz apart
+    // are uncorrelated, 2.5 MHz apart as correlated as without the shift. 3000
+    // realisations, standard error at most 0.018; held to 0.08. The mean power stays 1.
+    let n = 3000;
+    let taps = TgnModel::B.taps();
+    let p = expanded_powers(2, n, SimTime::from_millis(100));
+    let offsets = data_subcarrier_offsets(20);
+    let (mut low, mut high) = (0, 0);
+    for (a, b) in [(0, 1), (0, 2), (0, 4), (0, 7), (10, 14), (20, 30), (0, 51)] {
+        let delta = offsets[b] - offsets[a];
+        let phasor = |tau: f64| {
+            let arg = 2.0 * core::f64::consts::PI * delta * tau;
+            (libm::cos(arg), libm::sin(arg))
+        };
+        let r = taps.iter().fold((0.0, 0.0), |(re, im), &(tau, w)| {
+            let (c, s) = phasor(tau);
+            (re + w * c, im + w * s)
+        });
+        let shifts = (0..2).fold((0.0, 0.0), |(re, im), i| {
+            let (c, s) = phasor(ht_cyclic_shift(2, i));
+            (re + c / 2.0, im + s / 2.0)
+        });
+        let (re, im) = (
+            r.0 * shifts.0 - r.1 * shifts.1,
+            r.0 * shifts.1 + r.1 * shifts.0,
+        );
+        let expect = re * re + im * im;
+        low += usize::from(expect < 0.05);
+        high += usize::from(expect > 0.8);
+        let (xa, xb): (Vec<f64>, Vec<f64>) = p.iter().map(|r| (r[a], r[b])).unzip();
+        let got = correlation(&xa, &xb);
+        assert!(
+            (got - expect).abs() < 0.08,
+            "Δ = {delta} Hz: {got} against {expect}"
+        );
+    }
+    assert!(low >= 1 && high >= 1, "both regimes checked: {low} {high}");
+    for k in [0, 26, 51] {
+        let mean = p.iter().map(|r| r[k]).sum::<f64>() / n as f64;
+        assert!(
+            (mean - 1.0).abs() < 4.0 / libm::sqrt(n as f64),
+            "{k}: {mean}"
+        );
+    }
+}
+
+#[test]
+fn two_shifted_antennas_halve_the_spread_of_the_power_a_robust_code_sees() {
+    // A low-rate code sees about the mean power over the K data subcarriers, X = hᴴ·A·h
+    // with h the taps (every antenna's, each delayed by its cyclic shift, of powers pₗ)
+    // and A_lm = (1/K)·Σₖ e^{−j2π f_k (τₗ − τₘ)}. For circular Gaussian taps
+    // E[X] = Σ pₗ = 1 and Var[X] = tr((P·A)²) = Σₗₘ pₗ·pₘ·|A_lm|²; 1/Var[X] is the number of
+    // independent exponential branches X behaves like (its diversity order). Model B from
+    // one antenna: Var 0.700 (1.4 branches); from two with 0 and −400 ns: 0.352 (2.8). The
+    // realised variance over 4000 realisations (relative standard error under 5 %) is held
+    // to 15 % of the formula.
+    let n = 4000;
+    let t = SimTime::from_millis(700);
+    let offsets = data_subcarrier_offsets(20);
+    let theory = |n_tx: usize| {
+        let taps: Vec<(f64, f64)> = (0..n_tx)
+            .flat_map(|i| {
+                let shift = ht_cyclic_shift(n_tx, i);
+                TgnModel::B
+                    .taps()
+                    .into_iter()
+                    .map(move |(tau, w)| (tau + shift, w / n_tx as f64))
+            })
+            .collect();
+        let mut var = 0.0;
+        for &(tl, pl) in &taps {
+            for &(tm, pm) in &taps {
+                let a = offsets
+                    .iter()
+                    .map(|f| libm::cos(2.0 * core::f64::consts::PI * f * (tl - tm)))
+                    .sum::<f64>()
+                    / offsets.len() as f64;
+                var += pl * pm * a * a;
+            }
+        }
+        var
+    };
+    let realised = |n_tx: usize| {
+        let means: Vec<f64> = expanded_powers(n_tx, n, t)
+            .iter()
+            .map(|r| r.iter().sum::<f64>() / r.len() as f64)
+            .collect();
+        let m = means.iter().sum::<f64>() / n as f64;
+        means.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64
+    };
+    let (one, two) = (theory(1), theory(2));
+    assert!(
+        (one - 0.700).abs() < 0.001 && (two - 0.352).abs() < 0.001,
+        "{one} {two}"
+    );
+    for (n_tx, expect) in [(1, one), (2, two)] {
+        let got = realised(n_tx);
+        assert!(
+            (got / expect - 1.0).abs() < 0.15,
+            "{n_tx} antennas: variance {got} against {expect}"
+        );
+    }
+}
+
+#[test]
+fn over_flat_fading_one_antenna_is_the_flat_gain_and_two_shifted_ones_two_branches() {
+    // Model A's one tap: from one antenna every subcarrier sees the flat process's own
+    // |h|² (same stream, bit for bit); from two with 0 and −400 ns the subcarriers' mean
+    // power is (|h₀|² + |h₁|²)/2 plus a cross term weighted by (1/K)·Σₖ cos(2π f_k·400 ns)
+    // = −2/52, so Var = ¼·(2 + 2·(2/52)²) = 0.5007: two branches. 4000 realisations,
+    // held to 15 %.
+    let offsets = data_subcarrier_offsets(20);
+    let t = SimTime::from_millis(300);
+    let one = TgnProcess::flat_expanded(RAYLEIGH, &offsets, 5, &[("flat/x".into(), 0.0)]).unwrap();
+    let flat = FadingProcess::new(RAYLEIGH, &mut RngStream::new(5, "flat/x")).unwrap();
+    let mut p = vec![0.0; offsets.len()];
+    one.add_power(t, &mut p);
+    for v in &p {
+        assert!(
+            (v - flat.power(t)).abs() < 1e-12 * flat.power(t).max(1.0),
+            "{v}"
+        );
+    }
+    let n = 4000;
+    let means: Vec<f64> = (0..n)
+        .map(|r| {
+            let antennas: Vec<(String, f64)> = (0..2)
+                .map(|i| (format!("flat/{r}/{i}"), ht_cyclic_shift(2, i)))
+                .collect();
+            let q = TgnProcess::flat_expanded(RAYLEIGH, &offsets, 5, &antennas).unwrap();
+            let mut out = vec![0.0; offsets.len()];
+            q.add_power(t, &mut out);
+            out.iter().sum::<f64>() / out.len() as f64
+        })
+        .collect();
+    let m = means.iter().sum::<f64>() / n as f64;
+    let var = means.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
+    let expect = 0.25 * (2.0 + 2.0 * (2.0f64 / 52.0).powi(2));
+    assert!((var / expect - 1.0).abs() < 0.15, "{var} against {expect}");
+    assert!((m - 1.0).abs() < 4.0 * libm::sqrt(expect / n as f64), "{m}");
+}

@@ -346,13 +346,15 @@ fn check_bss(s: &Scenario, src: &Source, i: usize, w: &WifiSpec) -> Result<(), S
                 ));
             }
         }
-        if !(1..=4).contains(&f.rx_antennas) {
-            let mut at = sub("propagation", "fading");
-            at.push(key("rx_antennas"));
-            return Err(src.error(
-                &at,
-                format!("expected 1 to 4 receive antennas, got {}", f.rx_antennas),
-            ));
+        for (field, n, what) in [
+            ("rx_antennas", f.rx_antennas, "receive"),
+            ("tx_antennas", f.tx_antennas, "transmit"),
+        ] {
+            if !(1..=4).contains(&n) {
+                let mut at = sub("propagation", "fading");
+                at.push(key(field));
+                return Err(src.error(&at, format!("expected 1 to 4 {what} antennas, got {n}")));
+            }
         }
     }
     Ok(())

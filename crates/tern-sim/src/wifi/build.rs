@@ -244,6 +244,7 @@ pub fn bss(spec: &WifiSpec, nodes: &[NodeSpec], seed: u64) -> Bss {
                 freq_hz: freq,
                 k_factor: f.k_factor,
                 rx_antennas: f.rx_antennas as usize,
+                tx_antennas: f.tx_antennas as usize,
                 model: f.model.as_deref().and_then(TgnModel::parse),
                 width_mhz: if bandwidth > 20e6 { 40 } else { 20 },
             })

@@ -289,6 +289,16 @@ pub struct FadingSpec {
     /// to 4 (IEEE 802.11-2012 §20.1.1: up to four spatial streams).
     #[serde(default = "one_antenna")]
     pub rx_antennas: u32,
+    /// Transmit antennas (chains) of every member, 1-4; default 1. With more, a
+    /// one-stream PPDU (MCS 0-7, and every PHY header) is sent on all of them with the HT
+    /// cyclic shifts (IEEE Std 802.11n-2009 Table 20-9: 0 and -400 ns for two), the power
+    /// split between them, as ath9k sends every MCS on the card's whole transmit chainmask
+    /// (xmit.c, `ath_buf_set_rate`); the shifts make the channel frequency-selective and
+    /// the code gains transmit diversity across the subcarriers (evaluated on the HT
+    /// subcarriers, flat fading too). Two-stream PPDUs are mapped directly, one stream per
+    /// antenna.
+    #[serde(default = "one_antenna")]
+    pub tx_antennas: u32,
     /// "flat" (default): one gain per PPDU. "B", "C", "D" or "E": the TGn tapped-delay-line
     /// model of that name (IEEE 802.11-03/940r4; rms delay spread 15, 30, 50, 100 ns;
     /// residential, residential/small office, office, large office) evaluated on the HT data
