@@ -197,19 +197,26 @@ def fixed_index(con: duckdb.DuckDBPyConnection) -> Figure:
     return fig
 
 
+def _antennas(results: Mapping[str, duckdb.DuckDBPyConnection]) -> str:
+    """The primary condition's antennas in words, for the captions."""
+    primary = getattr(results, "primary", {})
+    receive = primary.get("wifi.wlan.propagation.fading.rx_antennas", "?")
+    send = primary.get("wifi.wlan.propagation.fading.tx_antennas", "1")
+    return f"{receive} receive antennas and {send} transmit antennas"
+
+
 def _condition(results: Mapping[str, duckdb.DuckDBPyConnection]) -> str:
     """The primary condition in words, for the captions."""
     primary = getattr(results, "primary", {})
     seeds = sorted(
         {s for (s,) in results["linux"].execute("SELECT DISTINCT seed FROM runs").fetchall()}
     )
-    antennas = primary.get("wifi.wlan.propagation.fading.rx_antennas", "?")
     model = primary.get("wifi.wlan.propagation.fading.model", "flat")
     fading = "flat Rayleigh fading" if model == "flat" else f"TGn model {model} Rayleigh fading"
     span = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
     return (
-        f"Condition: 802.11n 20 MHz two streams, {fading}, {antennas} receive "
-        f"antennas, Minstrel-HT, 60 s runs, {span}, every run a point."
+        f"Condition: 802.11n 20 MHz two streams, {fading}, {_antennas(results)}, "
+        f"Minstrel-HT, 60 s runs, {span}, every run a point."
     )
 
 
@@ -218,7 +225,7 @@ def figures(results: Mapping[str, duckdb.DuckDBPyConnection]) -> Iterator[tuple[
     rows = _frames(results)
     series = (
         f"One run per kind: seed {SERIES_SEED} at {LOW_RATE_POSITION.split(',')[0][1:]} m "
-        "(about 13 Mbit/s; the paper's is 12-13.5), 2 receive antennas."
+        f"(about 13 Mbit/s; the paper's is 12-13.5), {_antennas(results)}."
     )
     yield (
         "rate-error",
