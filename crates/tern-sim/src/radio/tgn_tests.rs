@@ -269,10 +269,9 @@ fn two_shifted_antennas_halve_the_spread_of_the_power_a_robust_code_sees() {
     let realised = |n_tx: usize| {
         let means: Vec<f64> = expanded_powers(n_tx, n, t)
             .iter()
-            .map(|r| r.iter().sum::<f64>() / r.len() as f64)
+            .map(|r| mean(r))
             .collect();
-        let m = means.iter().sum::<f64>() / n as f64;
-        means.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64
+        mean_and_variance(&means).1
     };
     let (one, two) = (theory(1), theory(2));
     assert!(
@@ -316,12 +315,22 @@ fn over_flat_fading_one_antenna_is_the_flat_gain_and_two_shifted_ones_two_branch
             let q = TgnProcess::flat_expanded(RAYLEIGH, &offsets, 5, &antennas).unwrap();
             let mut out = vec![0.0; offsets.len()];
             q.add_power(t, &mut out);
-            out.iter().sum::<f64>() / out.len() as f64
+            mean(&out)
         })
         .collect();
-    let m = means.iter().sum::<f64>() / n as f64;
-    let var = means.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
+    let (m, var) = mean_and_variance(&means);
     let expect = 0.25 * (2.0 + 2.0 * (2.0f64 / 52.0).powi(2));
     assert!((var / expect - 1.0).abs() < 0.15, "{var} against {expect}");
     assert!((m - 1.0).abs() < 4.0 * libm::sqrt(expect / n as f64), "{m}");
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// The sample mean and the unbiased sample variance of `x`.
+fn mean_and_variance(x: &[f64]) -> (f64, f64) {
+    let m = mean(x);
+    let var = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (x.len() - 1) as f64;
+    (m, var)
 }
