@@ -75,6 +75,9 @@ fn the_driver_sees_every_mpdu_with_its_sequence_number_and_fcs() {
         (hi.max(s), fine && s <= hi + 64)
     });
     assert!(max_new.1, "an SN jumped ahead of the window");
+    // At that SNR the decoded bits are right: the fixed error rate fails a frame elsewhere
+    // than in its header, and the driver reads every SN as sent.
+    assert_eq!(u64s(rx, "sn_read"), sn);
 }
 
 /// A PPDU whose PHY header the AP cannot decode reaches its driver not at all: no MPDU of
@@ -127,6 +130,28 @@ fn the_driver_sees_no_mpdu_of_a_ppdu_whose_header_failed() {
         0,
         "no MPDU gets through"
     );
+    // The driver reads each failed MPDU's SN from bits decoded at the error model's bit
+    // error rate there: wrong with the probability that 12 bits of a failed 1400-byte
+    // frame are not all right (`field_intact_given_failure`), within 5 standard deviations.
+    let (sn, sn_read) = (u64s(rx, "sn"), u64s(rx, "sn_read"));
+    let mcs0 = tern_sim::wifi::phy::HtMcs::new(0).unwrap();
+    let ber = tern_sim::wifi::error_model::ht_decoded_ber_db(mcs0, snr[ampdus[0]]);
+    let bits = u64::from(tern_sim::wifi::frames::mpdu_len(1400 + 28)) * 8;
+    let q = 1.0 - tern_sim::wifi::error_model::field_intact_given_failure(ber, 12, bits, 0.0);
+    assert!(
+        q > 0.01 && q < 0.5,
+        "an SN is misread with {q} (bit error rate {ber})"
+    );
+    let n = sn.len() as f64;
+    let misread = sn.iter().zip(&sn_read).filter(|(a, b)| a != b).count() as f64;
+    let sd = (n * q * (1.0 - q)).sqrt();
+    assert!(
+        (misread - q * n).abs() < 5.0 * sd,
+        "{misread} of {n} SNs misread, expected {:.1}",
+        q * n
+    );
+    // A misread SN differs from the true one in its 12 bits only.
+    assert!(sn_read.iter().all(|&s| s < 4096));
 }
 
 /// A driver that gives up on every MPDU the moment it arrives with a bad FCS (the extreme

@@ -8,7 +8,7 @@ use crate::trace::pcap::{fold, sum_words, transport_checksum};
 use tern_proto::tcp::{Flags, SackBlocks, Segment, SeqNum, TcpOptions, MAX_SACK_BLOCKS};
 
 /// IPv4's protocol number of TCP (IANA).
-pub const PROTO_TCP: u8 = 6;
+pub use crate::net::body::PROTO_TCP;
 /// The TCP header without options (RFC 9293 §3.1).
 const TCP_HEADER: usize = 20;
 

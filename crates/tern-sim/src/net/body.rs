@@ -6,11 +6,21 @@
 
 use super::packet::IPV4_HEADER;
 
+/// IP protocol numbers (IANA, "Assigned Internet Protocol Numbers"): TCP (RFC 9293).
+pub const PROTO_TCP: u8 = 6;
+/// UDP (RFC 768).
+pub const PROTO_UDP: u8 = 17;
+/// DCCP (RFC 4340 §19.1).
+pub const PROTO_DCCP: u8 = 33;
+
 /// What a kind of transport puts in its packets: its variant of [`Body`] and its size on
 /// the wire.
 pub trait WireBody {
     /// Transport header plus payload, in bytes.
     fn transport_len(&self) -> u32;
+
+    /// Its IP protocol number (the IPv4 header's Protocol field).
+    fn ip_proto(&self) -> u8;
 
     /// Whether it is one of the application's messages that may still arrive (a datagram):
     /// the summary counts those in the network at the end as in flight.
@@ -44,6 +54,15 @@ macro_rules! packet_body {
                     // The size on the link is the real packet's; injection accepts none
                     // shorter than an IPv4 header.
                     Body::Raw(b) => (b.len() as u32).saturating_sub(IPV4_HEADER),
+                }
+            }
+
+            /// Its IP protocol number ([`WireBody::ip_proto`]; a real host's from its IPv4
+            /// header).
+            pub fn ip_proto(&self) -> u8 {
+                match self {
+                    $(Body::$kind(b) => WireBody::ip_proto(b),)*
+                    Body::Raw(b) => b.get(9).copied().unwrap_or(0),
                 }
             }
 

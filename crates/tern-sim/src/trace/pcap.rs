@@ -41,6 +41,7 @@ use std::path::Path;
 
 pub use super::addr::node_addr;
 use crate::engine::SimTime;
+use crate::net::body::PROTO_UDP;
 use crate::net::packet::{Body, FlowId, NodeId, Packet, IPV4_HEADER};
 
 /// Magic number of a classic pcap file with nanosecond timestamps.
@@ -50,8 +51,6 @@ pub const LINKTYPE_RAW: u32 = 101;
 /// Snapshot length written in the file header: the largest IPv4 packet.
 pub const SNAPLEN: u32 = 65_535;
 
-/// IP protocol number of UDP (RFC 768), whose zero checksum is sent as all ones.
-pub const PROTO_UDP: u8 = 17;
 /// The largest TCP header (RFC 9293 §3.1: data offset of 15 words): what a headers-only
 /// capture keeps of a real host's packet past its IPv4 header.
 const RAW_TRANSPORT_HEADER: usize = 60;
@@ -60,9 +59,6 @@ const RAW_TRANSPORT_HEADER: usize = 60;
 /// transport's `capture.rs` implements it for its variant of [`Body`], and the list of
 /// transports ([`crate::transport`]) dispatches to it.
 pub trait WireEncode {
-    /// Its IP protocol number (IANA, "Assigned Internet Protocol Numbers").
-    fn ip_proto(&self) -> u8;
-
     /// An error if its header cannot be encoded.
     fn check(&self) -> Result<(), EncodeError> {
         Ok(())
@@ -264,7 +260,7 @@ pub fn frame(packet: &Packet, how: Framing, out: &mut Vec<u8>) -> Result<(), Enc
     let start = out.len();
 
     // IPv4 header (RFC 791 §3.1).
-    let proto = wire.ip_proto();
+    let proto = packet.body.ip_proto();
     let mut ip = [0u8; IPV4_HEADER as usize];
     ip[0] = 0x45; // version 4, IHL 5 words
     ip[2..4].copy_from_slice(&total16.to_be_bytes());

@@ -7,14 +7,20 @@
 //! missing MPDU before it still holds the window. Without a strategy the AP is the standard
 //! receiver.
 
-/// One MPDU of a received A-MPDU, as the AP's driver sees it.
+/// One MPDU of a received A-MPDU, as the AP's driver sees it. Its fields are read from
+/// the bytes as received, so when the FCS failed they may be wrong
+/// ([`super::bss::RxMpdu::sn_read`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeenMpdu {
-    /// The sequence number in its MAC header (read even when the FCS failed).
+    /// The sequence number read from its MAC header.
     pub sn: u16,
     pub fcs_ok: bool,
-    /// Whether it carries a TCP segment (the driver looks into the LLC/IP headers).
+    /// Whether it reads as carrying a TCP segment (the IPv4 Protocol field behind the
+    /// LLC/SNAP header).
     pub tcp: bool,
+    /// Its sequence number and whether it carries TCP, as sent: what a driver reading every
+    /// header right would see (`exact_headers`, a bound for a sensitivity).
+    pub sent: (u16, bool),
 }
 
 /// An MPDU the driver declares lost, and why.

@@ -172,6 +172,7 @@ pub fn ap_rx(spec: &WifiSpec) -> Option<Box<dyn ApRxStrategy>> {
     Some(Box::new(RetryOutIndex::new(RetryOutConfig {
         weight: r.weight,
         rule,
+        exact_headers: r.exact_headers,
     })))
 }
 

@@ -9,10 +9,11 @@ use super::bss::{self, Bss, Refused};
 use super::records::{RetryOutRecord, WifiRecord, WifiRxRecord};
 use super::roaming::{Membership, Roam, Roamer};
 use crate::engine::{SimTime, Wake};
+use crate::net::body::PROTO_TCP;
 use crate::net::device::{
     Action, Device, DeviceCx, DropKind, Enqueued, IfaceId, Outgoing, QueueMeter, QueueStats,
 };
-use crate::net::packet::{Body, NodeId, PacketRef};
+use crate::net::packet::{NodeId, PacketRef};
 use crate::net::qdisc::{Qdisc, Queued};
 use crate::summary::{Summary, WifiSummary};
 
@@ -251,10 +252,14 @@ impl WifiDevice {
             let mpdus: Vec<SeenMpdu> = a
                 .mpdus
                 .iter()
-                .map(|m| SeenMpdu {
-                    sn: m.sn,
-                    fcs_ok: m.fcs_ok,
-                    tcp: matches!(cx.pool.get(m.packet).body, Body::Tcp(_)),
+                .map(|m| {
+                    let protocol = cx.pool.get(m.packet).body.ip_proto();
+                    SeenMpdu {
+                        sn: m.sn_read(),
+                        fcs_ok: m.fcs_ok,
+                        tcp: m.protocol_read(protocol) == PROTO_TCP,
+                        sent: (m.sn, protocol == PROTO_TCP),
+                    }
                 })
                 .collect();
             let declared = strategy.on_ampdu(&ApAmpdu {
@@ -344,6 +349,7 @@ impl WifiDevice {
                         from: &names[a.from],
                         to: &names[a.to],
                         sn: u32::from(m.sn),
+                        sn_read: u32::from(m.sn_read()),
                         fcs_ok: m.fcs_ok,
                         rate_mbps: a.rate_bps / 1e6,
                     });

@@ -47,6 +47,9 @@ crate::record! {
         to: &'a str,
         /// The MPDU's sequence number.
         sn: u32,
+        /// The sequence number the receiver's driver reads from its MAC header: `sn`,
+        /// unless the FCS failed and bits of the field with it (`wifi::bss::misread`).
+        sn_read: u32,
         /// Whether its FCS was good.
         fcs_ok: bool,
         /// PHY data rate it was sent at.

@@ -12,10 +12,13 @@
 //!   50 Mbit/s 5, below 100 Mbit/s 8, else not applied ([`IndexRule::paper`]); §4.4 also
 //!   runs a fixed index (2, 5 or 8) instead ([`IndexRule::Fixed`]);
 //! * per MPDU, the receptions with a bad FCS are counted from the sequence number in the
-//!   CRC-failed MPDU's header, which the chip passes to the driver; it is trusted unless it
-//!   contradicts the reordering window (§3.1, §3.2 (3)): a failed MPDU whose SN lies outside
-//!   [WinStartB, WinStartB + 63] is not counted. The count covers both selective
-//!   retransmissions and whole-A-MPDU timeouts (§3.2 (3));
+//!   CRC-failed MPDU's header, which the chip passes to the driver as decoded, so it may be
+//!   wrong (§3.1; [`super::bss::RxMpdu::sn_read`]); it is trusted unless it contradicts the
+//!   reordering window (§3.1, §3.2 (3)): a failed MPDU whose SN reads outside
+//!   [WinStartB, WinStartB + 63] is not counted, one misread inside it is counted against
+//!   the SN it reads as. Whether it carries TCP is read from its IPv4 Protocol octet, as
+//!   decoded too. The count covers both selective retransmissions and whole-A-MPDU
+//!   timeouts (§3.2 (3));
 //! * when an MPDU carrying TCP has failed more times than the index in force (§3.2 (2):
 //!   estimated retransmissions above the index; Fig. 3: the third failed reception with
 //!   index 2), it is declared lost ([`Declared`]): the device stops waiting for it ("moves on
@@ -94,6 +97,9 @@ pub struct RetryOutConfig {
     /// Weight of each new A-MPDU's rate in the EWMA, in (0, 1].
     pub weight: f64,
     pub rule: IndexRule,
+    /// Read failed MPDUs' headers as sent ([`super::ap_rx::SeenMpdu::sent`]) instead of as decoded: an
+    /// idealised driver, for a sensitivity.
+    pub exact_headers: bool,
 }
 
 impl RetryOutConfig {
@@ -102,6 +108,7 @@ impl RetryOutConfig {
         RetryOutConfig {
             weight: PAPER_WEIGHT,
             rule: IndexRule::paper(),
+            exact_headers: false,
         }
     }
 }
@@ -162,15 +169,20 @@ impl ApRxStrategy for RetryOutIndex {
         st.declared.retain(|&sn| in_window(sn));
         let mut candidates = Vec::new();
         for m in a.mpdus {
-            if st.declared.contains(&m.sn) {
+            let (sn, tcp) = if self.cfg.exact_headers {
+                m.sent
+            } else {
+                (m.sn, m.tcp)
+            };
+            if st.declared.contains(&sn) {
                 continue;
             }
             if m.fcs_ok {
-                st.failures.remove(&m.sn);
-            } else if in_window(m.sn) {
-                *st.failures.entry(m.sn).or_insert(0) += 1;
-                if m.tcp {
-                    candidates.push(m.sn);
+                st.failures.remove(&sn);
+            } else if in_window(sn) {
+                *st.failures.entry(sn).or_insert(0) += 1;
+                if tcp {
+                    candidates.push(sn);
                 }
             }
         }
@@ -181,7 +193,10 @@ impl ApRxStrategy for RetryOutIndex {
         candidates.dedup();
         let mut declared = Vec::new();
         for sn in candidates {
-            let failures = st.failures[&sn];
+            // A misread SN may be one an intact MPDU of the same A-MPDU carried.
+            let Some(&failures) = st.failures.get(&sn) else {
+                continue;
+            };
             if failures > index {
                 st.failures.remove(&sn);
                 st.declared.insert(sn);

@@ -116,6 +116,12 @@ pub struct RetryOutSpec {
     /// One index at every rate instead of `table` (§4.4 runs 2, 5 and 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixed: Option<u32>,
+    /// An idealised driver that reads every failed MPDU's sequence number and IPv4 Protocol
+    /// octet as they were sent (default false: as decoded, so a frame failed at a high bit
+    /// error rate may be counted against another SN, or not at all; §3.1 says they "may be
+    /// wrong"). A bound for a sensitivity, not a driver.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact_headers: bool,
 }
 
 impl RetryOutSpec {

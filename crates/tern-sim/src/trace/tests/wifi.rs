@@ -35,6 +35,7 @@ pub(super) const EXPECTED: &[(&str, &[(&str, Kind)])] = &[
             ("from", req(Text)),
             ("to", req(Text)),
             ("sn", req(U64)),
+            ("sn_read", req(U64)),
             ("fcs_ok", req(U64)),
             ("rate_mbps", req(F64)),
         ],
@@ -100,6 +101,7 @@ pub(super) fn record(traces: &mut Traces, i: u64) {
         from: "sta",
         to: "ap",
         sn: 4095,
+        sn_read: if odd { 4094 } else { 4095 },
         fcs_ok: !odd,
         rate_mbps: 65.0,
     });

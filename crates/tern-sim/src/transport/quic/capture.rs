@@ -2,7 +2,7 @@
 //! part of the header, so a cut packet would not decode), in UDP (RFC 9000 §12.2).
 
 use crate::net::packet::{FlowId, QuicDatagram};
-use crate::trace::pcap::{Payload, WireEncode, PROTO_UDP};
+use crate::trace::pcap::{Payload, WireEncode};
 
 /// The (source, destination) UDP ports of a QUIC datagram of `flow`: the client (the flow's
 /// source) uses 49152 + f as for UDP messages, the server 443, the port Wireshark decodes as
@@ -17,10 +17,6 @@ pub fn quic_ports(flow: FlowId, from_client: bool) -> (u16, u16) {
 }
 
 impl WireEncode for QuicDatagram {
-    fn ip_proto(&self) -> u8 {
-        PROTO_UDP
-    }
-
     fn encode(&self, flow: FlowId, transport_len: u16, _: Payload, out: &mut Vec<u8>) -> usize {
         let (sport, dport) = quic_ports(flow, self.from_client);
         out.extend_from_slice(&sport.to_be_bytes());

@@ -34,6 +34,7 @@ pub use qlog::QlogUse;
 
 use super::{Arrival, Cmd, Io, Side, Transport, TransportReport, WireBody};
 use crate::engine::{RngStream, SimTime, Wake};
+use crate::net::body::PROTO_UDP;
 use crate::net::packet::{Body, QuicDatagram, UDP_HEADER};
 use spec::{QuicPathStatus, QuicSpec};
 pub use summary::{ConnectionEnd, QuicPathSummary, QuicSummary, Summary};
@@ -526,5 +527,9 @@ impl WireBody for QuicDatagram {
     #[inline]
     fn transport_len(&self) -> u32 {
         UDP_HEADER + self.bytes.len() as u32
+    }
+
+    fn ip_proto(&self) -> u8 {
+        PROTO_UDP
     }
 }

@@ -6,16 +6,10 @@ use crate::net::packet::FlowId;
 use crate::trace::pcap::{EncodeError, Payload, WireEncode};
 use tern_proto::tcp::{Segment, TcpOptions};
 
-/// TCP's IP protocol number (RFC 9293 §3.1).
-const PROTO_TCP: u8 = 6;
 /// Largest TCP header: the data offset is a 4-bit count of 32-bit words.
 const TCP_MAX_HEADER: u32 = 60;
 
 impl WireEncode for Segment {
-    fn ip_proto(&self) -> u8 {
-        PROTO_TCP
-    }
-
     fn check(&self) -> Result<(), EncodeError> {
         if self.header_len() > TCP_MAX_HEADER {
             return Err(EncodeError::TcpHeaderTooLong(self.header_len()));

@@ -30,6 +30,7 @@ use super::{
 };
 use crate::app::{Delivered, MessageSink, MessageStream};
 use crate::engine::{RngStream, SimTime, Wake};
+use crate::net::body::PROTO_TCP;
 use crate::net::packet::{Body, IPV4_HEADER};
 use crate::scenario::TcpSpec;
 use crate::trace::{DelayRecord, Traces};
@@ -517,5 +518,9 @@ impl WireBody for Segment {
     #[inline]
     fn transport_len(&self) -> u32 {
         self.wire_len()
+    }
+
+    fn ip_proto(&self) -> u8 {
+        PROTO_TCP
     }
 }

@@ -3,11 +3,8 @@
 
 use crate::transport::udp::capture::udp_ports;
 use crate::net::packet::{FlowId, UdpKind, UdpMessage};
-use crate::trace::pcap::{Payload, WireEncode, PROTO_UDP};
-use tern_proto::dccp::{capture, Packet, Wire};
-
-/// DCCP's IP protocol number (RFC 4340 §19.1).
-const PROTO_DCCP: u8 = 33;
+use crate::trace::pcap::{Payload, WireEncode};
+use tern_proto::dccp::{capture, Packet};
 
 /// The (source, destination) ports of a TFRC packet of `flow`: the sender's 49152 + f,
 /// the receiver's 5000 + f, as for UDP messages.
@@ -23,13 +20,6 @@ pub fn tfrc_ports(flow: FlowId, from_sender: bool) -> (u16, u16) {
 }
 
 impl WireEncode for Packet<UdpMessage> {
-    fn ip_proto(&self) -> u8 {
-        match self.wire {
-            Wire::Udp => PROTO_UDP,
-            Wire::Dccp => PROTO_DCCP,
-        }
-    }
-
     /// DCCP's checksum sits at the same offset as UDP's (RFC 4340 §9).
     fn encode(&self, flow: FlowId, transport_len: u16, _: Payload, out: &mut Vec<u8>) -> usize {
         let ports = tfrc_ports(flow, capture::from_sender(&self.body));

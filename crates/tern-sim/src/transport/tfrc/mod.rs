@@ -24,6 +24,7 @@ use super::{
 };
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::{SimTime, Wake};
+use crate::net::body::{PROTO_DCCP, PROTO_UDP};
 use crate::net::packet::{Body, UdpKind, UdpMessage};
 use spec::{
     TfrcFirstIntervalSpec, TfrcLossGroupingSpec, TfrcNofeedbackRuleSpec, TfrcProfileSpec, TfrcReceiveRateSpec, TfrcSpec,
@@ -405,6 +406,14 @@ impl WireBody for Packet<UdpMessage> {
     #[inline]
     fn transport_len(&self) -> u32 {
         Packet::transport_len(self)
+    }
+
+    /// DCCP's, or UDP's when TFRC runs over UDP.
+    fn ip_proto(&self) -> u8 {
+        match self.wire {
+            Wire::Udp => PROTO_UDP,
+            Wire::Dccp => PROTO_DCCP,
+        }
     }
 
     /// A data packet carries a message.

@@ -2,7 +2,7 @@
 //! the application header at the start of the payload when it fits.
 
 use crate::net::packet::{FlowId, UdpKind, UdpMessage};
-use crate::trace::pcap::{Payload, WireEncode, PROTO_UDP};
+use crate::trace::pcap::{Payload, WireEncode};
 
 /// Bytes of Tern's application header at the start of a UDP payload.
 pub const APP_HEADER_LEN: usize = 20;
@@ -40,10 +40,6 @@ pub fn udp_ports(flow: FlowId, kind: UdpKind) -> (u16, u16) {
 }
 
 impl WireEncode for UdpMessage {
-    fn ip_proto(&self) -> u8 {
-        PROTO_UDP
-    }
-
     fn encode(&self, flow: FlowId, transport_len: u16, _: Payload, out: &mut Vec<u8>) -> usize {
         let (sport, dport) = udp_ports(flow, self.kind);
         out.extend_from_slice(&sport.to_be_bytes());

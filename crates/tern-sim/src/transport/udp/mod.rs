@@ -15,6 +15,7 @@ use super::{
 };
 use crate::app::{MessageSink, MessageSource};
 use crate::engine::SimTime;
+use crate::net::body::PROTO_UDP;
 use crate::net::packet::{Body, UdpKind, UdpMessage, UDP_HEADER};
 use records::RttRecord;
 use crate::transport::build_cx::{boxed, BuildCx};
@@ -115,6 +116,10 @@ impl WireBody for UdpMessage {
     #[inline]
     fn transport_len(&self) -> u32 {
         UDP_HEADER + self.len
+    }
+
+    fn ip_proto(&self) -> u8 {
+        PROTO_UDP
     }
 
     fn is_message(&self) -> bool {

@@ -19,9 +19,11 @@
 //! ([`FrameExchange::run_timeouts`]). The payload of a PPDU never leaves its exchange, so
 //! a DCF Ack cannot meet an A-MPDU: each exchange keeps its own frames on the air.
 
-use super::super::error_model::{ht_header_success_rate_db, HT_HEADER_BITS};
+use super::super::error_model::{ht_decoded_ber_db, ht_header_success_rate_db, HT_HEADER_BITS};
+use super::super::phy::HtMcs;
 use super::dcf::DcfExchange;
 use super::ht::HtExchange;
+use super::misread;
 use super::{Counters, Frame, Outcome, TxRecord};
 use crate::engine::{RngStream, SimTime};
 use crate::radio::RadioChannel;
@@ -180,24 +182,39 @@ pub(crate) fn expire_queue(
 }
 
 /// Whether each MPDU arrives: independently, with probability (1 − the fixed per-MPDU
-/// error rate) × the error model's success rate at the PPDU's SNR; and whether the receiver
-/// decodes a PPDU's PHY header, drawn from a stream of its own so that the MPDUs' draws
-/// are the same with or without it.
+/// error rate) × the error model's success rate at the PPDU's SNR; whether the receiver
+/// decodes a PPDU's PHY header; and what a driver reads from a failed MPDU's header
+/// ([`misread`]). The last two are drawn from streams of their own, so that the MPDUs'
+/// draws are the same with or without them.
 pub(crate) struct Errors {
     rng: RngStream,
     headers: RngStream,
+    fields: RngStream,
     cache: SuccessCache,
+    /// Decoded bit error rates, by (SNR, MCS).
+    bers: SuccessCache,
     mpdu_error: f64,
 }
 
 impl Errors {
-    pub fn new(rng: RngStream, headers: RngStream, mpdu_error: f64) -> Errors {
+    pub fn new(rng: RngStream, headers: RngStream, fields: RngStream, mpdu_error: f64) -> Errors {
         Errors {
             rng,
             headers,
+            fields,
             cache: SuccessCache::default(),
+            bers: SuccessCache::default(),
             mpdu_error,
         }
+    }
+
+    /// Draws the error pattern of the header fields a driver reads from an MPDU of `bits`
+    /// bits at `mcs` that failed its FCS at `snr_db` ([`misread::draw`]).
+    pub fn misread(&mut self, snr_db: f64, mcs: HtMcs, bits: u64) -> u32 {
+        let ber = self
+            .bers
+            .get(snr_db, mcs.index(), 0, || ht_decoded_ber_db(mcs, snr_db));
+        misread::draw(ber, bits, self.mpdu_error, &mut self.fields)
     }
 
     /// Draws whether the receiver decodes an HT-mixed PPDU's PHY header at `snr_db`

@@ -64,10 +64,16 @@ impl HtExchange {
                 got.push((sn, uid));
             }
             if cx.observe_rx {
+                let misread = if fcs_ok {
+                    0
+                } else {
+                    cx.errors.misread(snr_db, mcs, bits)
+                };
                 seen.push(RxMpdu {
                     sn,
                     fcs_ok,
                     packet: frame.packet,
+                    misread,
                 });
             }
         }

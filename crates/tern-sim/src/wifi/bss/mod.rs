@@ -47,6 +47,7 @@ mod dcf;
 mod exchange;
 mod ht;
 mod ht_rx;
+mod misread;
 mod outcome;
 
 pub use config::{Config, DcfRate, Phy};
@@ -223,6 +224,7 @@ impl Bss {
             errors: Errors::new(
                 RngStream::new(seed, &format!("wifi/{name}/errors")),
                 RngStream::new(seed, &format!("wifi/{name}/headers")),
+                RngStream::new(seed, &format!("wifi/{name}/misread")),
                 cfg.mpdu_error,
             ),
             counters: Counters::default(),

@@ -47,6 +47,21 @@ pub struct RxMpdu {
     pub sn: u16,
     pub fcs_ok: bool,
     pub packet: PacketRef,
+    /// Which bits of the header fields the driver reads came through wrong
+    /// ([`super::misread`]): 0 when the FCS is good.
+    pub misread: u32,
+}
+
+impl RxMpdu {
+    /// The sequence number the driver reads from the MPDU's MAC header.
+    pub fn sn_read(&self) -> u16 {
+        super::misread::sn_read(self.sn, self.misread)
+    }
+
+    /// The IPv4 Protocol number the driver reads, the packet's being `protocol`.
+    pub fn protocol_read(&self, protocol: u8) -> u8 {
+        super::misread::protocol_read(protocol, self.misread)
+    }
 }
 
 /// Counters of a BSS, for the summary.

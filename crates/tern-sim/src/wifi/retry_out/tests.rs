@@ -14,6 +14,7 @@ fn tcp(sn: u16, fcs_ok: bool) -> SeenMpdu {
         sn,
         fcs_ok,
         tcp: true,
+        sent: (sn, true),
     }
 }
 
@@ -182,6 +183,7 @@ fn mpdus_without_tcp_are_never_declared_lost() {
         sn: 3,
         fcs_ok: false,
         tcp: false,
+        sent: (3, false),
     };
     for _ in 0..10 {
         assert!(feed(&mut idx, MCS1, 0, &[ping]).is_empty());
@@ -199,6 +201,7 @@ fn a_ping_before_a_declared_tcp_mpdu_is_not_skipped() {
         sn: 1,
         fcs_ok,
         tcp: false,
+        sent: (1, false),
     };
     let none: [u16; 0] = [];
     let (up, lost) = ap.receive_seen(MCS1, &[ping(false), tcp(2, false), tcp(3, true)]);
@@ -264,12 +267,65 @@ fn sequence_numbers_are_trusted_only_within_the_window() {
     assert_eq!(idx.failures(1, 4089), 0);
 }
 
+/// A failed MPDU whose SN was misread as that of an MPDU arriving intact in the same
+/// A-MPDU: the intact copy clears the count, and nothing is declared.
+#[test]
+fn a_misread_sn_that_arrives_intact_in_the_same_ampdu_is_not_declared() {
+    let mut cfg = RetryOutConfig::paper();
+    cfg.rule = IndexRule::Fixed(0);
+    let mut idx = RetryOutIndex::new(cfg);
+    let declared = feed(&mut idx, MCS1, 100, &[tcp(120, false), tcp(120, true)]);
+    assert!(declared.is_empty(), "{declared:?}");
+    assert_eq!(idx.failures(1, 120), 0);
+    // The same failure alone is declared at once under index 0.
+    let declared = feed(&mut idx, MCS1, 100, &[tcp(121, false)]);
+    assert_eq!(declared.iter().map(|d| d.sn).collect::<Vec<_>>(), [121]);
+}
+
+/// The driver counts a failed MPDU under the SN and protocol it reads; the idealised one
+/// (`exact_headers`) under those sent.
+#[test]
+fn failures_count_under_the_header_as_read_unless_the_driver_reads_it_exactly() {
+    // TCP MPDU 120 read as 130, TCP MPDU 121 read as not carrying TCP.
+    let misread = [
+        SeenMpdu {
+            sn: 130,
+            fcs_ok: false,
+            tcp: true,
+            sent: (120, true),
+        },
+        SeenMpdu {
+            sn: 121,
+            fcs_ok: false,
+            tcp: false,
+            sent: (121, true),
+        },
+    ];
+    for exact_headers in [false, true] {
+        let mut cfg = RetryOutConfig::paper();
+        cfg.rule = IndexRule::Fixed(0);
+        cfg.exact_headers = exact_headers;
+        let mut idx = RetryOutIndex::new(cfg);
+        let declared: Vec<u16> = feed(&mut idx, MCS1, 100, &misread)
+            .iter()
+            .map(|d| d.sn)
+            .collect();
+        if exact_headers {
+            assert_eq!(declared, [120, 121]);
+        } else {
+            assert_eq!(declared, [130]);
+            assert_eq!(idx.failures(1, 121), 1);
+        }
+    }
+}
+
 /// Several MPDUs passing the index in one A-MPDU are declared in SN order, from the window.
 #[test]
 fn declarations_come_in_sequence_number_order() {
     let cfg = RetryOutConfig {
         weight: PAPER_WEIGHT,
         rule: IndexRule::Fixed(0),
+        exact_headers: false,
     };
     let mut idx = RetryOutIndex::new(cfg);
     let d = feed(&mut idx, MCS1, 4094, &[tcp(1, false), tcp(4095, false)]);
