@@ -215,34 +215,6 @@ pub fn ht_success_rate_db(mcs: HtMcs, snr_db: f64, nbits: u64) -> f64 {
     ht_success_rate(mcs, db_to_linear(snr_db), nbits)
 }
 
-/// Bit error rate after the Viterbi decoder of HT `mcs` at per-stream SNR `snr_db`: the NIST
-/// model's union bound ([`coded_ber`]) at its uncoded bit error rate, capped at ½ (a
-/// decoded bit is at worst a coin toss; the bound exceeds it where it no longer bounds).
-pub fn ht_decoded_ber_db(mcs: HtMcs, snr_db: f64) -> f64 {
-    let raw = uncoded_ber(mcs.modulation(), db_to_linear(snr_db));
-    if raw <= 0.0 {
-        return 0.0;
-    }
-    coded_ber(raw, mcs.code_rate()).min(0.5)
-}
-
-/// Probability that a field of `field_bits` bits of a frame of `frame_bits` bits came through
-/// intact, given that the frame failed its FCS: bits wrong independently with probability
-/// `ber` (the independence the frame's own success rate (1 − ber)^N rests on), and the
-/// frame failing besides, wherever its bits are, with probability `other` (a fixed
-/// per-MPDU error rate). P(field intact ∧ frame failed) / P(frame failed) =
-/// (1 − ber)^F · (1 − (1 − other)(1 − ber)^(N − F)) / (1 − (1 − other)(1 − ber)^N).
-pub fn field_intact_given_failure(ber: f64, field_bits: u64, frame_bits: u64, other: f64) -> f64 {
-    let rest = frame_bits.saturating_sub(field_bits) as f64;
-    let failed = 1.0 - (1.0 - other) * all_bits_right(ber, frame_bits as f64);
-    if failed <= 0.0 {
-        return 1.0;
-    }
-    let intact =
-        all_bits_right(ber, field_bits as f64) * (1.0 - (1.0 - other) * all_bits_right(ber, rest));
-    (intact / failed).clamp(0.0, 1.0)
-}
-
 /// Data bits of an HT-mixed PPDU's PHY header that must decode: L-SIG, one OFDM symbol
 /// of 24 bits, and HT-SIG, two symbols of 48 bits, both BPSK at rate ½ (IEEE 802.11-2016
 /// Clause 19, the HT-mixed format's L-SIG and HT-SIG fields; Clause 17's SIGNAL field).
@@ -313,6 +285,9 @@ pub fn cck16_symbol_error(e: f64) -> f64 {
     }
     (tail + sum * h / 3.0).clamp(0.0, 1.0)
 }
+
+#[cfg(test)]
+mod viterbi_tests;
 
 #[cfg(test)]
 mod tests {

@@ -494,6 +494,7 @@ pub const fn ht_mf_max_ppdu(band: Band) -> SimTime {
     SimTime(HT_MF_LEGACY_PREAMBLE.0 + OFDM_SYMBOL.0 * symbols + band.signal_extension().0)
 }
 
+pub mod bcc;
 mod timing;
 pub use timing::*;
 

@@ -19,7 +19,9 @@
 //! ([`FrameExchange::run_timeouts`]). The payload of a PPDU never leaves its exchange, so
 //! a DCF Ack cannot meet an A-MPDU: each exchange keeps its own frames on the air.
 
-use super::super::error_model::{ht_decoded_ber_db, ht_header_success_rate_db, HT_HEADER_BITS};
+use super::super::error_model::{
+    db_to_linear, ht_header_success_rate_db, ht_success_rate_db, uncoded_ber, HT_HEADER_BITS,
+};
 use super::super::phy::HtMcs;
 use super::dcf::DcfExchange;
 use super::ht::HtExchange;
@@ -191,8 +193,8 @@ pub(crate) struct Errors {
     headers: RngStream,
     fields: RngStream,
     cache: SuccessCache,
-    /// Decoded bit error rates, by (SNR, MCS).
-    bers: SuccessCache,
+    /// Uncoded bit error rates, by (SNR, MCS).
+    raw: SuccessCache,
     mpdu_error: f64,
 }
 
@@ -203,18 +205,23 @@ impl Errors {
             headers,
             fields,
             cache: SuccessCache::default(),
-            bers: SuccessCache::default(),
+            raw: SuccessCache::default(),
             mpdu_error,
         }
     }
 
     /// Draws the error pattern of the header fields a driver reads from an MPDU of `bits`
-    /// bits at `mcs` that failed its FCS at `snr_db` ([`misread::draw`]).
+    /// bits at `mcs` that failed its FCS at `snr_db` ([`misread::draw`]), given the
+    /// probability that it failed: the fixed per-MPDU error rate or the error model's.
     pub fn misread(&mut self, snr_db: f64, mcs: HtMcs, bits: u64) -> u32 {
-        let ber = self
-            .bers
-            .get(snr_db, mcs.index(), 0, || ht_decoded_ber_db(mcs, snr_db));
-        misread::draw(ber, bits, self.mpdu_error, &mut self.fields)
+        let raw = self.raw.get(snr_db, mcs.index(), 0, || {
+            uncoded_ber(mcs.modulation(), db_to_linear(snr_db))
+        });
+        let success = self.cache.get(snr_db, mcs.index(), bits, || {
+            ht_success_rate_db(mcs, snr_db, bits)
+        });
+        let failed = 1.0 - (1.0 - self.mpdu_error) * success;
+        misread::draw(raw, mcs.code_rate(), failed, &mut self.fields)
     }
 
     /// Draws whether the receiver decodes an HT-mixed PPDU's PHY header at `snr_db`

@@ -47,7 +47,7 @@ mod dcf;
 mod exchange;
 mod ht;
 mod ht_rx;
-mod misread;
+pub mod misread;
 mod outcome;
 
 pub use config::{Config, DcfRate, Phy};
