@@ -86,13 +86,15 @@ fn decode_fields(p: f64, rate: CodeRate, rng: &mut RngStream) -> u32 {
 fn decode_field(at: usize, bits: usize, p: f64, rate: CodeRate, rng: &mut RngStream) -> u32 {
     let len = GUARD + bits + GUARD;
     let phase = (rng.next_u32() as usize) % bcc::period(rate);
+    let keep: Vec<[bool; 2]> = (0..len)
+        .map(|i| bcc::sent(rate, phase + at - GUARD, i))
+        .collect();
     // The coded bits sent, in order (input bit, branch); the gaps between the ones the
     // channel flips are geometric.
-    let sent: Vec<(usize, usize)> = (0..len)
-        .flat_map(|i| {
-            let keep = bcc::sent(rate, phase + at - GUARD, i);
-            (0..2).filter(move |&j| keep[j]).map(move |j| (i, j))
-        })
+    let sent: Vec<(usize, usize)> = keep
+        .iter()
+        .enumerate()
+        .flat_map(|(i, k)| (0..2).filter(move |&j| k[j]).map(move |j| (i, j)))
         .collect();
     let mut flips = vec![[0u8; 2]; len];
     let log_right = libm::log1p(-p);
@@ -118,10 +120,7 @@ fn decode_field(at: usize, bits: usize, p: f64, rate: CodeRate, rng: &mut RngStr
     let received: Vec<[Option<u8>; 2]> = bcc::encode_from(state, &data)
         .iter()
         .enumerate()
-        .map(|(i, out)| {
-            let keep = bcc::sent(rate, phase + at - GUARD, i);
-            [0, 1].map(|j| keep[j].then_some(out[j] ^ flips[i][j]))
-        })
+        .map(|(i, out)| [0, 1].map(|j| keep[i][j].then_some(out[j] ^ flips[i][j])))
         .collect();
     let decoded = bcc::decode(&received, false, false);
     (0..bits).fold(0, |acc, k| {

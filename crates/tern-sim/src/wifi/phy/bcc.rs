@@ -18,32 +18,32 @@ pub const STATES: usize = 64;
 /// newest in bit 5) for input `bit`, and the state it moves to.
 #[inline]
 pub fn step(state: usize, bit: usize) -> ([u8; 2], usize) {
-    let reg = (bit << 6) | state;
-    let parity = |g: usize| ((reg & g).count_ones() & 1) as u8;
-    ([parity(0o133), parity(0o171)], reg >> 1)
+    let out = OUTPUTS[state][bit];
+    ([out >> 1, out & 1], (bit << 5) | (state >> 1))
+}
+
+/// The puncturing pattern of `rate`: per input bit of a period, whether the g0 bit (first
+/// row) and the g1 bit (second row) are sent.
+fn pattern(rate: CodeRate) -> (&'static [u8], &'static [u8]) {
+    match rate {
+        CodeRate::R1_2 => (&[1], &[1]),
+        CodeRate::R2_3 => (&[1, 1], &[1, 0]),
+        CodeRate::R3_4 => (&[1, 1, 0], &[1, 0, 1]),
+        CodeRate::R5_6 => (&[1, 1, 0, 1, 0], &[1, 0, 1, 0, 1]),
+    }
 }
 
 /// Which of the (g0, g1) bits of input bit `i` of a puncturing period that started at
 /// `phase` the puncturer sends.
 pub fn sent(rate: CodeRate, phase: usize, i: usize) -> [bool; 2] {
-    let (a, b): (&[u8], &[u8]) = match rate {
-        CodeRate::R1_2 => (&[1], &[1]),
-        CodeRate::R2_3 => (&[1, 1], &[1, 0]),
-        CodeRate::R3_4 => (&[1, 1, 0], &[1, 0, 1]),
-        CodeRate::R5_6 => (&[1, 1, 0, 1, 0], &[1, 0, 1, 0, 1]),
-    };
+    let (a, b) = pattern(rate);
     let k = (phase + i) % a.len();
     [a[k] == 1, b[k] == 1]
 }
 
 /// The puncturing period in input bits.
 pub fn period(rate: CodeRate) -> usize {
-    match rate {
-        CodeRate::R1_2 => 1,
-        CodeRate::R2_3 => 2,
-        CodeRate::R3_4 => 3,
-        CodeRate::R5_6 => 5,
-    }
+    pattern(rate).0.len()
 }
 
 /// Encodes `bits` from state 0: the (g0, g1) pair of each input bit.
