@@ -80,41 +80,80 @@ const OUTPUTS: [[u8; 2]; STATES] = {
     t
 };
 
+/// Per state reached, t = (b << 5) | k: the two-bit output of its branch from state 2k
+/// (input b).
+const EVEN_OUT: [i16; STATES] = branch_outputs(0);
+/// As [`EVEN_OUT`], from 2k + 1.
+const ODD_OUT: [i16; STATES] = branch_outputs(1);
+
+/// Eight 0-or-1 bytes as the bits of one byte, the first in bit 0: the multiplier moves
+/// byte i's bit to bit 56 + i, and no two products meet.
+#[inline]
+fn pack(eight: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(eight);
+    u64::from_le_bytes(b).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+const fn branch_outputs(odd: usize) -> [i16; STATES] {
+    let mut t = [0i16; STATES];
+    let mut to = 0;
+    while to < STATES {
+        t[to] = OUTPUTS[2 * (to & 31) + odd][to >> 5] as i16;
+        to += 1;
+    }
+    t
+}
+
 /// Hard-decision Viterbi decoding of `received` (per input bit, the g0 and g1 bits as
 /// received, `None` for a punctured bit). `from_zero`: the encoder started in state 0 (else
 /// every state is as likely); `to_zero`: it ended in state 0 (a terminated frame; else the
 /// best state at the end is traced back). Returns the decoded input bits.
 ///
 /// State t = (b << 5) | k is reached with input b from states 2k and 2k + 1 (the oldest
-/// bit dropped), so each step compares two candidates per state.
+/// bit dropped), so each step compares two candidates per state; of two equal ones it
+/// keeps 2k's, and at the end the lowest-numbered best state.
 pub fn decode(received: &[[Option<u8>; 2]], from_zero: bool, to_zero: bool) -> Vec<u8> {
-    let far = u32::MAX / 4;
-    let mut metric = [if from_zero { far } else { 0 }; STATES];
+    // Metrics are kept less the smallest, so they stay below FAR plus a few errors: every
+    // state is reached from state 0 within six steps, after which no path from another
+    // start survives, and before which a path from state 0 has cost at most 12.
+    const FAR: i16 = 1 << 12;
+    let mut metric = [if from_zero { FAR } else { 0 }; STATES];
     metric[0] = 0;
     // Per step, per state reached: whether it came from 2k + 1 rather than 2k.
     let mut odd = vec![0u64; received.len()];
     for (t, got) in received.iter().enumerate() {
-        // The cost of each two-bit output against what was received.
-        let cost: [u32; 4] = [0u8, 1, 2, 3].map(|o| {
-            let g0 = got[0].map_or(0, |r| u32::from(r != o >> 1));
-            let g1 = got[1].map_or(0, |r| u32::from(r != o & 1));
-            g0 + g1
-        });
-        let mut next = [0u32; STATES];
-        let mut from_odd = 0u64;
-        for (to, slot) in next.iter_mut().enumerate() {
-            let (bit, k) = (to >> 5, to & 31);
-            let even = metric[2 * k] + cost[usize::from(OUTPUTS[2 * k][bit])];
-            let odd_m = metric[2 * k + 1] + cost[usize::from(OUTPUTS[2 * k + 1][bit])];
-            if odd_m < even {
-                *slot = odd_m;
-                from_odd |= 1 << to;
-            } else {
-                *slot = even;
-            }
+        // The received pair as a two-bit number and which of its bits were sent: a branch
+        // costs the sent bits in which its output differs.
+        let bit = |j: usize| got[j].map_or((0, 0), |r| (i16::from(r), 1));
+        let ((r0, m0), (r1, m1)) = (bit(0), bit(1));
+        let (r, m) = ((r0 << 1) | r1, (m0 << 1) | m1);
+        // Each state reached, as lanes: the metric of the even and the odd state it may
+        // come from, each plus its branch's cost, the smaller kept (branch-free: which wins
+        // depends on the noise).
+        let mut from_even = [0i16; STATES];
+        let mut from_odd = [0i16; STATES];
+        for (k, pair) in metric.chunks_exact(2).enumerate() {
+            from_even[k] = pair[0];
+            from_odd[k] = pair[1];
         }
-        odd[t] = from_odd;
-        metric = next;
+        from_even.copy_within(..STATES / 2, STATES / 2);
+        from_odd.copy_within(..STATES / 2, STATES / 2);
+        let mut took_odd = [0u8; STATES];
+        for to in 0..STATES {
+            let e = (EVEN_OUT[to] ^ r) & m;
+            let o = (ODD_OUT[to] ^ r) & m;
+            let via_even = from_even[to] + (e >> 1) + (e & 1);
+            let via_odd = from_odd[to] + (o >> 1) + (o & 1);
+            metric[to] = via_even.min(via_odd);
+            took_odd[to] = u8::from(via_odd < via_even);
+        }
+        let least = metric.iter().fold(i16::MAX, |a, &b| a.min(b));
+        metric.iter_mut().for_each(|x| *x -= least);
+        odd[t] = took_odd
+            .chunks_exact(8)
+            .enumerate()
+            .fold(0u64, |acc, (i, eight)| acc | pack(eight) << (8 * i));
     }
     let mut s = if to_zero {
         0
