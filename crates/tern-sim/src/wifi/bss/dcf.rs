@@ -11,7 +11,8 @@ use super::super::frames::dcf_mpdu_len;
 use super::super::rate::{LegacyRateSet, RateControl};
 use super::config::DcfRate;
 use super::exchange::{expire_queue, Cx, FrameExchange, Ppdu, Tx};
-use super::{Frame, Outcome, TxRecord};
+use super::frame::Frame;
+use super::outcome::{Outcome, TxRecord};
 use crate::engine::SimTime;
 use std::collections::VecDeque;
 

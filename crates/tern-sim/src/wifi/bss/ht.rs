@@ -18,8 +18,10 @@ use super::super::phy::{
     ofdm_txtime, Band, ChannelWidth, GuardInterval, HtMcs, HtTxVector, Modulation, OfdmRate,
 };
 use super::super::rate::RateControl;
+use super::config::Config;
 use super::exchange::{expire_queue, Cx, FrameExchange, Ppdu, Tx};
-use super::{Config, Frame, Outcome, TxRecord};
+use super::frame::Frame;
+use super::outcome::{Outcome, TxRecord};
 use crate::engine::SimTime;
 use std::collections::{BTreeMap, VecDeque};
 

@@ -9,7 +9,7 @@ use super::super::frames::{mpdu_len, BLOCK_ACK_COMPRESSED};
 use super::super::phy::{ht_control_response_rate, ofdm_txtime, HtMcs, HtTxVector, OfdmRate};
 use super::exchange::{Cx, Tx};
 use super::ht::{HtExchange, HtPpdu};
-use super::{Outcome, RxAmpdu, RxMpdu};
+use super::outcome::{Outcome, RxAmpdu, RxMpdu};
 use crate::engine::SimTime;
 
 impl HtExchange {

@@ -1,9 +1,9 @@
 //! One 802.11 BSS: an access point and its stations contending for one shared channel.
 //! This file is channel access: the medium, each entity's backoff, deferral by DIFS/AIFS
 //! or EIFS, collisions and airtime. What an entity does once it has the medium is its
-//! frame exchange ([`exchange::FrameExchange`]): Data/Ack for the DCF PHYs ([`dcf`]),
-//! A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The parameters are in
-//! [`config`], what the BSS reports in [`outcome`].
+//! frame exchange ([`exchange::FrameExchange`], chosen by PHY in [`by_phy`]): Data/Ack for
+//! the DCF PHYs ([`dcf`]), A-MPDU/BlockAck for HT ([`ht`], receive side [`ht_rx`]). The
+//! parameters are in [`config`], what the BSS reports in [`outcome`].
 //!
 //! The medium component of the design: every MAC entity of the BSS (entity 0 is the AP,
 //! entity `i ≥ 1` station `i`) hears every other one (no hidden terminals), and all
@@ -42,39 +42,24 @@ use crate::engine::{RngStream, SimTime};
 use crate::net::packet::PacketRef;
 use crate::radio::RadioChannel;
 
+mod by_phy;
 pub(crate) mod config;
 mod dcf;
 mod exchange;
+mod frame;
 mod ht;
 mod ht_rx;
 pub mod misread;
 mod outcome;
 
+use by_phy::Exchange;
 pub use config::{Config, DcfRate, Phy};
 use dcf::{DcfExchange, DcfRates};
-use exchange::{Cx, Errors, Exchange, FrameExchange, Tx};
+use exchange::{Cx, Errors, FrameExchange, Tx};
+pub use frame::Frame;
 use ht::HtExchange;
 pub use ht::HtPhy;
 pub use outcome::{Counters, Outcome, RxAmpdu, RxMpdu, TxRecord};
-
-/// A packet waiting in, or carried by, a MAC.
-#[derive(Clone, Copy, Debug)]
-pub struct Frame {
-    peer: usize,
-    packet: PacketRef,
-    uid: u64,
-    /// IP bytes.
-    bytes: u32,
-    /// When it entered the MAC (a station that roams keeps the time it entered the MAC of
-    /// its first AP: the MSDU lifetime counts from there).
-    since: SimTime,
-}
-
-impl Frame {
-    pub fn packet(&self) -> PacketRef {
-        self.packet
-    }
-}
 
 /// Why [`Bss::enqueue`] refused a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
